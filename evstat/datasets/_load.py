@@ -41,7 +41,7 @@ def names() -> list[str]:
     --------
     >>> from evstat.datasets import names
     >>> names()[:3]
-    ['glass', 'heart', 'ionosphere']
+    ['glass', 'heart', 'heart_scores']
     """
     return sorted(p.stem for p in data_dir().glob("*.csv"))
 
