@@ -170,8 +170,8 @@ def make_scores(name: str, seed: int = SEED) -> pd.DataFrame:
     """Return the score table of one dataset (columns ``row, svm1, svm2, svm3, y, label, set``).
 
     >>> df = make_scores("sonar")
-    >>> df.shape, df["set"].value_counts().to_dict()
-    ((158, 7), {'test': 79, 'calibration': 79})
+    >>> df.shape, df["set"].value_counts().sort_index().to_dict()
+    ((158, 7), {'calibration': 79, 'test': 79})
     """
     X, y, labels = load_raw(name, seed)
     rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])

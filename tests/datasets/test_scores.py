@@ -5,6 +5,7 @@ The script is not part of the package; it is imported from the checkout (tests/.
 
 from __future__ import annotations
 
+import doctest
 import importlib.util
 import re
 import sys
@@ -61,6 +62,12 @@ def test_documented_protocol_constants() -> None:
         "wdbc": ("Class", "malignant"),
         "simulated": ("y", 1),
     }
+
+
+def test_script_docstring_examples_run() -> None:
+    result = doctest.testmod(ms, verbose=False)
+    assert result.attempted >= 2
+    assert result.failed == 0
 
 
 # --------------------------------------------------------------------------- reproducibility
