@@ -38,7 +38,8 @@ def loglik_eta(eta: ArrayLike, t: ArrayLike, axis: int = -1) -> NDArray[np.float
     """Sum over ``axis`` of ``t log expit(eta) + (1 - t) log expit(-eta)``."""
     eta = np.asarray(eta, dtype=float)
     t = np.asarray(t, dtype=float)
-    return np.sum(t * log_expit(eta) + (1.0 - t) * log_expit(-eta), axis=axis)
+    # t log expit(eta) + (1 - t) log expit(-eta) = t eta + log expit(-eta): one transcendental
+    return np.sum(t * eta + log_expit(-eta), axis=axis)
 
 
 def loglik(beta: ArrayLike, X: ArrayLike, t: ArrayLike, offset: ArrayLike | float = 0.0) -> NDArray[np.float64]:
