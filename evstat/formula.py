@@ -325,6 +325,13 @@ def _sorted_levels(levels: list[Any], name: str) -> list[Any]:
         ) from None
 
 
+def _try_sorted(levels: list[Any]) -> list[Any]:
+    try:
+        return sorted(levels)
+    except TypeError:
+        return levels
+
+
 def _code_response(
     series: pd.Series, name: str, positive: Any
 ) -> tuple[np.ndarray, tuple[Any, Any], Any]:
@@ -365,7 +372,8 @@ def _code_response(
             "The calibration data must contain both classes: add rows of the other class"
         )
     if ordered is None:
-        ordered = _sorted_levels(levels, name)
+        # with positive= given, unorderable levels (mixed types) need no order
+        ordered = _sorted_levels(levels, name) if positive is None else _try_sorted(levels)
     if positive is None:
         pos = ordered[1]
     else:
