@@ -1,0 +1,363 @@
+"""Decisions from mass functions over a loss matrix (Denoeux 1997; paper 000 eqs. 8-11).
+
+The loss matrix has one row per action and one column per element of the frame: ``L[a, w]`` is
+the cost of action ``a`` when the truth is ``w``. (Denoeux's R function ``evclass::decision``
+uses the transpose: rows are classes, columns are actions.) For a mass function ``m`` the expected
+losses of action ``a`` are
+
+* upper: ``R*(a) = sum_A m(A) max_{w in A} L[a, w]`` (pessimistic strategy),
+* lower: ``R_*(a) = sum_A m(A) min_{w in A} L[a, w]`` (optimistic strategy),
+* pignistic: ``sum_w BetP(w) L[a, w]``,
+* hurwicz: ``rho R*(a) + (1 - rho) R_*(a)``.
+
+The chosen action minimises the expected loss.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from evstat.belief import _ops
+from evstat.belief.frame import Frame, as_frame
+from evstat.belief.mass import MassFunction
+from evstat.belief.massarray import MassArray
+
+__all__ = ["Decision", "decide", "loss_matrix", "DECISION_RULES"]
+
+#: Decision rules accepted by :func:`decide` ("pessimistic" and "optimistic" are aliases).
+DECISION_RULES = ("upper", "lower", "pignistic", "hurwicz")
+_ALIASES = {"pessimistic": "upper", "optimistic": "lower"}
+
+#: Expected losses within this (times max(1, max |L|)) of the minimum count as ties.
+TIE_TOL = 1e-12
+
+
+def loss_matrix(
+    frame: Frame | Sequence[Hashable],
+    *,
+    reject: float | None = None,
+    unknown: float | None = None,
+    unknown_label: Hashable = "unknown",
+) -> pd.DataFrame:
+    """0-1 loss matrix with an optional reject action and an optional unknown-class action.
+
+    Parameters
+    ----------
+    frame : Frame or sequence of labels
+        The frame; the columns of the result are its labels (the true class).
+    reject : float, optional
+        Adds an action ``"reject"`` with this constant cost whatever the truth (paper 000's
+        ``R_rej``, usually in [0, 1]).
+    unknown : float, optional
+        Adds the action "assign to the unknown class", as in evclass: its cost is ``unknown``
+        when the truth is a known class and 0 when the truth is the unknown class. The frame must
+        contain an element standing for the unknown class, named by ``unknown_label``; this action
+        replaces the 0-1 action of that element and is named ``unknown_label``.
+    unknown_label : hashable, default "unknown"
+        The frame element that stands for the unknown class (used only with ``unknown``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per action (index ``"action"``): first "decide w" for each known element in
+        frame order (0 if the truth is ``w``, else 1), then ``"reject"``, then the unknown action.
+
+    Examples
+    --------
+    >>> L = loss_matrix([0, 1], reject=0.15)
+    >>> L.index.tolist(), L.columns.tolist()
+    ([0, 1, 'reject'], [0, 1])
+    >>> L.to_numpy()
+    array([[0.  , 1.  ],
+           [1.  , 0.  ],
+           [0.15, 0.15]])
+    >>> L = loss_matrix(["a", "b", "unknown"], reject=0.2, unknown=0.25)
+    >>> L.index.tolist()
+    ['a', 'b', 'reject', 'unknown']
+    >>> L.to_numpy()
+    array([[0.  , 1.  , 1.  ],
+           [1.  , 0.  , 1.  ],
+           [0.2 , 0.2 , 0.2 ],
+           [0.25, 0.25, 0.  ]])
+    """
+    fr = as_frame(frame)
+    k = fr.size
+    base = 1.0 - np.eye(k)
+    actions: list[Hashable] = list(fr.labels)
+    rows = [base[i] for i in range(k)]
+    if "reject" in fr and reject is not None:
+        raise ValueError(
+            "The frame has an element named 'reject', which clashes with the reject action; "
+            "rename that element."
+        )
+    u = None
+    if unknown is not None:
+        unknown = _cost(unknown, "unknown")
+        if unknown_label not in fr:
+            raise ValueError(
+                f"unknown={unknown!r} needs an element of the frame standing for the unknown class, "
+                f"but the frame {fr!r} has no label {unknown_label!r}. Add it to the frame (for "
+                f"example Frame([..., {unknown_label!r}])) or name it with unknown_label=."
+            )
+        u = fr.index(unknown_label)
+        del actions[u], rows[u]
+    if reject is not None:
+        actions.append("reject")
+        rows.append(np.full(k, _cost(reject, "reject")))
+    if u is not None:
+        actions.append(fr.labels[u])
+        row = np.full(k, unknown)
+        row[u] = 0.0
+        rows.append(row)
+    return pd.DataFrame(
+        np.array(rows),
+        index=pd.Index(actions, name="action", dtype=object),
+        columns=pd.Index(fr.labels, name="truth"),
+    )
+
+
+def _cost(x: Any, name: str) -> float:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a number (a cost), got {x!r}.") from None
+    if not np.isfinite(v):
+        raise ValueError(f"{name} must be a finite cost, got {x!r}.")
+    return v
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Result of :func:`decide`.
+
+    Attributes
+    ----------
+    choice : pandas.Series or hashable
+        The chosen action: a Series (name ``"action"``, indexed like the MassArray) for a
+        MassArray, a single action name for a MassFunction.
+    expected_loss : pandas.DataFrame or pandas.Series
+        Expected loss of every action: a DataFrame (one row per mass function, one column per
+        action) for a MassArray, a Series indexed by action for a MassFunction.
+    rule : str
+        The decision rule used ("upper", "lower", "pignistic" or "hurwicz").
+    rho : float or None
+        The Hurwicz weight of the upper expected loss (None for the other rules).
+    """
+
+    choice: Any
+    expected_loss: pd.DataFrame | pd.Series
+    rule: str
+    rho: float | None
+
+    def to_frame(self) -> pd.DataFrame:
+        """Expected losses with the chosen action as a last column ``"action"``."""
+        if isinstance(self.expected_loss, pd.Series):
+            df = self.expected_loss.to_frame().T.reset_index(drop=True)
+            df["action"] = [self.choice]
+            return df
+        df = self.expected_loss.copy()
+        df["action"] = self.choice
+        return df
+
+    def __repr__(self) -> str:
+        rho = "" if self.rho is None else f", rho={self.rho:g}"
+        if isinstance(self.expected_loss, pd.Series):
+            return (
+                f"Decision(rule={self.rule!r}{rho}): choose {self.choice!r}\n"
+                f"expected loss:\n{self.expected_loss.to_string()}"
+            )
+        counts = self.choice.value_counts(sort=False).to_string()
+        return (
+            f"Decision(rule={self.rule!r}{rho}) for {len(self.choice)} mass functions\n"
+            f"actions chosen:\n{counts}"
+        )
+
+
+def _read_loss(
+    loss: Any, frame: Frame, actions: Sequence[Hashable] | None
+) -> tuple[np.ndarray, list[Hashable]]:
+    if loss is None:
+        if actions is not None:
+            raise ValueError("actions= names the rows of an array loss; give loss= too.")
+        df = loss_matrix(frame)
+        return df.to_numpy(), list(df.index)
+    if isinstance(loss, pd.DataFrame):
+        if actions is not None:
+            raise ValueError(
+                "actions= is for array losses; with a DataFrame the index names the actions."
+            )
+        cols = list(loss.columns)
+        missing = [lab for lab in frame.labels if lab not in cols]
+        extra = [c for c in cols if c not in frame]
+        if missing or extra or len(cols) != frame.size:
+            raise ValueError(
+                f"The loss DataFrame's columns must be the frame's labels {list(frame.labels)!r} "
+                f"(one column per true class); missing {missing!r}, unexpected {extra!r}. "
+                "Rows are actions, columns are classes: transpose it if it is the other way round."
+            )
+        mat = loss[list(frame.labels)].to_numpy(dtype=np.float64)
+        names = list(loss.index)
+    else:
+        try:
+            mat = np.array(loss, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(
+                "loss must be a DataFrame (index: actions, columns: frame labels) or a numeric "
+                f"2-D array; got {type(loss).__name__}."
+            ) from None
+        if mat.ndim != 2 or mat.shape[1] != frame.size or mat.shape[0] == 0:
+            raise ValueError(
+                f"The loss matrix has shape {mat.shape}; with rows = actions and columns = the "
+                f"{frame.size} elements of the frame {list(frame.labels)!r} it needs shape "
+                f"(n_actions, {frame.size}). (evclass's L has classes in rows: pass L.T.)"
+            )
+        if actions is None:
+            names = list(range(mat.shape[0]))
+        else:
+            names = list(actions)
+            if len(names) != mat.shape[0]:
+                raise ValueError(
+                    f"actions has {len(names)} names but the loss matrix has {mat.shape[0]} rows "
+                    "(one per action)."
+                )
+    if len(set(names)) != len(names):
+        raise ValueError(f"Action names must be distinct; got {names!r}.")
+    if not np.isfinite(mat).all():
+        raise ValueError("The loss matrix contains NaN or infinite costs; give finite costs.")
+    return mat, names
+
+
+def _setwise(mat: np.ndarray, op: Any) -> np.ndarray:
+    """``op`` (np.maximum or np.minimum) of each action's losses over every subset, in bitmask
+    order, shape (n_actions, 2**K); the empty-set column is 0 (it never carries mass here)."""
+    na, k = mat.shape
+    identity = -np.inf if op is np.maximum else np.inf
+    out = np.full((na, 1), identity)
+    for i in range(k):
+        out = np.concatenate([out, op(out, mat[:, i : i + 1])], axis=1)
+    out[:, 0] = 0.0
+    return out
+
+
+def decide(
+    m: MassFunction | MassArray,
+    loss: pd.DataFrame | ArrayLike | None = None,
+    *,
+    rule: str = "upper",
+    rho: float = 0.5,
+    actions: Sequence[Hashable] | None = None,
+) -> Decision:
+    """Choose the action of least expected loss for one or many mass functions.
+
+    Parameters
+    ----------
+    m : MassFunction or MassArray
+        Normalised mass function(s) (no mass on the empty set).
+    loss : DataFrame or 2-D array, optional
+        Loss matrix, rows = actions, columns = the frame's elements: a DataFrame with the frame's
+        labels as columns (in any order) and the action names as index, or an
+        ``(n_actions, K)`` array with columns in frame order and the names in ``actions``
+        (default names: row positions 0, 1, ...). Default: the 0-1 loss
+        ``loss_matrix(m.frame)``. Use :func:`loss_matrix` for reject and unknown-class actions.
+    rule : {"upper", "lower", "pignistic", "hurwicz"}
+        ``"upper"`` minimises ``R*(a) = sum_A m(A) max_{w in A} L[a, w]`` (pessimistic;
+        alias ``"pessimistic"``), ``"lower"`` minimises ``R_*(a) = sum_A m(A) min_{w in A}
+        L[a, w]`` (optimistic; alias ``"optimistic"``), ``"pignistic"`` minimises
+        ``sum_w BetP(w) L[a, w]``, ``"hurwicz"`` minimises ``rho R*(a) + (1 - rho) R_*(a)``.
+    rho : float in [0, 1], default 0.5
+        Hurwicz weight of the *upper* expected loss, i.e. a degree of pessimism: ``rho = 1`` is
+        the upper rule and ``rho = 0`` the lower rule. (evclass's ``decision(rule="hurwicz")``
+        weights the lower expectation by its rho, so its rho is our ``1 - rho``.)
+    actions : sequence, optional
+        Names of the rows of an array ``loss``.
+
+    Returns
+    -------
+    Decision
+        ``choice``: the chosen action (a Series for a MassArray); ``expected_loss``: the expected
+        loss of every action (a DataFrame for a MassArray, rows = mass functions, columns =
+        actions); ``rule``; ``rho``. Ties (expected losses within 1e-12 of the minimum) go to the
+        first action in loss-matrix row order.
+
+    Notes
+    -----
+    With 0-1 losses the upper expected loss of deciding ``w`` is ``1 - Bel({w})`` and the lower
+    one is ``1 - Pl({w})`` (paper 000, eqs. 10-11), for any mass function. The reject action has
+    the same (constant) cost under every rule.
+
+    Examples
+    --------
+    >>> from evstat.belief import MassArray
+    >>> ma = MassArray.from_binary(m0=[0.8, 0.3, 0.1], m1=[0.1, 0.3, 0.1], m01=[0.1, 0.4, 0.8])
+    >>> d = decide(ma, loss_matrix(ma.frame, reject=0.5), rule="upper")
+    >>> d.choice.tolist()
+    [0, 'reject', 'reject']
+    >>> d.expected_loss.round(2)
+    action    0    1  reject
+    0       0.2  0.9     0.5
+    1       0.7  0.7     0.5
+    2       0.9  0.9     0.5
+    >>> decide(ma, loss_matrix(ma.frame, reject=0.5), rule="lower").choice.tolist()
+    [0, 0, 0]
+    """
+    if not isinstance(m, (MassFunction, MassArray)):
+        raise TypeError(f"decide needs a MassFunction or MassArray, got {type(m).__name__}.")
+    canon = _ALIASES.get(rule, rule)
+    if canon not in DECISION_RULES:
+        raise ValueError(
+            f"Unknown decision rule {rule!r}; use one of {', '.join(map(repr, DECISION_RULES))} "
+            "(or 'pessimistic' = 'upper', 'optimistic' = 'lower')."
+        )
+    rho_out: float | None = None
+    if canon == "hurwicz":
+        rho_out = float(rho)
+        if not 0.0 <= rho_out <= 1.0:
+            raise ValueError(
+                f"rho must lie in [0, 1] (the weight of the upper expected loss); got {rho!r}."
+            )
+    frame = m.frame
+    mat, names = _read_loss(loss, frame, actions)
+    single = isinstance(m, MassFunction)
+    vals = m.values[None, :] if single else m.values
+    emp = vals[:, 0] > 0
+    if emp.any():
+        where = "" if single else f" (rows {np.flatnonzero(emp)[:5].tolist()})"
+        raise ValueError(
+            f"Decisions need normalised mass functions, but there is mass on the empty set{where}; "
+            "call .normalize() first (or combine with Dempster's rule)."
+        )
+    if canon == "pignistic":
+        exp = _ops.betp(vals, frame, single=single) @ mat.T
+    else:
+        up = vals @ _setwise(mat, np.maximum).T if canon in ("upper", "hurwicz") else None
+        lo = vals @ _setwise(mat, np.minimum).T if canon in ("lower", "hurwicz") else None
+        if canon == "upper":
+            exp = up
+        elif canon == "lower":
+            exp = lo
+        else:
+            exp = rho_out * up + (1.0 - rho_out) * lo
+    tol = TIE_TOL * max(1.0, float(np.abs(mat).max()))
+    best = np.argmax(exp <= exp.min(axis=1, keepdims=True) + tol, axis=1)
+    cols = pd.Index(names, name="action", dtype=object)
+    if single:
+        return Decision(
+            choice=names[int(best[0])],
+            expected_loss=pd.Series(exp[0], index=cols, name="expected_loss"),
+            rule=canon,
+            rho=rho_out,
+        )
+    index = m._row_index()
+    choice = pd.Series(np.array(names, dtype=object)[best], index=index, name="action")
+    return Decision(
+        choice=choice,
+        expected_loss=pd.DataFrame(exp, index=index, columns=cols),
+        rule=canon,
+        rho=rho_out,
+    )
