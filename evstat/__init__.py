@@ -3,12 +3,34 @@
 Fit a calibration model by maximum likelihood from a formula, treat the normalised likelihood as
 a plausibility (contour) function on the parameters, and turn it into a belief function on the
 class of every new score vector: Bel({1}) <= theta_hat <= Pl({1}).
+
+Examples
+--------
+>>> import evstat as ev
+>>> cal = ev.datasets.simulate_gaussian(60, seed=1)
+>>> fit = ev.evlogit("y ~ x1 + x2", data=cal)
+>>> fit.predict(cal.head(2), type="belief").shape
+(2, 3)
 """
 
 from __future__ import annotations
 
-from evstat import datasets
-
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "datasets"]
+from evstat import belief, datasets, formula, likelihood  # noqa: E402
+from evstat.belief import Frame, MassArray, MassFunction, combine  # noqa: E402
+from evstat.calibration import evlogit, load  # noqa: E402
+
+__all__ = [
+    "Frame",
+    "MassArray",
+    "MassFunction",
+    "__version__",
+    "belief",
+    "combine",
+    "datasets",
+    "evlogit",
+    "formula",
+    "likelihood",
+    "load",
+]

@@ -117,7 +117,7 @@ def predictive_belief(
     A: ArrayLike,
     method: str = "fast",
     tol: float = 1e-10,
-    panels: int = 2,
+    panels: int | None = None,
     nodes: int = 12,
     width: float = 8.0,
     max_widen: int = 8,
@@ -138,6 +138,9 @@ def predictive_belief(
         wider interval (doubling up to ``max_widen`` times).
     panels, nodes : int
         Fast path: composite Gauss-Legendre rule of ``panels`` x ``nodes`` points per side.
+        By default ``panels`` is 4 for fewer than 100 calibration rows (where the profile is far
+        from Gaussian and each node is cheap) and 2 otherwise; measured against the reference
+        path the error is below 1e-9 for n = 10 ... 1000 (tests/likelihood).
     width : float
         Fast path: initial half-width of each side's interval in units of the Wald scale of f.
 
@@ -170,6 +173,8 @@ def predictive_belief(
         return theta_hat, bel, pl
     if method != "fast":
         raise ValueError(f"method must be 'fast' or 'reference', got {method!r}")
+    if panels is None:
+        panels = 4 if lik.n < 100 else 2
     sigma = np.sqrt(np.einsum("bi,ij,bj->b", A, lik.cov, A))
     sigma = np.maximum(sigma, 1e-300)
     out = {}

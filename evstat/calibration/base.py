@@ -1,0 +1,261 @@
+"""The results protocol shared by every calibrator.
+
+A calibrator is fitted from a formula and returns a :class:`CalibrationResults` subclass, which
+implements ``_belief_arrays(X)`` (theta_hat, Bel({1}), Pl({1}) for design rows) and the
+model-specific parts (``summary``, ``tidy``, ``glance``, ``_to_dict``). The protocol supplies
+``predict(type="prob" | "belief" | "mass")``, ``decide``, ``augment``, ``save`` and the
+row-order and index conventions: results keep the index and row order of ``newdata``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from evstat.belief import Frame, MassArray
+from evstat.belief import decide as belief_decide
+from evstat.formula import ModelFrame
+
+__all__ = ["CalibrationResults", "FORMAT", "FORMAT_VERSION", "STRATEGIES", "REJECT"]
+
+FORMAT = "evstat"
+FORMAT_VERSION = 1
+REJECT = "reject"
+#: decision strategies and the rule of :func:`evstat.belief.decide` each uses
+STRATEGIES = {
+    "pessimistic": "upper",
+    "optimistic": "lower",
+    "pignistic": "pignistic",
+    "probabilistic": "upper",
+}
+_TYPES = ("prob", "belief", "mass")
+
+
+class CalibrationResults:
+    """Base class of fitted calibrators (not instantiated directly).
+
+    Attributes
+    ----------
+    model_frame : evstat.formula.ModelFrame
+        The calibration data as the formula saw them.
+    method : str
+        The calibrator's name (``"evlogit"``, ``"evbinning"``, ...).
+    """
+
+    method: ClassVar[str] = "calibrator"
+
+    def __init__(self, model_frame: ModelFrame) -> None:
+        self.model_frame = model_frame
+
+    # ---------------------------------------------------------------- basic facts
+    @property
+    def formula(self) -> str:
+        """The formula the model was fitted with."""
+        return self.model_frame.formula
+
+    @property
+    def classes(self) -> tuple:
+        """``(negative, positive)`` response levels."""
+        return self.model_frame.classes
+
+    @property
+    def positive(self) -> Any:
+        """The response level coded 1 (theta = P(y = positive | s))."""
+        return self.model_frame.positive
+
+    @property
+    def nobs(self) -> int:
+        """Number of calibration rows."""
+        return self.model_frame.n
+
+    def __repr__(self) -> str:
+        mf = self.model_frame
+        return (
+            f"<{type(self).__name__} ({self.method}): {mf.formula!r}, n = {mf.n} "
+            f"({mf.n_pos} positive = {mf.positive!r}, {mf.n_neg} negative)>"
+        )
+
+    # ---------------------------------------------------------------- to implement
+    def _belief_arrays(self, X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray]:
+        """theta_hat, Bel({1}), Pl({1}) for design rows ``X``."""
+        raise NotImplementedError
+
+    def _prob_array(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        """theta_hat for design rows ``X`` (override when cheaper than the belief)."""
+        return self._belief_arrays(X)[0]
+
+    def _to_dict(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- prediction
+    def _design(self, newdata: pd.DataFrame | None, missing: str = "raise") -> tuple[NDArray, pd.Index]:
+        if newdata is None:
+            return np.asarray(self.model_frame.X), self.model_frame.index
+        if not isinstance(newdata, pd.DataFrame):
+            raise TypeError(
+                f"newdata must be a pandas DataFrame with the score columns "
+                f"{self.model_frame.score_columns}, got {type(newdata).__name__}"
+            )
+        return self.model_frame.new_X(newdata, missing=missing)
+
+    def belief_frame(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> pd.DataFrame:
+        """DataFrame [theta, bel, pl] (same as ``predict(newdata, type="belief")``)."""
+        X, index = self._design(newdata, missing)
+        th, bel, pl = self._belief_arrays(X)
+        return pd.DataFrame({"theta": th, "bel": bel, "pl": pl}, index=index)
+
+    def predict(self, newdata: pd.DataFrame | None = None, type: str = "prob", missing: str = "raise") -> Any:
+        """Predict for new score rows (the calibration rows when ``newdata`` is None).
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame, optional
+            Must contain the score columns of the formula; other columns are ignored.
+        type : {"prob", "belief", "mass"}
+            ``"prob"``: Series ``theta`` of the probabilistic calibration theta_hat(s) =
+            P(y = positive | s). ``"belief"``: DataFrame [theta, bel, pl] with Bel({1}) and
+            Pl({1}). ``"mass"``: a :class:`evstat.belief.MassArray` on the frame
+            (negative, positive) with m({positive}) = Bel, m({negative}) = 1 - Pl and
+            m(frame) = Pl - Bel (the ignorance).
+        missing : {"raise", "drop"}
+            Rows of ``newdata`` with missing scores: an error, or dropped from the result.
+
+        Returns
+        -------
+        pandas.Series, pandas.DataFrame or evstat.belief.MassArray
+            Indexed like ``newdata`` in its row order.
+        """
+        if type not in _TYPES:
+            raise ValueError(f"type must be one of {_TYPES}, got {type!r}")
+        X, index = self._design(newdata, missing)
+        if type == "prob":
+            return pd.Series(self._prob_array(X), index=index, name="theta")
+        th, bel, pl = self._belief_arrays(X)
+        if type == "belief":
+            return pd.DataFrame({"theta": th, "bel": bel, "pl": pl}, index=index)
+        return self._mass(bel, pl, index)
+
+    def _mass(self, bel: NDArray, pl: NDArray, index: pd.Index) -> MassArray:
+        return binary_masses(bel, pl, self.classes, index)
+
+    def decide(
+        self,
+        newdata: pd.DataFrame | None = None,
+        strategy: str = "pessimistic",
+        reject_cost: float | None = None,
+        missing: str = "raise",
+    ) -> pd.Series:
+        """Decide the class of each row with 0-1 costs and an optional reject option.
+
+        Minary et al. (2019), eqs. 8-11 and section 5.4, through :func:`evstat.belief.decide`:
+        the ``"pessimistic"`` strategy minimises the upper expected cost
+        (R*(positive) = 1 - Bel({1}), R*(negative) = Pl({1}) = 1 - Bel({0})), the
+        ``"optimistic"`` one the lower expected cost (R_*(positive) = 1 - Pl({1}),
+        R_*(negative) = Bel({1})), ``"pignistic"`` the expected cost under BetP, and
+        ``"probabilistic"`` the expected cost under theta_hat (1 - theta_hat for positive).
+        With ``reject_cost`` in [0, 1] a row is rejected when that cost is strictly lower than
+        the expected cost of the chosen class; ties between the two classes go to the negative
+        class, ties between a class and reject go to the class.
+
+        Returns
+        -------
+        pandas.Series
+            Categorical with categories ``(negative, positive[, "reject"])``, indexed like
+            ``newdata``.
+        """
+        if strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {tuple(STRATEGIES)}, got {strategy!r}")
+        if reject_cost is not None:
+            rc = float(reject_cost)
+            if not 0.0 <= rc <= 1.0 or np.isnan(rc):
+                raise ValueError(
+                    f"reject_cost must lie in [0, 1] (0-1 costs are used for the classes), got {reject_cost!r}"
+                )
+        X, index = self._design(newdata, missing)
+        if strategy == "probabilistic":
+            th = self._prob_array(X)
+            bel, pl = th, th
+        else:
+            _, bel, pl = self._belief_arrays(X)
+        return decide_binary(
+            bel, pl, self.classes, STRATEGIES[strategy], reject_cost, index
+        )
+
+    # ---------------------------------------------------------------- broom verbs
+    def augment(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> pd.DataFrame:
+        """``newdata`` (or the calibration data's score columns) with added columns
+        ``.theta``, ``.bel``, ``.pl``, ``.ignorance`` (= Pl - Bel) and ``.betp``."""
+        if newdata is None:
+            mf = self.model_frame
+            base = pd.DataFrame(
+                {c: np.asarray(mf._data[c]) for c in mf.score_columns}, index=mf.index
+            )
+            base[mf.response] = np.where(mf.y == 1, mf.positive, mf.classes[0])
+        else:
+            base = newdata
+        b = self.belief_frame(newdata, missing)
+        out = base.loc[b.index].copy() if len(b) != len(base) else base.copy()
+        out[".theta"] = b["theta"].to_numpy()
+        out[".bel"] = b["bel"].to_numpy()
+        out[".pl"] = b["pl"].to_numpy()
+        out[".ignorance"] = (b["pl"] - b["bel"]).to_numpy()
+        out[".betp"] = ((b["bel"] + b["pl"]) / 2.0).to_numpy()
+        return out
+
+    # ---------------------------------------------------------------- persistence
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable description (format ``"evstat"``, with a format version)."""
+        d = {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "method": self.method,
+            "model_frame": self.model_frame.to_dict(),
+        }
+        d.update(self._to_dict())
+        return d
+
+    def save(self, path: str | Path) -> Path:
+        """Save the fitted model as JSON (never pickle); reload with :func:`evstat.load`."""
+        path = Path(path)
+        path.write_text(json.dumps(self.to_dict(), indent=1, allow_nan=True), encoding="utf-8")
+        return path
+
+
+def decide_binary(
+    bel: NDArray,
+    pl: NDArray,
+    classes: tuple,
+    rule: str,
+    reject_cost: float | None,
+    index: pd.Index,
+) -> pd.Series:
+    """Decisions on the binary frame through :func:`evstat.belief.decide` with 0-1 costs."""
+    neg, pos = classes
+    masses = binary_masses(bel, pl, classes, index)
+    actions = [neg, pos]
+    loss = np.array([[0.0, 1.0], [1.0, 0.0]])
+    if reject_cost is not None:
+        actions.append(REJECT)
+        loss = np.vstack([loss, [float(reject_cost), float(reject_cost)]])
+    loss_df = pd.DataFrame(loss, index=pd.Index(actions, dtype=object), columns=pd.Index([neg, pos], dtype=object))
+    res = belief_decide(masses, loss_df, rule=rule)
+    chosen = np.asarray(res.choice, dtype=object)
+    cat = pd.Categorical(chosen, categories=pd.Index(actions, dtype=object))
+    return pd.Series(cat, index=index, name="decision")
+
+
+def binary_masses(bel: NDArray, pl: NDArray, classes: tuple, index: pd.Index) -> MassArray:
+    """Mass functions on the frame ``classes = (negative, positive)`` from Bel({positive}) and
+    Pl({positive}): m({positive}) = bel, m({negative}) = 1 - pl, m(frame) = pl - bel."""
+    bel = np.asarray(bel, dtype=float)
+    pl = np.asarray(pl, dtype=float)
+    values = np.zeros((bel.size, 4))
+    values[:, 1] = 1.0 - pl
+    values[:, 2] = bel
+    values[:, 3] = np.maximum(pl - bel, 0.0)
+    return MassArray(Frame(list(classes)), values, index=index)

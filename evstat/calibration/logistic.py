@@ -1,0 +1,438 @@
+"""Evidential logistic calibration: ``evlogit`` (Minary et al. 2019, sections 3.2.2 and 4.2).
+
+Joint calibration of J classifiers' scores by multiple logistic regression on Platt's smoothed
+targets, fitted by maximum likelihood with statsmodels, with likelihood-based inference on the
+coefficients and a predictive belief function for every new score vector. With J = 1 it is the
+evidential Platt scaling of Xu et al. (2016).
+
+Sign convention: evstat uses the GLM convention ``theta = expit(beta . x)``; the papers write
+``theta = 1 / (1 + exp(sigma . x))``, so ``beta = -sigma``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import expit
+from scipy.stats import chi2, norm
+from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
+
+from evstat.calibration.base import CalibrationResults
+from evstat.calibration.registry import register
+from evstat.calibration.summary import Summary, format_number
+from evstat.formula import ModelFrame, model_frame
+from evstat.likelihood import (
+    CoefficientProfile,
+    LogisticLikelihood,
+    ParameterContour,
+    PredictiveContour,
+    newton_mle,
+    platt_targets,
+    predictive_belief,
+    profile_conf_int,
+)
+from evstat.likelihood.logistic import information, loglik_eta
+
+__all__ = ["LogitCalibration", "evlogit", "fit_logistic_likelihood"]
+
+_TARGETS = ("platt", "binary")
+#: rows per block when predicting Bel/Pl (bounds memory; a progress bar shows per block)
+BLOCK_ROWS = 5000
+#: predictions of at least this many rows show a tqdm progress bar (set to None to silence)
+PROGRESS_MIN_ROWS: int | None = 50_000
+
+
+def _targets(y: NDArray, targets: str) -> NDArray:
+    if targets not in _TARGETS:
+        raise ValueError(f"targets must be 'platt' (smoothed, the default) or 'binary', got {targets!r}")
+    return platt_targets(y) if targets == "platt" else np.asarray(y, dtype=float)
+
+
+def fit_logistic_likelihood(
+    X: NDArray, t: NDArray, terms: list[str], params: ArrayLike | None = None, targets: str = "platt"
+) -> tuple[LogisticLikelihood, Any]:
+    """Fit the binomial GLM of ``t`` on ``X`` with statsmodels and polish the MLE.
+
+    Returns the :class:`LogisticLikelihood` and the statsmodels ``GLMResults``. With
+    ``params`` given (a reloaded model) the likelihood is built at those values.
+
+    Raises
+    ------
+    ValueError
+        With 0/1 targets and (quasi-)separated data, where no finite MLE exists.
+    """
+    exog = pd.DataFrame(X, columns=terms)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PerfectSeparationWarning)
+        glm = sm.GLM(t, exog, family=sm.families.Binomial()).fit(tol=1e-12, maxiter=200)
+    separated = any(issubclass(w.category, PerfectSeparationWarning) for w in caught)
+    for w in caught:
+        if not issubclass(w.category, PerfectSeparationWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if params is None:
+        try:
+            beta, _ = newton_mle(X, t, start=np.asarray(glm.params, dtype=float))
+        except RuntimeError:
+            separated = True
+            beta = np.asarray(glm.params, dtype=float)
+        mu = expit(X @ beta)
+        if targets == "binary" and (separated or np.any(mu < 1e-10) or np.any(mu > 1 - 1e-10)):
+            raise ValueError(
+                f"the calibration data are (quasi-)separated by the scores (n = {len(t)} rows): "
+                "with targets='binary' the maximum-likelihood estimate does not exist. Use "
+                "targets='platt' (Platt's smoothed targets, the default), which always gives a "
+                "finite estimate"
+            )
+    else:
+        beta = np.asarray(params, dtype=float)
+    info = information(beta, X)
+    try:
+        cov = np.linalg.inv(info)
+    except np.linalg.LinAlgError:
+        cov = np.linalg.pinv(info)
+    lik = LogisticLikelihood(X=np.ascontiguousarray(X), t=t, beta_hat=beta,
+                             loglik_hat=float(loglik_eta(X @ beta, t)), cov=cov)
+    return lik, glm
+
+
+def _binomial_deviance(t: NDArray, mu: NDArray) -> float:
+    from scipy.special import xlogy
+
+    return float(2.0 * np.sum(xlogy(t, t) - xlogy(t, mu) + xlogy(1 - t, 1 - t) - xlogy(1 - t, 1 - mu)))
+
+
+class LogitCalibration(CalibrationResults):
+    """A fitted evidential logistic calibration (returned by :func:`evlogit`).
+
+    Attributes
+    ----------
+    params, bse : pandas.Series
+        Coefficients (GLM sign convention, ``theta = expit(beta . x)``) and standard errors
+        (inverse observed information), indexed by term names.
+    loglike : float
+        Maximised log-likelihood ``sum t log theta + (1 - t) log(1 - theta)`` with the targets
+        ``t`` used (the kernel whose ratio defines the contour).
+    deviance, null_deviance : float
+        As R's ``glm`` with the same (fractional) response.
+    aic, bic : float
+        As R's ``AIC``/``BIC`` for a binomial ``glm``; R's binomial AIC rounds the response to
+        0/1, so with Platt's targets it is computed from the labels (stated here because it is
+        not ``-2 loglike + 2p``).
+    glm : statsmodels GLMResults
+        The statsmodels fit (its estimates agree with ``params`` to ~1e-10; evstat polishes
+        them with extra Newton steps).
+    targets : {"platt", "binary"}
+    predictive_method : {"fast", "reference"}
+        How Bel/Pl are computed by ``predict``; the reference path is slow and for checking.
+    """
+
+    method = "evlogit"
+
+    def __init__(self, mf: ModelFrame, targets: str = "platt", params: ArrayLike | None = None) -> None:
+        super().__init__(mf)
+        self.targets = targets
+        self.t = _targets(np.asarray(mf.y), targets)
+        self._lik, self.glm = fit_logistic_likelihood(np.asarray(mf.X), self.t, list(mf.terms), params, targets)
+        self.predictive_method = "fast"
+        self._cal_belief: pd.DataFrame | None = None
+        self._profile_ci: dict[float, pd.DataFrame] = {}
+
+    # ------------------------------------------------------------------ estimates
+    @property
+    def terms(self) -> list[str]:
+        return list(self.model_frame.terms)
+
+    @property
+    def likelihood(self) -> LogisticLikelihood:
+        """The fitted :class:`evstat.likelihood.LogisticLikelihood`."""
+        return self._lik
+
+    @property
+    def params(self) -> pd.Series:
+        return pd.Series(self._lik.beta_hat, index=self.terms, name="estimate")
+
+    @property
+    def bse(self) -> pd.Series:
+        return pd.Series(np.sqrt(np.diag(self._lik.cov)), index=self.terms, name="std_error")
+
+    def cov_params(self) -> pd.DataFrame:
+        """Covariance matrix of the estimates (inverse observed information)."""
+        return pd.DataFrame(self._lik.cov, index=self.terms, columns=self.terms)
+
+    @property
+    def tvalues(self) -> pd.Series:
+        """Wald statistics ``estimate / std_error`` (R's ``z value``)."""
+        return (self.params / self.bse).rename("z")
+
+    @property
+    def pvalues(self) -> pd.Series:
+        """Two-sided Wald p-values (R's ``Pr(>|z|)``)."""
+        return pd.Series(2.0 * norm.sf(np.abs(self.tvalues.to_numpy())), index=self.terms, name="p_value")
+
+    @property
+    def loglike(self) -> float:
+        return self._lik.loglik_hat
+
+    @property
+    def fittedvalues(self) -> pd.Series:
+        """theta_hat on the calibration rows."""
+        return pd.Series(expit(self._lik.X @ self._lik.beta_hat), index=self.model_frame.index, name="theta")
+
+    @property
+    def deviance(self) -> float:
+        return _binomial_deviance(self.t, expit(self._lik.X @ self._lik.beta_hat))
+
+    @property
+    def null_deviance(self) -> float:
+        mu0 = np.mean(self.t) if "Intercept" in self.terms else 0.5
+        return _binomial_deviance(self.t, np.full_like(self.t, mu0))
+
+    @property
+    def df_resid(self) -> int:
+        return self.nobs - self._lik.p
+
+    @property
+    def df_null(self) -> int:
+        return self.nobs - (1 if "Intercept" in self.terms else 0)
+
+    @property
+    def aic(self) -> float:
+        y = np.asarray(self.model_frame.y)
+        ll = float(loglik_eta(self._lik.X @ self._lik.beta_hat, np.round(y)))
+        return -2.0 * ll + 2.0 * self._lik.p
+
+    @property
+    def bic(self) -> float:
+        return self.aic - 2.0 * self._lik.p + np.log(self.nobs) * self._lik.p
+
+    # ------------------------------------------------------------------ inference
+    def _term_index(self, term: str | int) -> int:
+        if isinstance(term, (int, np.integer)) and not isinstance(term, bool):
+            if not 0 <= int(term) < self._lik.p:
+                raise ValueError(f"term index {term} out of range: the model has {self._lik.p} terms {self.terms}")
+            return int(term)
+        if term not in self.terms:
+            raise ValueError(f"unknown term {term!r}; the model's terms are {self.terms}")
+        return self.terms.index(term)
+
+    def conf_int(self, level: float = 0.95, method: str = "profile") -> pd.DataFrame:
+        """Confidence intervals for the coefficients: DataFrame [lower, upper] by term.
+
+        ``method="profile"`` (default): exact likelihood-ratio (profile) intervals, as R's
+        ``confint(glm)`` but with the ends found by root finding instead of spline
+        interpolation. ``method="wald"``: estimate +- z_{(1+level)/2} std_error (R's
+        ``confint.default``).
+        """
+        level = float(level)
+        if not 0.0 < level < 1.0:
+            raise ValueError(f"level must lie strictly between 0 and 1 (e.g. 0.95), got {level}")
+        if method == "wald":
+            z = norm.ppf(0.5 + level / 2.0)
+            lo = self.params - z * self.bse
+            hi = self.params + z * self.bse
+            return pd.DataFrame({"lower": lo.to_numpy(), "upper": hi.to_numpy()}, index=self.terms)
+        if method != "profile":
+            raise ValueError(f"method must be 'profile' or 'wald', got {method!r}")
+        if level not in self._profile_ci:
+            ci = profile_conf_int(self._lik, list(range(self._lik.p)), level)
+            self._profile_ci[level] = pd.DataFrame(ci, index=self.terms, columns=["lower", "upper"])
+        return self._profile_ci[level].copy()
+
+    def profile(self, term: str | int, alpha: float = 0.01, maxsteps: int = 10) -> CoefficientProfile:
+        """R-style profile of one coefficient (see :class:`evstat.likelihood.CoefficientProfile`)."""
+        return CoefficientProfile(self._lik, self._term_index(term), self.terms, alpha=alpha, maxsteps=maxsteps)
+
+    def likelihood_contour(self, beta: ArrayLike) -> NDArray[np.float64]:
+        """``pl(beta) = L(beta) / L(beta_hat)`` for ``beta`` of shape ``(..., p)`` (eq. 53)."""
+        return ParameterContour(self._lik)(beta)
+
+    def predictive_contour(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> PredictiveContour:
+        """Predictive contour functions ``pl(theta | s)`` of the rows of ``newdata`` (eqs. 54-58)."""
+        X, index = self._design(newdata, missing)
+        return PredictiveContour(self._lik, X, index=index)
+
+    # ------------------------------------------------------------------ protocol
+    def _prob_array(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        return expit(X @ self._lik.beta_hat)
+
+    def _belief_arrays(self, X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray]:
+        m = X.shape[0]
+        if m <= BLOCK_ROWS:
+            return predictive_belief(self._lik, X, method=self.predictive_method)
+        th, bel, pl = np.empty(m), np.empty(m), np.empty(m)
+        starts = range(0, m, BLOCK_ROWS)
+        if PROGRESS_MIN_ROWS is not None and m >= PROGRESS_MIN_ROWS:
+            from tqdm.auto import tqdm
+
+            starts = tqdm(starts, total=len(starts), desc="evlogit Bel/Pl", unit="block")
+        for s in starts:
+            sl = slice(s, s + BLOCK_ROWS)
+            th[sl], bel[sl], pl[sl] = predictive_belief(self._lik, X[sl], method=self.predictive_method)
+        return th, bel, pl
+
+    def calibration_belief(self) -> pd.DataFrame:
+        """[theta, bel, pl] on the calibration rows (cached)."""
+        if self._cal_belief is None:
+            self._cal_belief = self.belief_frame(None)
+        return self._cal_belief
+
+    def tidy(self, level: float = 0.95, conf_method: str = "profile") -> pd.DataFrame:
+        """Coefficient table: term, estimate, std_error, statistic, p_value, conf_low, conf_high."""
+        ci = self.conf_int(level, method=conf_method)
+        return pd.DataFrame(
+            {
+                "term": self.terms,
+                "estimate": self.params.to_numpy(),
+                "std_error": self.bse.to_numpy(),
+                "statistic": self.tvalues.to_numpy(),
+                "p_value": self.pvalues.to_numpy(),
+                "conf_low": ci["lower"].to_numpy(),
+                "conf_high": ci["upper"].to_numpy(),
+            }
+        )
+
+    def glance(self) -> pd.DataFrame:
+        """One-row model summary: nobs, n_pos, n_neg, targets, loglik, deviance, null_deviance,
+        df_null, df_residual, aic, bic, mean_ignorance (on the calibration rows)."""
+        mf = self.model_frame
+        cb = self.calibration_belief()
+        return pd.DataFrame(
+            [
+                {
+                    "method": self.method,
+                    "nobs": mf.n,
+                    "n_pos": mf.n_pos,
+                    "n_neg": mf.n_neg,
+                    "targets": self.targets,
+                    "loglik": self.loglike,
+                    "deviance": self.deviance,
+                    "null_deviance": self.null_deviance,
+                    "df_null": self.df_null,
+                    "df_residual": self.df_resid,
+                    "aic": self.aic,
+                    "bic": self.bic,
+                    "mean_ignorance": float(np.mean(cb["pl"] - cb["bel"])),
+                }
+            ]
+        )
+
+    def summary(self, level: float = 0.95) -> Summary:
+        """R-style summary: call, n, N+/N-, targets, coefficients with Wald tests and profile
+        intervals, deviances, AIC, and the ignorance m({0,1}) on the calibration rows."""
+        mf = self.model_frame
+        s = Summary("Evidential logistic calibration (evlogit)")
+        s.add_info("Formula", mf.formula)
+        s.add_info("Response", f"{mf.response} (positive = {mf.positive!r}, negative = {mf.classes[0]!r})")
+        s.add_info("Observations", f"{mf.n} (N+ = {mf.n_pos}, N- = {mf.n_neg})" + (f", {mf.n_dropped} dropped for missing values" if mf.n_dropped else ""))
+        if self.targets == "platt":
+            tp = (mf.n_pos + 1) / (mf.n_pos + 2)
+            tn = 1 / (mf.n_neg + 2)
+            s.add_info("Targets", f"Platt: {format_number(tp)} for positives, {format_number(tn)} for negatives")
+        else:
+            s.add_info("Targets", "binary (0/1 labels)")
+        tidy = self.tidy(level)
+        pct = f"{level:.1%}".replace(".0%", "%")
+        coef = pd.DataFrame(
+            {
+                "Estimate": tidy["estimate"].to_numpy(),
+                "Std. Error": tidy["std_error"].to_numpy(),
+                "z value": tidy["statistic"].to_numpy(),
+                "Pr(>|z|)": tidy["p_value"].to_numpy(),
+                f"{pct} lower": tidy["conf_low"].to_numpy(),
+                f"{pct} upper": tidy["conf_high"].to_numpy(),
+            },
+            index=tidy["term"].to_numpy(),
+        )
+        s.add_table(
+            "Coefficients",
+            coef,
+            notes=[
+                f"Sign convention: theta = expit(beta . x) (the papers' sigma = -beta). "
+                f"Intervals: {pct} profile likelihood (likelihood-ratio)."
+            ],
+        )
+        s.add_info("Log-likelihood", format_number(self.loglike, 6))
+        s.add_info("Null deviance", f"{format_number(self.null_deviance, 6)} on {self.df_null} degrees of freedom")
+        s.add_info("Residual deviance", f"{format_number(self.deviance, 6)} on {self.df_resid} degrees of freedom")
+        s.add_info("AIC", format_number(self.aic, 6))
+        cb = self.calibration_belief()
+        ign = (cb["pl"] - cb["bel"]).to_numpy()
+        s.add_table(
+            "Ignorance m({0,1}) = Pl - Bel on the calibration rows",
+            pd.DataFrame({"mean": [ign.mean()], "min": [ign.min()], "median": [np.median(ign)], "max": [ign.max()]}),
+            show_index=False,
+        )
+        return s
+
+    # ------------------------------------------------------------------ persistence
+    def _to_dict(self) -> dict[str, Any]:
+        return {"targets": self.targets, "params": self._lik.beta_hat.tolist()}
+
+    @classmethod
+    def _from_dict(cls, d: Mapping[str, Any]) -> LogitCalibration:
+        mf = ModelFrame.from_dict(d["model_frame"])
+        return cls(mf, targets=d["targets"], params=d["params"])
+
+
+register(LogitCalibration)
+
+
+def evlogit(
+    formula: str,
+    data: pd.DataFrame,
+    targets: str = "platt",
+    positive: Any = None,
+    missing: str = "raise",
+) -> LogitCalibration:
+    """Evidential (joint) logistic calibration of classifier scores.
+
+    Fits ``P(y = positive | s) = expit(beta . x)`` by maximum likelihood (a statsmodels
+    ``GLM(family=Binomial())`` on Platt's smoothed targets, Minary et al. 2019 eq. 52), and
+    uses the relative likelihood ``pl(beta) = L(beta) / L(beta_hat)`` as a contour function
+    on the coefficients. For a new score vector the predictive contour on theta is the relative
+    profile likelihood of ``eta = x . beta`` (eqs. 54-58) and Bel({1}), Pl({1}) follow from
+    eqs. 25-26.
+
+    Parameters
+    ----------
+    formula : str
+        ``"y ~ svm1 + svm2 + svm3"``; patsy terms such as ``np.log(s)`` or ``I(s**2)`` work.
+    data : pandas.DataFrame
+        Calibration data: the response (0/1, bool or any two-level column) and the scores.
+    targets : {"platt", "binary"}
+        Platt's smoothed targets ``(N+ + 1)/(N+ + 2)`` and ``1/(N- + 2)`` (default; the MLE
+        always exists), or the 0/1 labels (ordinary logistic regression).
+    positive : optional
+        The response level coded 1 (default as R's glm: 1/True, else the second sorted level).
+    missing : {"raise", "drop"}
+        Missing values in used columns: an error (default) or drop those rows.
+
+    Returns
+    -------
+    LogitCalibration
+
+    Notes
+    -----
+    Coefficients use the GLM convention ``theta = expit(beta . x)``; the papers write
+    ``theta = 1 / (1 + exp(sigma . x))``, so ``beta = -sigma``.
+
+    Examples
+    --------
+    >>> import evstat as ev
+    >>> cal = ev.datasets.simulate_gaussian(60, seed=1)
+    >>> fit = ev.evlogit("y ~ x1 + x2", data=cal)
+    >>> list(fit.params.index)
+    ['Intercept', 'x1', 'x2']
+    >>> b = fit.predict(cal.head(2), type="belief")
+    >>> bool(((b.bel <= b.theta) & (b.theta <= b.pl)).all())
+    True
+    """
+    if targets not in _TARGETS:
+        raise ValueError(f"targets must be 'platt' (smoothed, the default) or 'binary', got {targets!r}")
+    mf = model_frame(formula, data, positive=positive, missing=missing)
+    return LogitCalibration(mf, targets=targets)
