@@ -1,0 +1,70 @@
+"""Scores of probabilistic and evidential predictions of binary calibrators.
+
+Everything takes plain array-likes (lists, numpy arrays, pandas Series), so the output of any
+calibrator can be scored:
+
+- ``y``: observed classes, 0/1 or bool;
+- ``p``: predicted probabilities P(y = 1) in [0, 1];
+- ``bel``, ``pl``: evidential predictions Bel({1}) <= Pl({1}) per row (ignorance pl - bel,
+  pignistic probability BetP(1) = (bel + pl)/2);
+- decisions: per row 0, 1 or the string "reject".
+
+Modules: ``probabilistic`` (error rate, Brier score and decomposition, log loss), ``reliability``
+(ECE, MCE, reliability table, Wilson intervals), ``tests`` (Hosmer-Lemeshow, Spiegelhalter),
+``evidential`` (ignorance, decisions with reject, reject curves, interval coverage), ``gebel``
+(Gebel's CR, 1 - RMSE, WCR, Cal) and ``summary`` (``score_predictions``).
+"""
+
+from __future__ import annotations
+
+from evstat.metrics.evidential import (
+    betp_brier,
+    decide_binary,
+    decision_metrics,
+    ignorance_summary,
+    interval_coverage,
+    reject_curve,
+)
+from evstat.metrics.gebel import cal, correctness_rate, one_minus_rmse, wcr
+from evstat.metrics.probabilistic import brier_decomposition, brier_score, error_rate, log_loss
+from evstat.metrics.reliability import (
+    BootstrapEstimate,
+    ece,
+    mce,
+    reliability_table,
+    wilson_interval,
+)
+from evstat.metrics.summary import score_predictions
+from evstat.metrics.tests import (
+    HosmerLemeshowResult,
+    SpiegelhalterResult,
+    hosmer_lemeshow,
+    spiegelhalter_z,
+)
+
+__all__ = [
+    "BootstrapEstimate",
+    "HosmerLemeshowResult",
+    "SpiegelhalterResult",
+    "betp_brier",
+    "brier_decomposition",
+    "brier_score",
+    "cal",
+    "correctness_rate",
+    "decide_binary",
+    "decision_metrics",
+    "ece",
+    "error_rate",
+    "hosmer_lemeshow",
+    "ignorance_summary",
+    "interval_coverage",
+    "log_loss",
+    "mce",
+    "one_minus_rmse",
+    "reject_curve",
+    "reliability_table",
+    "score_predictions",
+    "spiegelhalter_z",
+    "wcr",
+    "wilson_interval",
+]
