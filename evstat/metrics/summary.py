@@ -1,0 +1,69 @@
+"""One row of standard scores for a set of predictions (used to compare calibrators)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from evstat.metrics._validation import check_bel_pl, check_same_length, check_y_p
+from evstat.metrics.probabilistic import brier_score, error_rate, log_loss
+from evstat.metrics.reliability import ece
+
+__all__ = ["score_predictions"]
+
+
+def score_predictions(
+    y: ArrayLike,
+    p: ArrayLike,
+    bel: ArrayLike | None = None,
+    pl: ArrayLike | None = None,
+) -> pd.Series:
+    """Standard scores of probabilistic (and optionally evidential) predictions, as one row.
+
+    Parameters
+    ----------
+    y : array-like of 0/1 or bool
+        Observed classes.
+    p : array-like of float in [0, 1]
+        Predicted probabilities of class 1 (for an evidential calibrator: its theta_hat).
+    bel, pl : array-like of float in [0, 1], optional
+        Bel({1}) and Pl({1}) per row; give both or neither.
+
+    Returns
+    -------
+    pandas.Series
+        ``n``; ``error_rate`` (threshold 0.5, ties to class 0), ``brier``, ``log_loss`` (clipped at
+        machine epsilon as scikit-learn), ``ece`` (10 equal-width bins); and, when ``bel`` and
+        ``pl`` are given, ``mean_ignorance`` (mean of pl - bel) and ``betp_brier`` (Brier score of
+        BetP(1) = (bel + pl)/2).
+
+    Examples
+    --------
+    >>> score_predictions([0, 1, 1, 0], [0.2, 0.9, 0.6, 0.4], bel=[0.1, 0.8, 0.4, 0.2],
+    ...                   pl=[0.3, 1.0, 0.8, 0.6]).round(4)
+    n                 4.0000
+    error_rate        0.0000
+    brier             0.0925
+    log_loss          0.3375
+    ece               0.2750
+    mean_ignorance    0.3000
+    betp_brier        0.0925
+    dtype: float64
+    """
+    yy, pp = check_y_p(y, p)
+    out = {
+        "n": float(yy.shape[0]),
+        "error_rate": error_rate(yy, pp),
+        "brier": brier_score(yy, pp),
+        "log_loss": log_loss(yy, pp),
+        "ece": float(ece(yy, pp)),  # type: ignore[arg-type]
+    }
+    if (bel is None) != (pl is None):
+        raise ValueError("give both bel and pl (Bel({1}) and Pl({1}) per row), or neither.")
+    if bel is not None:
+        b, q = check_bel_pl(bel, pl)
+        check_same_length(y=yy, bel=b)
+        out["mean_ignorance"] = float(np.mean(q - b))
+        out["betp_brier"] = brier_score(yy, (b + q) / 2.0)
+    return pd.Series(out, dtype=float)
