@@ -161,7 +161,7 @@ class Frame:
     def _repr_html_(self) -> str:
         import html
 
-        return "<code>" + html.escape(self.format(self.omega)) + "</code>"
+        return "<code>" + html.escape(self._format_mask(self.omega)) + "</code>"
 
     # ----------------------------------------------------------------- subsets
     def index(self, label: Hashable) -> int:
@@ -171,7 +171,7 @@ class Frame:
             return self._index[label]
         except (KeyError, TypeError):
             raise ValueError(
-                f"{label!r} is not a label of the frame {self.format(self.omega)}; "
+                f"{label!r} is not a label of the frame {self._format_mask(self.omega)}; "
                 f"use one of {list(self._labels)!r}."
             ) from None
 
@@ -191,7 +191,7 @@ class Frame:
             pass  # unhashable (list, set): an iterable of labels
         if isinstance(s, (str, bytes)) or not isinstance(s, Iterable):
             raise ValueError(
-                f"{s!r} is not a label of the frame {self.format(self.omega)}; "
+                f"{s!r} is not a label of the frame {self._format_mask(self.omega)}; "
                 f"use one of {list(self._labels)!r}, or an iterable of them for a larger subset."
             )
         m = 0
