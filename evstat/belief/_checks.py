@@ -106,10 +106,16 @@ def check_mass_matrix(
     off = np.abs(sums - 1.0) > SUM_TOL
     if off.any():
         rows = np.flatnonzero(off)
+        if single:
+            what_sum = f"sum to {sums[0]:.10g}, not 1 (tolerance {SUM_TOL:g})"
+        else:
+            what_sum = (
+                f"do not sum to 1{where(rows)} (row {rows[0]} sums to {sums[rows[0]]:.10g}; "
+                f"tolerance {SUM_TOL:g})"
+            )
         raise ValueError(
-            f"The {what} sum to {sums[rows[0]]:.10g}{where(rows)}, not 1 (tolerance {SUM_TOL:g}). "
-            "Masses of a mass function must sum to one: rescale them, or put the missing mass on "
-            "the whole frame (ignorance)."
+            f"The {what} {what_sum}. Masses of a mass function must sum to one: rescale them, or "
+            "put the missing mass on the whole frame (ignorance)."
         )
     return values
 
