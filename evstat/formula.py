@@ -344,7 +344,6 @@ def _code_response(
     else:
         levels = [_native(v) for v in pd.unique(series.to_numpy(dtype=object))]
         ordered = None
-    counts = series.value_counts(sort=False)
     if len(levels) > 2:
         shown = ordered if ordered is not None else levels
         try:
@@ -389,8 +388,8 @@ def _code_response(
     n_pos = int(np.count_nonzero(y))
     if n_pos == 0 or n_pos == n:  # defensive: equality must split the two observed levels
         raise ValueError(
-            f"could not code response column {name!r} (level counts {counts.to_dict()}); "
-            "recode it as 0/1"
+            f"could not code response column {name!r} with levels {_fmt_values(ordered)} "
+            f"({_rows(n)}): recode it as 0/1"
         )
     return y, (neg, pos), pos
 

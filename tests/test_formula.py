@@ -686,8 +686,11 @@ def _frames(draw):
 def _full_rank(df: pd.DataFrame, rhs: str) -> bool:
     if np.ptp(df["a"]) == 0:
         return False
-    X = patsy.dmatrix(rhs, df, return_type="matrix")
-    s = np.linalg.svd(np.asarray(X) / np.linalg.norm(X, axis=0), compute_uv=False)
+    X = np.asarray(patsy.dmatrix(rhs, df, return_type="matrix"))
+    norms = np.linalg.norm(X, axis=0)
+    if np.any(norms == 0):
+        return False
+    s = np.linalg.svd(X / norms, compute_uv=False)
     return bool(s[-1] > 1e-4 * s[0])
 
 
