@@ -94,7 +94,7 @@ def check_prob(p: Any, name: str = "p") -> np.ndarray:
     if bad.any():
         raise ValueError(
             f"{name} must lie in [0, 1]; {int(bad.sum())} of {arr.shape[0]} rows are outside "
-            f"(first at row(s) {_first_rows(bad)}, e.g. {arr[bad][0]!r}). Pass probabilities, "
+            f"(first at row(s) {_first_rows(bad)}, e.g. {float(arr[bad][0])!r}). Pass probabilities, "
             f"not scores; calibrate scores first."
         )
     return arr
@@ -121,7 +121,7 @@ def check_bel_pl(bel: Any, pl: Any) -> tuple[np.ndarray, np.ndarray]:
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(
             f"bel must not exceed pl; {int(bad.sum())} of {b.shape[0]} rows have bel > pl "
-            f"(first at row {i}: bel={b[i]!r}, pl={q[i]!r}). Pass Bel({{1}}) and Pl({{1}}) in "
+            f"(first at row {i}: bel={float(b[i])!r}, pl={float(q[i])!r}). Pass Bel({{1}}) and Pl({{1}}) in "
             f"this order."
         )
     return b, q

@@ -43,6 +43,8 @@ __all__ = [
 
 DECISION_STRATEGIES = ("pessimistic", "optimistic", "probabilistic")
 REJECT = "reject"
+#: Expected costs within this of each other count as equal (the tie rule of evstat.belief.decide).
+TIE_TOL = 1e-12
 
 
 def ignorance_summary(
@@ -111,15 +113,21 @@ def decide_binary(
     The class with the smaller cost is chosen; on a tie (cost(1) == cost(0), i.e. bel + pl = 1 for
     both evidential strategies, p = 0.5 for the probabilistic one) class 0 is chosen, as
     ``error_rate`` does at its threshold. Without reject both evidential strategies choose class 1
-    exactly when BetP(1) = (bel + pl)/2 > 0.5 (the class of highest belief, section 5.2). With a
+    exactly when BetP(1) = (bel + pl)/2 > 0.5, up to the tie tolerance below (the class of highest
+    belief, section 5.2). With a
     reject cost R_rej the row is rejected when R_rej is strictly lower than the chosen class's cost
-    (hence lower than both costs); at equality the class is kept.
+    (hence lower than both costs); at equality the class is kept. Costs within 1e-12 of each other
+    count as equal (as in ``evstat.belief.decide``), so that R_rej = 0.15 keeps a row of cost
+    1 - 0.85 = 0.15000000000000002: class 1 needs cost(1) < cost(0) - 1e-12 and reject needs
+    R_rej < cost - 1e-12.
 
-    Consequences: R_rej = 0 rejects every row whose chosen cost is positive (only rows with
-    bel = 1, pl = 0, or p in {0, 1} are decided). The chosen cost is at most 0.5 for the
-    optimistic and probabilistic strategies and at most 1 for the pessimistic one (reached at
-    total ignorance bel = 0, pl = 1), so nothing is rejected when R_rej >= 0.5 (optimistic,
-    probabilistic) or R_rej >= 1 (pessimistic); in particular nothing at R_rej = 1.
+    Consequences: R_rej = 0 rejects every row whose chosen cost is positive (above 1e-12); only
+    rows of chosen cost 0 are decided: bel = 1 or pl = 0 (pessimistic), pl = 1 or bel = 0
+    (optimistic, which therefore decides even total ignorance bel = 0, pl = 1), p in {0, 1}
+    (probabilistic). The chosen cost is at most 0.5 for the optimistic and probabilistic
+    strategies and at most 1 for the pessimistic one (reached at total ignorance), so nothing is
+    rejected when R_rej >= 0.5 (optimistic, probabilistic) or R_rej >= 1 (pessimistic); in
+    particular nothing at R_rej = 1.
 
     Parameters
     ----------
@@ -155,7 +163,7 @@ def decide_binary(
     out = choice.astype(object)
     if reject_cost is not None:
         rc = _check_costs(reject_cost, "reject_cost")[0]
-        out[rc < cost] = REJECT
+        out[rc < cost - TIE_TOL] = REJECT
     return out
 
 
@@ -230,10 +238,10 @@ def reject_curve(
     For every strategy and every reject cost R_rej the rows are decided by :func:`decide_binary`
     and scored by :func:`decision_metrics` (computed here in one sorted pass per strategy, not by
     looping over costs). As R_rej grows fewer rows are rejected: the reject rate is non-increasing
-    and the error rate non-decreasing in R_rej. At R_rej = 0 every row with a positive chosen cost
-    is rejected (accuracy is NaN if all are); at R_rej = 1 no row is rejected by any strategy (the
-    optimistic and probabilistic strategies already reject nothing from R_rej = 0.5 on), and the
-    error rate is that of the decisions without reject.
+    and the error rate non-decreasing in R_rej (the accuracy need not be monotone). At R_rej = 0
+    every row with a positive chosen cost is rejected (accuracy is NaN if all are); at R_rej = 1
+    no row is rejected by any strategy (the optimistic and probabilistic strategies already reject
+    nothing from R_rej = 0.5 on), and the error rate is that of the decisions without reject.
 
     Parameters
     ----------
@@ -278,10 +286,11 @@ def reject_curve(
     frames = []
     for s in strategies:
         choice, cost = _choice_and_cost(b, q, p, s)
-        order = np.argsort(cost, kind="stable")
-        sorted_cost = cost[order]
+        adj = cost - TIE_TOL  # a row is decided when not (R_rej < cost - TIE_TOL)
+        order = np.argsort(adj, kind="stable")
+        sorted_adj = adj[order]
         cum_wrong = np.concatenate([[0], np.cumsum(choice[order] != yy[order])])
-        decided = np.searchsorted(sorted_cost, cs, side="right")  # rows with cost <= R_rej
+        decided = np.searchsorted(sorted_adj, cs, side="right")  # rows with adj <= R_rej
         errors = cum_wrong[decided]
         correct = decided - errors
         acc = np.full(cs.shape[0], np.nan)
@@ -405,7 +414,7 @@ def betp_brier(y: ArrayLike, bel: ArrayLike, pl: ArrayLike) -> float:
 def _choice_and_cost(
     bel: Any, pl: Any, p: Any, strategy: str
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Chosen class (0/1, ties -> 0) and its expected cost per row."""
+    """Chosen class (0/1, ties within TIE_TOL -> 0) and its expected cost per row."""
     if strategy == "probabilistic" and bel is None and pl is None:
         if p is None:
             raise ValueError('strategy="probabilistic" needs p, or bel and pl (for BetP).')
@@ -425,7 +434,7 @@ def _choice_and_cost(
             pp = (b + q) / 2.0 if p is None else check_prob(p, "p")
             check_same_length(bel=b, p=pp)
             c1, c0 = 1.0 - pp, pp
-    choice = (c1 < c0).astype(np.int64)
+    choice = (c1 < c0 - TIE_TOL).astype(np.int64)
     return choice, np.where(choice == 1, c1, c0)
 
 
@@ -439,7 +448,7 @@ def _check_costs(costs: Any, name: str) -> np.ndarray:
     check_nonempty(cs, name)
     check_finite(cs, name)
     if (cs < 0).any():
-        raise ValueError(f"{name} must be >= 0 (a reject cost in [0, 1]); got {cs.min()!r}.")
+        raise ValueError(f"{name} must be >= 0 (a reject cost in [0, 1]); got {float(cs.min())!r}.")
     return cs
 
 
@@ -467,7 +476,7 @@ def _decision_codes(decisions: Any) -> np.ndarray:
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(
             f"decisions must be 0, 1 or 'reject'; {int(bad.sum())} of {arr.shape[0]} rows have "
-            f"other values (first at row {i}: {arr[i]!r}). Use the string 'reject' for rejected "
+            f"other values (first at row {i}: {_plain(arr[i])!r}). Use the string 'reject' for rejected "
             f"rows."
         )
     codes = vals.astype(np.int64)
@@ -486,3 +495,8 @@ def _decision_value(v: Any) -> float:
     except (TypeError, ValueError):
         return np.nan
     return x if x in (0.0, 1.0) else np.nan
+
+
+def _plain(v: Any) -> Any:
+    """numpy scalar -> Python scalar, for readable error messages."""
+    return v.item() if isinstance(v, np.generic) else v

@@ -192,7 +192,7 @@ def _gebel_inputs(y: Any, p: Any) -> tuple[np.ndarray, np.ndarray]:
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(
             f"each row of p must sum to 1; {int(bad.sum())} of {n} rows do not (first at row {i}: "
-            f"sum {sums[i]!r}). Normalise the class probabilities."
+            f"sum {float(sums[i])!r}). Normalise the class probabilities."
         )
     lab = as_float_1d(y, "y")
     check_nonempty(lab, "y")
@@ -202,6 +202,6 @@ def _gebel_inputs(y: Any, p: Any) -> tuple[np.ndarray, np.ndarray]:
     if badl.any():
         raise ValueError(
             f"y must hold class indices 0..{k - 1} matching the {k} columns of p; "
-            f"{int(badl.sum())} rows do not (e.g. {lab[badl][0]!r})."
+            f"{int(badl.sum())} rows do not (e.g. {float(lab[badl][0])!r})."
         )
     return lab.astype(np.int64), pm

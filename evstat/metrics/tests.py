@@ -116,7 +116,7 @@ def hosmer_lemeshow(y: ArrayLike, p: ArrayLike, g: int = 10) -> HosmerLemeshowRe
     breaks = np.unique(r_quantile_type7(pp, r_seq_probs(int(g))))
     if breaks.shape[0] < 2:
         raise ValueError(
-            f"all {pp.shape[0]} predicted probabilities are equal ({pp[0]!r}); the "
+            f"all {pp.shape[0]} predicted probabilities are equal ({float(pp[0])!r}); the "
             f"Hosmer-Lemeshow test needs at least 3 groups of distinct predictions."
         )
     ids = assign_bins(pp, breaks)

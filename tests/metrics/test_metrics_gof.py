@@ -277,3 +277,20 @@ def test_spiegelhalter_detects_overconfidence():
 def test_spiegelhalter_undefined():
     with pytest.raises(ValueError, match="undefined"):
         spiegelhalter_z([0, 1, 1], [0.5, 1.0, 0.0])
+
+
+def test_hl_reproduces_r_rounding_of_breaks():
+    # n = 8, g = 7: R's prob 5 * (1/7) gives index 1 + 7 * 0.7142857142857142 = 5.999999999999999,
+    # so its break is (1 - h) * 0.59 + h * 0.72 = 0.7199999999999999 < 0.72 and the row with
+    # p = 0.72 falls in the next group (with 0.79), leaving (0.59, 0.72-] empty. A naive
+    # np.quantile(p, i / g) puts 0.72 in a group of its own (7 groups, df = 5).
+    p = [0.19, 0.33, 0.36, 0.45, 0.59, 0.72, 0.79, 0.89]
+    y = [0, 0, 1, 0, 1, 1, 1, 1]
+    r = hosmer_lemeshow(y, p, g=7)
+    assert r.table["upper"].iloc[4] == 0.7199999999999999
+    assert r.table["n"].tolist() == [2, 1, 1, 1, 0, 2, 1]
+    assert r.df == 4
+    slow = r_hoslem(y, p, 7)
+    assert r.statistic == pytest.approx(slow[0], rel=1e-12) and r.df == slow[1]
+    naive = np.unique(np.quantile(p, np.arange(8) / 7))
+    assert len(naive) == 8 and naive[5] == 0.72
