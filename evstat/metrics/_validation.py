@@ -29,12 +29,14 @@ def as_float_1d(x: Any, name: str) -> np.ndarray:
             f"Pass a single column, e.g. df['{name}']."
         )
     if isinstance(x, (pd.Series, pd.Index)):
-        if not (pd.api.types.is_numeric_dtype(x.dtype) or pd.api.types.is_bool_dtype(x.dtype)):
+        if pd.api.types.is_numeric_dtype(x.dtype) or pd.api.types.is_bool_dtype(x.dtype):
+            return np.asarray(x.to_numpy(dtype=float, na_value=np.nan), dtype=float)
+        if x.dtype != object:
             raise ValueError(
                 f"{name} must be numeric; got a pandas column of dtype {x.dtype}. "
                 f"Convert it to numbers first."
             )
-        return np.asarray(x.to_numpy(dtype=float, na_value=np.nan), dtype=float)
+        x = x.to_numpy(dtype=object)
     arr = np.asarray(x)
     if arr.ndim != 1:
         raise ValueError(
@@ -43,7 +45,7 @@ def as_float_1d(x: Any, name: str) -> np.ndarray:
         )
     if arr.dtype.kind in "biuf":
         return arr.astype(float)
-    if arr.dtype.kind == "O":
+    if arr.dtype.kind == "O" and not any(isinstance(v, (str, bytes)) for v in arr):
         try:
             return np.array([np.nan if v is None or v is pd.NA else float(v) for v in arr])
         except (TypeError, ValueError):

@@ -199,3 +199,12 @@ def test_public_api_is_exported_and_documented():
     funcs = [n for n in M.__all__ if callable(getattr(M, n)) and n[0].islower()]
     for name in funcs:
         assert "Examples" in getattr(M, name).__doc__, name
+
+
+def test_object_columns():
+    # object columns of numbers are fine; of strings they are not
+    assert brier_score(pd.Series([0, 1], dtype=object), [0.5, 0.5]) == 0.25
+    with pytest.raises(ValueError, match="y must be numeric; got values of dtype object"):
+        brier_score(np.array(["0", "1"], dtype=object), [0.5, 0.5])
+    with pytest.raises(ValueError, match="y must be numeric; got a pandas column of dtype"):
+        brier_score(pd.Series(["0", "1"], dtype="category"), [0.5, 0.5])
