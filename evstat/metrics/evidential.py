@@ -230,7 +230,7 @@ def reject_curve(
     bel: ArrayLike,
     pl: ArrayLike,
     p: ArrayLike | None = None,
-    costs: ArrayLike = np.linspace(0.0, 1.0, 101),  # noqa: B008 - read-only default
+    costs: ArrayLike | None = None,
     strategies: Sequence[str] = DECISION_STRATEGIES,
 ) -> pd.DataFrame:
     """Error rate, accuracy and reject rate as the reject cost varies (Minary et al. Figs. 8-10).
@@ -251,8 +251,8 @@ def reject_curve(
         Bel({1}) and Pl({1}) per row.
     p : array-like of float in [0, 1], optional
         P(y = 1) for the probabilistic strategy; default BetP(1) = (bel + pl)/2.
-    costs : array-like of float >= 0, default ``np.linspace(0, 1, 101)``
-        Reject costs R_rej.
+    costs : array-like of float >= 0, optional
+        Reject costs R_rej; default (None) ``np.linspace(0, 1, 101)``, steps of 0.01.
     strategies : sequence of {"pessimistic", "optimistic", "probabilistic"}
         Strategies to include, in this order.
 
@@ -274,7 +274,7 @@ def reject_curve(
     yy = check_y(y)
     b, q = check_bel_pl(bel, pl)
     check_same_length(y=yy, bel=b)
-    cs = _check_costs(costs, "costs")
+    cs = _check_costs(np.linspace(0.0, 1.0, 101) if costs is None else costs, "costs")
     if isinstance(strategies, str):
         strategies = [strategies]
     strategies = list(strategies)
