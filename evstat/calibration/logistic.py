@@ -356,10 +356,18 @@ class LogitCalibration(CalibrationResults):
                 f"Intervals: {pct} profile likelihood (likelihood-ratio)."
             ],
         )
-        s.add_info("Log-likelihood", format_number(self.loglike, 6))
-        s.add_info("Null deviance", f"{format_number(self.null_deviance, 6)} on {self.df_null} degrees of freedom")
-        s.add_info("Residual deviance", f"{format_number(self.deviance, 6)} on {self.df_resid} degrees of freedom")
-        s.add_info("AIC", format_number(self.aic, 6))
+        s.add_table(
+            "Goodness of fit",
+            pd.DataFrame(
+                {
+                    "value": [self.loglike, self.null_deviance, self.deviance, self.aic],
+                    "df": [self._lik.p, self.df_null, self.df_resid, np.nan],
+                },
+                index=["Log-likelihood", "Null deviance", "Residual deviance", "AIC"],
+            ),
+            formatters={"value": lambda v: format_number(v, 6), "df": lambda v: "" if np.isnan(v) else str(int(v))},
+            notes=["AIC as R's binomial glm (computed from the 0/1 labels)."] if self.targets == "platt" else [],
+        )
         cb = self.calibration_belief()
         ign = (cb["pl"] - cb["bel"]).to_numpy()
         s.add_table(
