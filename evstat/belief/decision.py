@@ -332,19 +332,21 @@ def decide(
             f"Decisions need normalised mass functions, but there is mass on the empty set{where}; "
             "call .normalize() first (or combine with Dempster's rule)."
         )
+    # expected losses as (n_actions, n): reductions over actions then run along contiguous rows
     if canon == "pignistic":
-        exp = _ops.betp(vals, frame, single=single) @ mat.T
+        exp_t = mat @ _ops.betp(vals, frame, single=single).T
     else:
-        up = vals @ _setwise(mat, np.maximum).T if canon in ("upper", "hurwicz") else None
-        lo = vals @ _setwise(mat, np.minimum).T if canon in ("lower", "hurwicz") else None
+        up = _setwise(mat, np.maximum) @ vals.T if canon in ("upper", "hurwicz") else None
+        lo = _setwise(mat, np.minimum) @ vals.T if canon in ("lower", "hurwicz") else None
         if canon == "upper":
-            exp = up
+            exp_t = up
         elif canon == "lower":
-            exp = lo
+            exp_t = lo
         else:
-            exp = rho_out * up + (1.0 - rho_out) * lo
+            exp_t = rho_out * up + (1.0 - rho_out) * lo
     tol = TIE_TOL * max(1.0, float(np.abs(mat).max()))
-    best = np.argmax(exp <= exp.min(axis=1, keepdims=True) + tol, axis=1)
+    best = np.argmax(exp_t <= exp_t.min(axis=0) + tol, axis=0)
+    exp = exp_t.T
     cols = pd.Index(names, name="action", dtype=object)
     if single:
         return Decision(
