@@ -1,0 +1,174 @@
+"""Fast paths against their slow, obviously correct references.
+
+* ``predictive_belief(method="fast")`` (Gauss-Legendre in eta with exact profiles at the nodes)
+  against ``method="reference"`` (adaptive quadrature on theta of the contour computed by one
+  statsmodels GLM refit with an offset per evaluation), for J = 1, 2, 3 scores and
+  n = 10, 15, 45, 200, 1000 calibration rows.
+* ``profile_loglik`` (batched constrained Newton) against ``profile_loglik_reference``
+  (statsmodels GLM refit with an offset) on many random (direction, value) problems.
+
+The reference path costs 0.3-3 s per test row, so each case uses two test rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import expit
+
+import evstat as ev
+from evstat.likelihood import (
+    LogisticLikelihood,
+    predictive_belief,
+    profile_loglik,
+    profile_loglik_reference,
+)
+from evstat.likelihood import linear_profile
+
+TOL_BELIEF = 1e-8  # measured: max 1.0e-10 over this grid (J = 3, n = 10), usually ~1e-12
+
+
+def scores_frame(n: int, J: int, seed: int) -> pd.DataFrame:
+    """Two overlapping Gaussian classes, J score columns s1..sJ, balanced labels."""
+    rng = np.random.default_rng(seed)
+    y = np.r_[np.zeros(n // 2, dtype=int), np.ones(n - n // 2, dtype=int)]
+    S = rng.normal(size=(n, J)) + 0.8 * y[:, None]
+    df = pd.DataFrame(S, columns=[f"s{j + 1}" for j in range(J)])
+    df["y"] = y
+    return df
+
+
+def formula(J: int) -> str:
+    return "y ~ " + " + ".join(f"s{j + 1}" for j in range(J))
+
+
+CASES = [(J, n) for J in (1, 2, 3) for n in (10, 15, 45, 200, 1000) if not (J == 3 and n == 1000)]
+
+
+@pytest.mark.parametrize("J, n", CASES)
+def test_predictive_belief_fast_equals_reference(J, n):
+    fit = ev.evlogit(formula(J), data=scores_frame(n, J, seed=100 * J + n))
+    rng = np.random.default_rng(n + J)
+    # one row near the data and one further out
+    A = np.c_[np.ones(2), np.r_[rng.normal(size=(1, J)) * 0.5, rng.normal(size=(1, J)) * 2.0]]
+    th_f, bel_f, pl_f = predictive_belief(fit.likelihood, A, method="fast")
+    th_r, bel_r, pl_r = predictive_belief(fit.likelihood, A, method="reference")
+    np.testing.assert_array_equal(th_f, th_r)
+    np.testing.assert_allclose(th_f, expit(A @ fit.params.to_numpy()), rtol=1e-14)
+    np.testing.assert_allclose(bel_f, bel_r, rtol=0, atol=TOL_BELIEF)
+    np.testing.assert_allclose(pl_f, pl_r, rtol=0, atol=TOL_BELIEF)
+    assert np.all((0 <= bel_f) & (bel_f <= th_f) & (th_f <= pl_f) & (pl_f <= 1))
+
+
+def test_predictive_method_reference_through_a_fit():
+    cal = scores_frame(15, 2, seed=7)
+    new = pd.DataFrame({"s1": [-0.4, 1.3], "s2": [0.2, 0.9]}, index=["a", "b"])
+    fit = ev.evlogit("y ~ s1 + s2", data=cal)
+    fast = fit.predict(new, type="belief")
+    fit.predictive_method = "reference"
+    ref = fit.predict(new, type="belief")
+    assert list(ref.index) == ["a", "b"]
+    np.testing.assert_allclose(fast.to_numpy(), ref.to_numpy(), rtol=0, atol=TOL_BELIEF)
+
+
+def test_predictive_belief_bad_method_and_empty():
+    fit = ev.evlogit("y ~ s1", data=scores_frame(12, 1, seed=1))
+    with pytest.raises(ValueError, match="method must be 'fast' or 'reference'"):
+        predictive_belief(fit.likelihood, np.ones((1, 2)), method="slow")
+    th, bel, pl = predictive_belief(fit.likelihood, np.zeros((0, 2)))
+    assert th.shape == bel.shape == pl.shape == (0,)
+
+
+# ---------------------------------------------------------------------------------------------
+# profile log-likelihood of a . beta
+# ---------------------------------------------------------------------------------------------
+
+
+def random_problems(lik: LogisticLikelihood, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Directions: test design rows, unit vectors and arbitrary vectors; values within +-6 Wald
+    standard errors of the estimate."""
+    rng = np.random.default_rng(seed)
+    p = lik.p
+    rows = np.c_[np.ones(k), rng.normal(scale=1.5, size=(k, p - 1))]
+    unit = np.eye(p)[rng.integers(0, p, k)]
+    anyd = rng.normal(size=(k, p))
+    A = np.concatenate([rows, unit, anyd])
+    sd = np.sqrt(np.einsum("bi,ij,bj->b", A, lik.cov, A))
+    e = A @ lik.beta_hat + sd * rng.uniform(-6, 6, size=A.shape[0])
+    return A, e
+
+
+@pytest.mark.parametrize("J, n, targets", [(1, 12, "platt"), (2, 40, "platt"), (3, 150, "platt"), (2, 60, "binary")])
+def test_profile_loglik_fast_equals_reference(J, n, targets):
+    fit = ev.evlogit(formula(J), data=scores_frame(n, J, seed=J * n), targets=targets)
+    lik = fit.likelihood
+    A, e = random_problems(lik, 12, seed=n)
+    l_f, nu_f, b_f = profile_loglik(lik, A, e, return_beta=True)
+    l_r, nu_r, b_r = profile_loglik_reference(lik, A, e, return_beta=True)
+    np.testing.assert_allclose(l_f, l_r, rtol=1e-11, atol=1e-9)
+    np.testing.assert_allclose(nu_f, nu_r, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(b_f, b_r, rtol=1e-6, atol=1e-6)
+    # constraint holds and the constrained maximum is below the global one
+    np.testing.assert_allclose(np.einsum("bi,bi->b", A, b_f), e, rtol=1e-12, atol=1e-10)
+    assert np.all(l_f <= lik.loglik_hat + 1e-10)
+    # at the estimate itself the profile is the maximum
+    l0, nu0 = profile_loglik(lik, A, A @ lik.beta_hat)
+    np.testing.assert_allclose(l0, lik.loglik_hat, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(nu0, 0.0, atol=1e-7)
+
+
+def test_profile_slope_is_derivative_and_profile_is_concave():
+    fit = ev.evlogit("y ~ s1 + s2", data=scores_frame(30, 2, seed=3))
+    lik = fit.likelihood
+    a = np.array([1.0, 0.4, -1.2])
+    e_hat = a @ lik.beta_hat
+    e = e_hat + np.linspace(-6, 6, 49)
+    lp, nu = profile_loglik(lik, a, e)
+    h = 1e-5
+    lp_p, _ = profile_loglik(lik, a, e + h)
+    lp_m, _ = profile_loglik(lik, a, e - h)
+    np.testing.assert_allclose(nu, (lp_p - lp_m) / (2 * h), rtol=1e-5, atol=1e-6)
+    assert np.all(np.diff(lp, 2) < 1e-12)  # concave
+    assert np.argmax(lp) == 24 and np.all(np.diff(nu) < 0)
+
+
+def test_profile_loglik_broadcasting_shapes():
+    fit = ev.evlogit("y ~ s1 + s2", data=scores_frame(20, 2, seed=4))
+    lik = fit.likelihood
+    A = np.c_[np.ones(3), [[0.1, 0.2], [0.3, -0.5], [1.0, 1.0]]]
+    e = np.linspace(-1, 1, 5)
+    lp, nu, b = profile_loglik(lik, A[:, None, :], e[None, :], return_beta=True)
+    assert lp.shape == nu.shape == (3, 5) and b.shape == (3, 5, 3)
+    lp1, _ = profile_loglik(lik, A[1], e[3])
+    assert lp1.shape == () and float(lp1) == pytest.approx(lp[1, 3], abs=1e-12)
+
+
+def test_profile_loglik_chunking_and_fallback_agree(monkeypatch):
+    fit = ev.evlogit("y ~ s1 + s2", data=scores_frame(25, 2, seed=5))
+    lik = fit.likelihood
+    A, e = random_problems(lik, 4, seed=2)
+    base, nu = profile_loglik(lik, A, e)
+    # tiny chunks (one problem per chunk)
+    monkeypatch.setattr(linear_profile, "CHUNK_CELLS", 1)
+    small, nu_small = profile_loglik(lik, A, e)
+    np.testing.assert_allclose(small, base, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(nu_small, nu, rtol=0, atol=1e-9)
+    # no Newton iterations allowed: every problem falls back to the reference refit
+    fallback, nu_fb = profile_loglik(lik, A, e, max_iter=0)
+    np.testing.assert_allclose(fallback, base, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(nu_fb, nu, rtol=1e-6, atol=1e-7)
+
+
+def test_profile_loglik_J1_by_direct_maximisation():
+    """Obviously correct for J = 1: with the slope fixed by the constraint b0 + b1 s = e, the
+    profile is a one-dimensional maximisation over b1."""
+    from scipy.optimize import minimize_scalar
+
+    fit = ev.evlogit("y ~ s1", data=scores_frame(18, 1, seed=6))
+    lik = fit.likelihood
+    s = 0.7
+    for e in np.linspace(-2, 3, 6):
+        res = minimize_scalar(lambda b1: -float(lik.loglik([e - b1 * s, b1])), bracket=(-3, 3), tol=1e-12)
+        lp, _ = profile_loglik(lik, np.array([1.0, s]), e)
+        assert float(lp) == pytest.approx(-res.fun, abs=1e-9)
