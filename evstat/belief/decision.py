@@ -156,7 +156,15 @@ class Decision:
     rho: float | None
 
     def to_frame(self) -> pd.DataFrame:
-        """Expected losses with the chosen action as a last column ``"action"``."""
+        """Expected losses with the chosen action as a last column ``"action"``.
+
+        Examples
+        --------
+        >>> from evstat.belief import MassArray
+        >>> ma = MassArray.from_binary(m0=[0.7, 0.2], m1=[0.1, 0.2], m01=[0.2, 0.6])
+        >>> decide(ma, loss_matrix(ma.frame, reject=0.3)).to_frame()["action"].tolist()
+        [0, 'reject']
+        """
         if isinstance(self.expected_loss, pd.Series):
             df = self.expected_loss.to_frame().T.reset_index(drop=True)
             df["action"] = [self.choice]
@@ -243,6 +251,20 @@ def _setwise(mat: np.ndarray, op: Any) -> np.ndarray:
         out = np.concatenate([out, op(out, mat[:, i : i + 1])], axis=1)
     out[:, 0] = 0.0
     return out
+
+
+def _expected_t(vals: np.ndarray, mat: np.ndarray, op: Any) -> np.ndarray:
+    """``sum_A m(A) op_{w in A} L[a, w]``, shape (n_actions, n): over the focal columns only when
+    they are few (large sparse frames), else over all subsets by :func:`_setwise`."""
+    k = mat.shape[1]
+    cols = np.flatnonzero((vals != 0.0).any(axis=0))
+    if cols.size * k < vals.shape[1]:
+        member = ((cols[:, None] >> np.arange(k)) & 1).astype(bool)  # (F, K)
+        fill = -np.inf if op is np.maximum else np.inf
+        losses = np.where(member[None, :, :], mat[:, None, :], fill)  # (n_actions, F, K)
+        per_set = losses.max(axis=2) if op is np.maximum else losses.min(axis=2)
+        return per_set @ vals[:, cols].T
+    return _setwise(mat, op) @ vals.T
 
 
 def decide(
@@ -336,8 +358,8 @@ def decide(
     if canon == "pignistic":
         exp_t = mat @ _ops.betp(vals, frame, single=single).T
     else:
-        up = _setwise(mat, np.maximum) @ vals.T if canon in ("upper", "hurwicz") else None
-        lo = _setwise(mat, np.minimum) @ vals.T if canon in ("lower", "hurwicz") else None
+        up = _expected_t(vals, mat, np.maximum) if canon in ("upper", "hurwicz") else None
+        lo = _expected_t(vals, mat, np.minimum) if canon in ("lower", "hurwicz") else None
         if canon == "upper":
             exp_t = up
         elif canon == "lower":

@@ -165,7 +165,13 @@ class Frame:
 
     # ----------------------------------------------------------------- subsets
     def index(self, label: Hashable) -> int:
-        """Position (bit number) of ``label``; ValueError if it is not in the frame."""
+        """Position (bit number) of ``label``; ValueError if it is not in the frame.
+
+        Examples
+        --------
+        >>> Frame(["a", "b", "c"]).index("c")
+        2
+        """
         label = _plain(label)
         try:
             return self._index[label]
@@ -200,7 +206,13 @@ class Frame:
         return m
 
     def subset(self, mask: int) -> frozenset:
-        """The subset (frozenset of labels) of a bitmask."""
+        """The subset (frozenset of labels) of a bitmask.
+
+        Examples
+        --------
+        >>> sorted(Frame(["a", "b", "c"]).subset(6))
+        ['b', 'c']
+        """
         mask = int(mask)
         if mask < 0 or mask > self.omega:
             raise ValueError(
@@ -221,16 +233,34 @@ class Frame:
         return self.format(m, is_mask=True)
 
     def subsets(self, *, nonempty: bool = False) -> list[frozenset]:
-        """All subsets as frozensets, in bitmask order (the order of dense arrays)."""
+        """All subsets as frozensets, in bitmask order (the order of dense arrays).
+
+        Examples
+        --------
+        >>> [sorted(s) for s in Frame(["a", "b"]).subsets()]
+        [[], ['a'], ['b'], ['a', 'b']]
+        """
         start = 1 if nonempty else 0
         return [self.subset(m) for m in range(start, self.n_subsets)]
 
     def complement(self, subset: SubsetLike) -> frozenset:
-        """The complement of a subset in the frame."""
+        """The complement of a subset in the frame.
+
+        Examples
+        --------
+        >>> sorted(Frame(["a", "b", "c"]).complement("b"))
+        ['a', 'c']
+        """
         return self.subset(self.omega ^ self.mask(subset))
 
     def cardinalities(self) -> np.ndarray:
-        """Array of ``|A|`` for every mask ``A`` in bitmask order (read-only, cached)."""
+        """Array of ``|A|`` for every mask ``A`` in bitmask order (read-only, cached).
+
+        Examples
+        --------
+        >>> Frame(["a", "b"]).cardinalities()
+        array([0, 1, 1, 2])
+        """
         if self._card is None:
             card = np.zeros(1, dtype=np.int64)
             for _ in range(self.size):

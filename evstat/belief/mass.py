@@ -337,7 +337,13 @@ class MassFunction:
         return {self._frame.subset(int(c)): float(self._values[c]) for c in np.flatnonzero(self._values)}
 
     def to_series(self) -> pd.Series:
-        """Masses of the focal sets as a Series indexed by the subsets written ``'{a, b}'``."""
+        """Masses of the focal sets as a Series indexed by the subsets written ``'{a, b}'``.
+
+        Examples
+        --------
+        >>> MassFunction(["a", "b"], {"a": 0.25, ("a", "b"): 0.75}).to_series().to_dict()
+        {'{a}': 0.25, '{a, b}': 0.75}
+        """
         cols = np.flatnonzero(self._values)
         return pd.Series(
             self._values[cols],
@@ -370,34 +376,76 @@ class MassFunction:
 
     # ------------------------------------------------------------------ set functions
     def bel(self, subset: SubsetLike) -> float:
-        """Belief ``bel(A) = sum of m(B) over non-empty B inside A``."""
+        """Belief ``bel(A) = sum of m(B) over non-empty B inside A``.
+
+        Examples
+        --------
+        >>> MassFunction(["a", "b", "c"], {"a": 0.6, ("b", "c"): 0.4}).bel(["a", "b"])
+        0.6
+        """
         a = self._frame.mask(subset)
         return float(_ops.sum_cols(self._values[None, :], _ops.cols_bel(self._frame, a))[0])
 
     def pl(self, subset: SubsetLike) -> float:
-        """Plausibility ``pl(A) = sum of m(B) over B meeting A``."""
+        """Plausibility ``pl(A) = sum of m(B) over B meeting A``.
+
+        Examples
+        --------
+        >>> MassFunction(["a", "b", "c"], {"a": 0.6, ("b", "c"): 0.4}).pl(["a", "b"])
+        1.0
+        """
         a = self._frame.mask(subset)
         return float(_ops.sum_cols(self._values[None, :], _ops.cols_pl(self._frame, a))[0])
 
     def q(self, subset: SubsetLike) -> float:
-        """Commonality ``q(A) = sum of m(B) over B containing A``."""
+        """Commonality ``q(A) = sum of m(B) over B containing A``.
+
+        Examples
+        --------
+        >>> MassFunction(["a", "b", "c"], {"a": 0.6, ("b", "c"): 0.4}).q("b")
+        0.4
+        """
         a = self._frame.mask(subset)
         return float(_ops.sum_cols(self._values[None, :], _ops.cols_q(self._frame, a))[0])
 
     def bel_array(self) -> np.ndarray:
-        """Belief of every subset, ``2**K`` values in bitmask order (fast Moebius transform)."""
+        """Belief of every subset, ``2**K`` values in bitmask order (fast Moebius transform).
+
+        Examples
+        --------
+        >>> MassFunction([0, 1], {1: 0.75, (0, 1): 0.25}).bel_array()
+        array([0.  , 0.  , 0.75, 1.  ])
+        """
         return tr.mass_to_bel(self._values)
 
     def pl_array(self) -> np.ndarray:
-        """Plausibility of every subset in bitmask order."""
+        """Plausibility of every subset in bitmask order.
+
+        Examples
+        --------
+        >>> MassFunction([0, 1], {1: 0.75, (0, 1): 0.25}).pl_array()
+        array([0.  , 0.25, 1.  , 1.  ])
+        """
         return tr.mass_to_pl(self._values)
 
     def q_array(self) -> np.ndarray:
-        """Commonality of every subset in bitmask order."""
+        """Commonality of every subset in bitmask order.
+
+        Examples
+        --------
+        >>> MassFunction([0, 1], {1: 0.75, (0, 1): 0.25}).q_array()
+        array([1.  , 0.25, 1.  , 0.25])
+        """
         return tr.mass_to_q(self._values)
 
     def b_array(self) -> np.ndarray:
-        """Implicability ``b(A) = bel(A) + m(empty)`` of every subset in bitmask order."""
+        """Implicability ``b(A) = bel(A) + m(empty)`` of every subset in bitmask order.
+
+        Examples
+        --------
+        >>> MassFunction([0, 1], {(): 0.5, (0, 1): 0.5}, unnormalized=True).b_array()
+        array([0.5, 0.5, 0.5, 1. ])
+        """
         return tr.mass_to_b(self._values)
 
     def contour(self) -> pd.Series:

@@ -302,7 +302,13 @@ class MassArray:
         *,
         index: ArrayLike | pd.Index | None = None,
     ) -> MassArray:
-        """``n`` vacuous mass functions (all mass on the whole frame)."""
+        """``n`` vacuous mass functions (all mass on the whole frame).
+
+        Examples
+        --------
+        >>> MassArray.vacuous([0, 1], 2).ignorance
+        array([1., 1.])
+        """
         fr = as_frame(frame)
         vals = np.zeros((int(n), fr.n_subsets))
         vals[:, -1] = 1.0
@@ -370,6 +376,12 @@ class MassArray:
         Columns: ``m0, m1, m01`` on the binary frame ``{0, 1}``, else ``m({a})``, ``m({a, b})``,
         ... in bitmask order; the empty set (``m_empty`` / ``m({})``) appears only if some row
         has mass on it. ``focal_only=True`` drops subsets with zero mass in every row.
+
+        Examples
+        --------
+        >>> MassArray.from_binary(m0=[0.5], m1=[0.5], m01=[0.0], index=["r1"]).to_frame()
+             m0   m1  m01
+        r1  0.5  0.5  0.0
         """
         names = _column_names(self._frame)
         v = self._values
@@ -385,35 +397,84 @@ class MassArray:
 
     # ------------------------------------------------------------------ set functions
     def bel(self, subset: SubsetLike) -> np.ndarray:
-        """Belief of a subset for every row, shape (n,)."""
+        """Belief of a subset for every row, shape (n,).
+
+        Examples
+        --------
+        >>> MassArray.from_binary(m0=[0.1, 0.3], m1=[0.6, 0.2], m01=[0.3, 0.5]).bel(1)
+        array([0.6, 0.2])
+        """
         return _ops.sum_cols(self._values, _ops.cols_bel(self._frame, self._frame.mask(subset)))
 
     def pl(self, subset: SubsetLike) -> np.ndarray:
-        """Plausibility of a subset for every row, shape (n,)."""
+        """Plausibility of a subset for every row, shape (n,).
+
+        Examples
+        --------
+        >>> MassArray.from_binary(m0=[0.1, 0.3], m1=[0.6, 0.2], m01=[0.3, 0.5]).pl(1)
+        array([0.9, 0.7])
+        """
         return _ops.sum_cols(self._values, _ops.cols_pl(self._frame, self._frame.mask(subset)))
 
     def q(self, subset: SubsetLike) -> np.ndarray:
-        """Commonality of a subset for every row, shape (n,)."""
+        """Commonality of a subset for every row, shape (n,).
+
+        Examples
+        --------
+        >>> MassArray.from_binary(m0=[0.1, 0.3], m1=[0.6, 0.2], m01=[0.3, 0.5]).q([0, 1])
+        array([0.3, 0.5])
+        """
         return _ops.sum_cols(self._values, _ops.cols_q(self._frame, self._frame.mask(subset)))
 
     def bel_array(self) -> np.ndarray:
-        """Belief of every subset, shape (n, 2**K) (fast Moebius transform)."""
+        """Belief of every subset, shape (n, 2**K) (fast Moebius transform).
+
+        Examples
+        --------
+        >>> MassArray.from_binary(m0=[0.1], m1=[0.6], m01=[0.3]).bel_array()
+        array([[0. , 0.1, 0.6, 1. ]])
+        """
         return tr.mass_to_bel(self._values)
 
     def pl_array(self) -> np.ndarray:
-        """Plausibility of every subset, shape (n, 2**K)."""
+        """Plausibility of every subset, shape (n, 2**K).
+
+        Examples
+        --------
+        >>> MassArray.from_binary(m0=[0.1], m1=[0.6], m01=[0.3]).pl_array()
+        array([[0. , 0.4, 0.9, 1. ]])
+        """
         return tr.mass_to_pl(self._values)
 
     def q_array(self) -> np.ndarray:
-        """Commonality of every subset, shape (n, 2**K)."""
+        """Commonality of every subset, shape (n, 2**K).
+
+        Examples
+        --------
+        >>> MassArray.from_binary(m0=[0.1], m1=[0.6], m01=[0.3]).q_array()
+        array([[1. , 0.4, 0.9, 0.3]])
+        """
         return tr.mass_to_q(self._values)
 
     def b_array(self) -> np.ndarray:
-        """Implicability of every subset, shape (n, 2**K)."""
+        """Implicability of every subset, shape (n, 2**K).
+
+        Examples
+        --------
+        >>> MassArray.from_binary(m0=[0.1], m1=[0.6], m01=[0.3]).b_array()
+        array([[0. , 0.1, 0.6, 1. ]])
+        """
         return tr.mass_to_b(self._values)
 
     def contour(self) -> pd.DataFrame:
-        """Plausibility of each singleton: DataFrame (n rows, one column per label)."""
+        """Plausibility of each singleton: DataFrame (n rows, one column per label).
+
+        Examples
+        --------
+        >>> MassArray.from_binary(m0=[0.1], m1=[0.6], m01=[0.3]).contour()
+             0    1
+        0  0.4  0.9
+        """
         return self._labels_frame(_ops.contour(self._values, self._frame))
 
     def betp(self) -> pd.DataFrame:
@@ -428,32 +489,74 @@ class MassArray:
         return self._labels_frame(_ops.betp(self._values, self._frame))
 
     def plausibility_transform(self) -> pd.DataFrame:
-        """Normalised contour: DataFrame (n rows, one column per label)."""
+        """Normalised contour: DataFrame (n rows, one column per label).
+
+        Examples
+        --------
+        >>> MassArray.from_binary(m0=[0.1], m1=[0.4], m01=[0.5]).plausibility_transform()
+             0    1
+        0  0.4  0.6
+        """
         return self._labels_frame(_ops.plausibility_transform(self._values, self._frame))
 
     # ------------------------------------------------------------------ operations
     def normalize(self) -> MassArray:
-        """Dempster normalisation of every row."""
+        """Dempster normalisation of every row.
+
+        Examples
+        --------
+        >>> MassArray([0, 1], [[0.5, 0.25, 0.0, 0.25]], unnormalized=True).normalize().values
+        array([[0. , 0.5, 0. , 0.5]])
+        """
         return MassArray._from_values(self._frame, _ops.normalize(self._values), self._index)
 
     def discount(self, alpha: float | ArrayLike) -> MassArray:
         """Shafer discounting of every row with reliability ``alpha`` (scalar or one per row);
-        see :meth:`MassFunction.discount`."""
+        see :meth:`MassFunction.discount`.
+
+        Examples
+        --------
+        >>> MassArray.from_binary(m0=[0.4, 0.4], m1=[0.6, 0.6], m01=0.0).discount([1.0, 0.5]).ignorance
+        array([0. , 0.5])
+        """
         a = check_alpha(alpha, len(self))
         return MassArray._from_values(self._frame, _ops.discount(self._values, a), self._index)
 
     def nonspecificity(self) -> np.ndarray:
-        """Generalised Hartley measure of every row (bits), shape (n,)."""
+        """Generalised Hartley measure of every row (bits), shape (n,).
+
+        Examples
+        --------
+        >>> MassArray.from_binary(m0=[0.1], m1=[0.6], m01=[0.3]).nonspecificity()
+        array([0.3])
+        """
         return _ops.nonspecificity(self._values, self._frame)
 
     def conflict(self, other: MassArray | MassFunction) -> np.ndarray:
-        """Degree of conflict with ``other`` row by row, shape (n,)."""
+        """Degree of conflict with ``other`` row by row, shape (n,).
+
+        Examples
+        --------
+        >>> a = MassArray.from_binary(m0=[1.0, 0.0], m1=[0.0, 1.0], m01=0.0)
+        >>> a.conflict(MassFunction([0, 1], {1: 0.5, (0, 1): 0.5}))
+        array([0.5, 0. ])
+        """
         from evstat.belief.measures import conflict
 
         return np.asarray(conflict(self, other))
 
     def combine(self, *others: MassArray | MassFunction, rule: str = "dempster") -> MassArray:
-        """Combine row by row; see :func:`evstat.belief.combine`."""
+        """Combine row by row; see :func:`evstat.belief.combine`.
+
+        Examples
+        --------
+        >>> a = MassArray.from_binary(m0=[0.6, 0.0], m1=[0.0, 0.5], m01=[0.4, 0.5])
+        >>> b = MassArray.from_binary(m0=[0.0, 0.0], m1=[0.5, 0.5], m01=[0.5, 0.5])
+        >>> a.combine(b).to_frame().round(4)
+               m0      m1     m01
+        0  0.4286  0.2857  0.2857
+        1  0.0000  0.7500  0.2500
+        """
         from evstat.belief.combination import combine
 
         out = combine(self, *others, rule=rule)

@@ -275,3 +275,21 @@ def test_loss_matrix_bad_input():
     L = loss_matrix(["x", "y", "other"], unknown=0.1, unknown_label="other")
     assert L.index.tolist() == ["x", "y", "other"]
     assert L.loc["other"].tolist() == [0.1, 0.1, 0.0]
+
+
+@pytest.mark.parametrize("dense", [False, True])
+def test_sparse_and_dense_routes_match_definitions(dense):
+    # few focal sets on a large frame use the focal-set route, many use the all-subsets route
+    rng = np.random.default_rng(12)
+    frame = Frame([f"w{i}" for i in range(7)])
+    v = rng.random(frame.n_subsets) if dense else np.zeros(frame.n_subsets)
+    if not dense:
+        v[[1, 6, 40, 127]] = rng.random(4)
+    v[0] = 0.0
+    m = MassFunction(frame, v / v.sum())
+    L = rng.normal(size=(5, 7))
+    md = m.to_dict()
+    for rule in ("upper", "lower", "hurwicz"):
+        d = decide(m, L, rule=rule, rho=0.3)
+        ref = expected_losses_def(md, L, frame.labels, rule, 0.3)
+        np.testing.assert_allclose(d.expected_loss.to_numpy(), ref, atol=1e-12)
