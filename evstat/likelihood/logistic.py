@@ -73,6 +73,27 @@ def information(beta: ArrayLike, X: ArrayLike) -> NDArray[np.float64]:
     return np.einsum("...n,ni,nj->...ij", w, X, X)
 
 
+def _check_finite_maximum(beta: NDArray, X: NDArray) -> None:
+    """Raise if the information at ``beta`` has (numerically) lost a direction.
+
+    With separated data and 0/1 targets the likelihood increases towards a supremum at
+    infinity; Newton's steps then stall where the fitted probabilities saturate, and the
+    information ``X' W X`` becomes singular in the separating direction. A finite maximiser
+    has information comparable to ``X' X / 4`` times the smallest weight that matters; here the
+    test is: smallest eigenvalue of the information below 1e-10 times the largest eigenvalue of
+    ``X' X / 4``.
+    """
+    info = information(beta, X)
+    ref = np.linalg.eigvalsh(X.T @ X / 4.0)[-1]
+    lam = np.linalg.eigvalsh(info)[0]
+    if not lam > 1e-10 * ref:
+        raise RuntimeError(
+            "the log-likelihood has no finite maximiser: the information matrix is singular at "
+            "the Newton limit (the fitted probabilities saturate); with targets='binary' this "
+            "means the scores separate the classes"
+        )
+
+
 def newton_mle(
     X: ArrayLike,
     t: ArrayLike,
@@ -112,6 +133,7 @@ def newton_mle(
             size *= 0.5
         beta, cur = cand, new
         if np.max(np.abs(size * step)) <= tol * (1.0 + np.max(np.abs(beta))):
+            _check_finite_maximum(beta, X)
             return beta, it
     raise RuntimeError(
         "the log-likelihood has no finite maximiser (Newton did not converge in "

@@ -131,14 +131,6 @@ def test_newton_mle_single_score_closed_form():
     assert float(beta[0]) == pytest.approx(np.log(t.mean() / (1 - t.mean())), rel=1e-12)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "bug: newton_mle's docstring promises RuntimeError when the likelihood has no finite "
-        "maximiser (separated 0/1 data), but Newton 'converges' once expit saturates and returns "
-        "beta ~ (-295, 111); evlogit still rejects such data through its fitted-probability check"
-    ),
-)
 def test_newton_mle_separated_binary_data_raises():
     X = np.c_[np.ones(6), np.arange(6.0)]
     y = np.array([0, 0, 0, 1, 1, 1.0])
