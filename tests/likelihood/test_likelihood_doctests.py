@@ -11,16 +11,7 @@ MODULES = [
     "evstat.likelihood.bernoulli",
     "evstat.likelihood.coefficient_profile",
     "evstat.likelihood.contour",
-    pytest.param(
-        "evstat.likelihood.logistic",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason=(
-                "bug: the loglik docstring example `float(loglik(...)) == 2 * np.log(0.5)` prints "
-                "np.True_ (not True) under numpy 2; wrap it in bool(...)"
-            ),
-        ),
-    ),
+    "evstat.likelihood.logistic",
     "evstat.likelihood.predictive",
 ]
 
