@@ -1,0 +1,271 @@
+"""Isotonic calibration by pool-adjacent-violators: ``isotonic`` (Zadrozny and Elkan 2002).
+
+The probabilistic calibration is the isotonic (non-decreasing) regression of the 0/1 labels on
+one score, a step function found by the pool-adjacent-violators algorithm (PAV; Gebel 2009,
+section 4.6, Algorithm 1). Its evidential version treats every PAV block as a bin: a block with
+``k`` positives among ``n`` calibration rows has the binomial likelihood contour and the
+closed-form Bel({1}), Pl({1}) of evidential binning (Minary et al. 2019, eqs. 27-30;
+:class:`evstat.calibration.binning.CellCalibration`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from evstat.calibration.binning import CellCalibration, _interval_label, _score_columns
+from evstat.calibration.registry import register
+from evstat.calibration.summary import Summary
+from evstat.formula import ModelFrame, model_frame
+
+__all__ = ["IsotonicCalibration", "isotonic", "pav_blocks"]
+
+
+def pav_blocks(k: ArrayLike, n: ArrayLike) -> tuple[NDArray[np.intp], NDArray[np.int64], NDArray[np.int64]]:
+    """Pool-adjacent-violators on grouped binary data, in exact integer arithmetic.
+
+    ``k[i]`` positives among ``n[i] >= 1`` rows at the i-th smallest distinct score. Adjacent
+    groups are pooled while the mean of the left one is greater than or equal to the mean of the
+    right one (compared exactly as ``k1 n2 >= k2 n1``), so the resulting block means are
+    strictly increasing: the blocks are the maximal runs on which the isotonic regression is
+    constant (the level sets of the step function, as scikit-learn and scipy return them).
+
+    Returns
+    -------
+    starts : numpy.ndarray of intp
+        Index (into the groups) of the first group of each block.
+    k_block, n_block : numpy.ndarray of int64
+        Positives and rows per block; the fitted value of a block is ``k_block / n_block``.
+
+    Examples
+    --------
+    Gebel (2009), Algorithm 1: labels 0 1 0 0 1 0 1 sorted by score.
+
+    >>> starts, kb, nb = pav_blocks([0, 1, 0, 0, 1, 0, 1], [1] * 7)
+    >>> starts.tolist(), kb.tolist(), nb.tolist()
+    ([0, 1, 4, 6], [0, 1, 1, 1], [1, 3, 2, 1])
+    """
+    kk = [int(v) for v in np.asarray(k).ravel()]
+    nn = [int(v) for v in np.asarray(n).ravel()]
+    if len(kk) != len(nn):
+        raise ValueError(f"k and n must have the same length, got {len(kk)} and {len(nn)}")
+    ks: list[int] = []
+    ns: list[int] = []
+    st: list[int] = []
+    for i, (ki, ni) in enumerate(zip(kk, nn)):
+        if ni < 1 or not 0 <= ki <= ni:
+            raise ValueError(f"group {i}: need 0 <= k <= n and n >= 1, got k = {ki}, n = {ni}")
+        s = i
+        while ks and ks[-1] * ni >= ki * ns[-1]:
+            ki += ks.pop()
+            ni += ns.pop()
+            s = st.pop()
+        ks.append(ki)
+        ns.append(ni)
+        st.append(s)
+    return np.asarray(st, dtype=np.intp), np.asarray(ks, dtype=np.int64), np.asarray(ns, dtype=np.int64)
+
+
+def _midpoint(a: NDArray, b: NDArray) -> NDArray:
+    return a / 2.0 + b / 2.0  # no overflow for scores near the float limits
+
+
+class IsotonicCalibration(CellCalibration):
+    """A fitted isotonic calibration (returned by :func:`isotonic`).
+
+    Attributes
+    ----------
+    score : str
+        The design column calibrated.
+    k, n : numpy.ndarray
+        Positives and calibration rows per PAV block (in increasing score order).
+    score_min, score_max : numpy.ndarray
+        Smallest and largest calibration score of each block.
+    cuts : numpy.ndarray
+        Cut points between consecutive blocks (midpoints between the last score of a block
+        and the first score of the next); block ``b`` predicts for scores in
+        ``(cuts[b-1], cuts[b]]``, the first block down to -Inf, the last up to +Inf.
+    """
+
+    method = "isotonic"
+    _cell_word = "block"
+
+    def __init__(self, mf: ModelFrame, state: Mapping[str, Any] | None = None) -> None:
+        super().__init__(mf)
+        cols = _score_columns(mf, "isotonic")
+        if len(cols) > 1:
+            raise ValueError(
+                f"isotonic calibrates one score, but formula {mf.formula!r} has "
+                f"{len(cols)} score columns {[mf.terms[j] for j in cols]}: fit one score, "
+                "e.g. 'y ~ svm1', or use ev.disjoint(..., method='isotonic') to calibrate each "
+                "column and combine them, or ev.evbinning for joint cells"
+            )
+        self._col = cols[0]
+        self.score = mf.terms[self._col]
+        if state is None:
+            s = np.asarray(mf.X)[:, self._col]
+            y = np.asarray(mf.y)
+            u, inv = np.unique(s, return_inverse=True)
+            ku = np.bincount(inv, weights=y, minlength=u.size)
+            nu = np.bincount(inv, minlength=u.size)
+            starts, kb, nb = pav_blocks(np.round(ku), nu)
+            ends = np.append(starts[1:], u.size) - 1
+            self.score_min = u[starts]
+            self.score_max = u[ends]
+            self.cuts = _midpoint(self.score_max[:-1], self.score_min[1:])
+            self._set_counts(kb, nb, "nan")
+        else:
+            self.score_min = np.asarray(state["score_min"], dtype=np.float64)
+            self.score_max = np.asarray(state["score_max"], dtype=np.float64)
+            self.cuts = np.asarray(state["cuts"], dtype=np.float64)
+            k, n = self._counts_from_dict(state)
+            self._set_counts(k, n, state["empty"])
+
+    def _cells_of(self, X: NDArray[np.float64]) -> NDArray[np.intp]:
+        return np.searchsorted(self.cuts, X[:, self._col], side="left").astype(np.intp)
+
+    @property
+    def n_blocks(self) -> int:
+        """Number of PAV blocks."""
+        return self.n_cells
+
+    def block_of(self, newdata: pd.DataFrame, missing: str = "raise") -> pd.Series:
+        """The block index of each row of ``newdata`` (as in :meth:`tidy`), indexed like it."""
+        X, index = self._design(newdata, missing)
+        return pd.Series(self._cells_of(X), index=index, name="block")
+
+    def tidy(self) -> pd.DataFrame:
+        """One row per PAV block, in increasing score order: ``block``, ``score_min`` and
+        ``score_max`` (calibration scores in the block), ``interval`` (the scores it predicts
+        for: right-closed, from the midpoint to the previous block to the midpoint to the next),
+        ``k``, ``n``, ``theta`` (= k/n, the isotonic fit), ``bel``, ``pl``, ``ignorance``."""
+        edges = np.concatenate([[-np.inf], self.cuts, [np.inf]])
+        head = pd.DataFrame(
+            {
+                "block": np.arange(self.n_cells),
+                "score_min": self.score_min,
+                "score_max": self.score_max,
+                "interval": [_interval_label(edges[b], edges[b + 1]) for b in range(self.n_cells)],
+            }
+        )
+        return pd.concat([head, self._cell_frame()], axis=1)
+
+    def glance(self) -> pd.DataFrame:
+        """One-row model summary: method, nobs, n_pos, n_neg, n_blocks, min_block_n, loglik
+        (binomial, at the fitted values), mean_ignorance (on the calibration rows)."""
+        mf = self.model_frame
+        return pd.DataFrame(
+            [
+                {
+                    "method": self.method,
+                    "nobs": mf.n,
+                    "n_pos": mf.n_pos,
+                    "n_neg": mf.n_neg,
+                    "n_blocks": self.n_blocks,
+                    "min_block_n": int(self.n.min()),
+                    "loglik": self.loglike,
+                    "mean_ignorance": self._mean_ignorance(),
+                }
+            ]
+        )
+
+    def summary(self, max_blocks: int = 64) -> Summary:
+        """Summary: formula, number of blocks, the table of blocks (score range, k, n, theta,
+        Bel, Pl; at most ``max_blocks`` rows) and the ignorance on the calibration rows."""
+        s = self._summary_head("Evidential isotonic calibration (isotonic)")
+        s.add_info("Score", self.score)
+        s.add_info("PAV blocks", str(self.n_blocks))
+        s.add_info(
+            "Prediction",
+            "step function: a score takes the block of the nearest calibration score (cut at "
+            "midpoints, right-closed); scores outside the calibration range take the end blocks",
+        )
+        t = self.tidy()
+        notes = []
+        if len(t) > max_blocks:
+            notes.append(f"Showing the first {max_blocks} of {len(t)} blocks; fit.tidy() has all.")
+            t = t.iloc[:max_blocks]
+        tab = t.drop(columns=["block", "ignorance"]).rename(columns={"bel": "Bel", "pl": "Pl"})
+        s.add_table("Blocks", tab, notes=notes, formatters={"interval": str})
+        self._summary_ignorance(s)
+        return s
+
+    def _to_dict(self) -> dict[str, Any]:
+        d = {
+            "score": self.score,
+            "score_min": self.score_min.tolist(),
+            "score_max": self.score_max.tolist(),
+            "cuts": self.cuts.tolist(),
+        }
+        d.update(self._counts_dict())
+        return d
+
+    @classmethod
+    def _from_dict(cls, d: Mapping[str, Any]) -> IsotonicCalibration:
+        return cls(ModelFrame.from_dict(d["model_frame"]), state=d)
+
+
+register(IsotonicCalibration)
+
+
+def isotonic(
+    formula: str,
+    data: pd.DataFrame,
+    positive: Any = None,
+    missing: str = "raise",
+) -> IsotonicCalibration:
+    """Isotonic calibration of one score (PAV), probabilistic and evidential.
+
+    The probabilistic calibration is the non-decreasing step function fitted to the 0/1 labels
+    by pool-adjacent-violators (Zadrozny and Elkan 2002; Gebel 2009, Algorithm 1). Tied scores
+    are pooled first (they share one fitted value, scikit-learn's ``IsotonicRegression`` and R's
+    ``isoreg`` on the aggregated data do the same), and adjacent blocks with equal means are
+    pooled too, so the blocks are the maximal runs of constant fitted value. The evidential
+    version treats each block as a bin: ``k`` positives among ``n`` rows give the binomial
+    contour and Bel({1}), Pl({1}) in closed form (Minary et al. 2019, eqs. 27-30).
+
+    Parameters
+    ----------
+    formula : str
+        One score: ``"y ~ svm1"`` (the intercept plays no role). For a score that decreases
+        with the positive class write ``"y ~ I(-s)"``.
+    data : pandas.DataFrame
+        Calibration data.
+    positive, missing
+        As :func:`evstat.evlogit`.
+
+    Returns
+    -------
+    IsotonicCalibration
+
+    Notes
+    -----
+    Prediction rule for new scores: a score takes the block of the nearest calibration score.
+    A score between the last calibration score ``a`` of one block and the first score ``b`` of
+    the next goes to the lower block up to and including the midpoint ``(a + b) / 2`` and to the
+    upper block above it (right-closed intervals, as evbinning). Scores below the smallest or
+    above the largest calibration score take the first or last block. On the calibration
+    scores this equals scikit-learn's ``IsotonicRegression`` (which interpolates linearly
+    between calibration scores instead of stepping).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import evstat as ev
+    >>> cal = pd.DataFrame({"s": [1.0, 2, 3, 4, 5, 6, 7], "y": [0, 1, 0, 0, 1, 0, 1]})
+    >>> fit = ev.isotonic("y ~ s", cal)
+    >>> fit.fittedvalues.round(4).tolist()
+    [0.0, 0.3333, 0.3333, 0.3333, 0.5, 0.5, 1.0]
+    >>> fit.tidy()[["score_min", "score_max", "k", "n", "bel", "pl"]].round(4)
+       score_min  score_max  k  n     bel      pl
+    0        1.0        1.0  0  1  0.0000  0.5000
+    1        2.0        4.0  1  3  0.1042  0.6667
+    2        5.0        6.0  1  2  0.1667  0.8333
+    3        7.0        7.0  1  1  0.5000  1.0000
+    """
+    mf = model_frame(formula, data, positive=positive, missing=missing)
+    return IsotonicCalibration(mf)
