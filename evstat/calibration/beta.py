@@ -1,0 +1,358 @@
+"""Beta calibration: ``betacal`` (Kull, Silva Filho and Flach 2017), probabilistic and evidential.
+
+Beta calibration maps a score ``s`` in (0, 1) (a classifier's probability estimate) by
+
+    logit P(y = 1 | s) = a ln s - b ln(1 - s) + c,
+
+a logistic GLM on the two design columns ``ln s`` and ``-ln(1 - s)``. Because it is a GLM, the
+evidential version is exactly that of :func:`evstat.evlogit` on those columns: likelihood
+``L(beta)`` with Platt's smoothed targets (or the labels), contour ``pl(beta) = L / L(beta_hat)``,
+profile-likelihood intervals, and the predictive contour on theta of every test score with
+Bel({1}), Pl({1}) by Minary et al. (2019), eqs. 25-26 and 54-58. :class:`BetaCalibration` is a
+:class:`~evstat.calibration.logistic.LogitCalibration` whose design is built from the score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+from scipy.optimize import brentq
+from scipy.special import log_expit
+
+from evstat.calibration.base import CalibrationResults
+from evstat.calibration.binning import _score_columns
+from evstat.calibration.logistic import LogitCalibration, _targets, fit_logistic_likelihood
+from evstat.calibration.registry import register
+from evstat.calibration.summary import Summary, format_number
+from evstat.formula import ModelFrame, model_frame
+
+__all__ = ["BetaCalibration", "betacal"]
+
+_PARAMETERS = ("abm", "ab", "am")
+_LOG2 = float(np.log(2.0))
+
+
+def _check_parameters(parameters: str) -> str:
+    if parameters not in _PARAMETERS:
+        raise ValueError(
+            f"parameters must be 'abm' (a, b and the midpoint m: 3 parameters, the default), "
+            f"'ab' (m fixed at 0.5) or 'am' (a = b), got {parameters!r}"
+        )
+    return parameters
+
+
+def _check_unit(s: NDArray, term: str, index: pd.Index, where: str) -> None:
+    bad = ~((s > 0.0) & (s < 1.0))
+    if bad.any():
+        labels = ", ".join(repr(v) for v in list(index[bad][:5])) + (", ..." if bad.sum() > 5 else "")
+        raise ValueError(
+            f"beta calibration needs scores strictly between 0 and 1 (probability estimates), "
+            f"but score {term!r} of {where} is outside (0, 1) in {int(bad.sum())} of {s.size} rows "
+            f"(index {labels}; range [{np.min(s):.6g}, {np.max(s):.6g}]): calibrate unbounded "
+            "scores such as SVM decision values with ev.evlogit, or map them into (0, 1) first"
+        )
+
+
+def _features(s: NDArray, parameters: str, x: str) -> tuple[NDArray, list[str]]:
+    """The full beta-calibration design for scores ``s`` in (0, 1) and its term names."""
+    ls = np.log(s)
+    l1s = np.log1p(-s)
+    n = s.size
+    if parameters == "abm":
+        return np.column_stack([np.ones(n), ls, -l1s]), ["Intercept", f"log({x})", f"-log(1-{x})"]
+    if parameters == "am":
+        return np.column_stack([np.ones(n), ls - l1s]), ["Intercept", f"logit({x})"]
+    return np.column_stack([_LOG2 + ls, -(_LOG2 + l1s)]), [f"log(2*{x})", f"-log(2*(1-{x}))"]
+
+
+class BetaCalibration(LogitCalibration):
+    """A fitted (evidential) beta calibration (returned by :func:`betacal`).
+
+    Everything of :class:`~evstat.calibration.logistic.LogitCalibration` applies (``params``,
+    ``bse``, ``conf_int``, ``profile``, ``likelihood_contour``, ``predictive_contour``,
+    ``predictive_method``, ...), on the beta-calibration design columns:
+
+    * ``parameters="abm"``: ``Intercept`` (c), ``log(s)`` (a), ``-log(1-s)`` (b);
+    * ``parameters="am"``: ``Intercept`` (c), ``logit(s)`` (a = b);
+    * ``parameters="ab"``: ``log(2*s)`` (a), ``-log(2*(1-s))`` (b), no intercept (m = 0.5).
+
+    Attributes
+    ----------
+    parameters : {"abm", "ab", "am"}
+    score : str
+        The design column calibrated (must lie in (0, 1)).
+    dropped : str or None
+        With ``"abm"``, the term removed because its coefficient was negative (Kull et al.'s
+        rule), else None.
+    a, b, c, m : float
+        Kull et al.'s parameters: ``logit p = a ln s - b ln(1 - s) + c``; ``m`` is the score
+        calibrated to 0.5 (NaN where it does not exist).
+    """
+
+    method = "betacal"
+
+    def __init__(
+        self,
+        mf: ModelFrame,
+        parameters: str = "abm",
+        targets: str = "platt",
+        refit_negative: bool = True,
+        params: ArrayLike | None = None,
+        active: list[int] | None = None,
+    ) -> None:
+        CalibrationResults.__init__(self, mf)
+        self.parameters = _check_parameters(parameters)
+        self.refit_negative = bool(refit_negative)
+        cols = _score_columns(mf, "betacal")
+        if len(cols) > 1:
+            raise ValueError(
+                f"betacal calibrates one score in (0, 1), but formula {mf.formula!r} has "
+                f"{len(cols)} score columns {[mf.terms[j] for j in cols]}: fit one score, e.g. "
+                "'y ~ p', or use ev.disjoint(..., method='betacal')"
+            )
+        self._col = cols[0]
+        self.score = mf.terms[self._col]
+        s = np.asarray(mf.X)[:, self._col]
+        _check_unit(s, self.score, mf.index, "the calibration data")
+        self.targets = targets
+        self.t = _targets(np.asarray(mf.y), targets)
+        Z, terms = _features(s, self.parameters, self.score)
+        self._all_terms = terms
+        if params is None:
+            active = list(range(len(terms)))
+            lik, glm = fit_logistic_likelihood(Z, self.t, terms, None, targets)
+            if self.parameters == "abm" and self.refit_negative:
+                a, b = lik.beta_hat[1], lik.beta_hat[2]
+                if a < 0:
+                    active = [0, 2]
+                elif b < 0:
+                    active = [0, 1]
+                if len(active) < 3:
+                    lik, glm = fit_logistic_likelihood(Z[:, active], self.t, [terms[j] for j in active], None, targets)
+        else:
+            active = list(range(len(terms))) if active is None else [int(j) for j in active]
+            lik, glm = fit_logistic_likelihood(Z[:, active], self.t, [terms[j] for j in active], params, targets)
+        self._active = active
+        self._Z = np.ascontiguousarray(Z[:, active])
+        self._lik, self.glm = lik, glm
+        self.predictive_method = "fast"
+        self._cal_belief = None
+        self._profile_ci = {}
+
+    # ------------------------------------------------------------------ design
+    @property
+    def terms(self) -> list[str]:
+        return [self._all_terms[j] for j in self._active]
+
+    @property
+    def dropped(self) -> str | None:
+        """The term dropped by Kull et al.'s rule for a negative coefficient (``"abm"``)."""
+        gone = [t for j, t in enumerate(self._all_terms) if j not in self._active]
+        return gone[0] if gone else None
+
+    def _design(self, newdata: pd.DataFrame | None, missing: str = "raise") -> tuple[NDArray, pd.Index]:
+        if newdata is None:
+            return self._Z, self.model_frame.index
+        X, index = CalibrationResults._design(self, newdata, missing)
+        s = X[:, self._col]
+        _check_unit(s, self.score, index, "newdata")
+        Z, _ = _features(s, self.parameters, self.score)
+        return np.ascontiguousarray(Z[:, self._active]), index
+
+    def _belief_arrays(self, X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray]:
+        # A zero design row (s = 0.5 with parameters="ab") fixes eta = 0 for every beta: theta is
+        # 0.5 with no uncertainty, so Bel = Pl = 0.5. evstat.likelihood's predictive_belief
+        # divides by the row's Wald variance, which is 0 there, so such rows are set here.
+        X = np.asarray(X, dtype=np.float64)
+        zero = ~np.any(X != 0.0, axis=1)
+        if not zero.any():
+            return super()._belief_arrays(X)
+        th = np.full(X.shape[0], 0.5)
+        bel = th.copy()
+        pl = th.copy()
+        if not zero.all():
+            keep = ~zero
+            th[keep], bel[keep], pl[keep] = super()._belief_arrays(X[keep])
+        return th, bel, pl
+
+    # ------------------------------------------------------------------ Kull et al.'s parameters
+    def _coef(self, j: int) -> float:
+        return float(self._lik.beta_hat[self._active.index(j)]) if j in self._active else 0.0
+
+    @property
+    def a(self) -> float:
+        """Coefficient of ``ln s``."""
+        return self._coef(1) if self.parameters in ("abm", "am") else self._coef(0)
+
+    @property
+    def b(self) -> float:
+        """Coefficient of ``-ln(1 - s)`` (equal to ``a`` for ``"am"``)."""
+        if self.parameters == "am":
+            return self._coef(1)
+        return self._coef(2) if self.parameters == "abm" else self._coef(1)
+
+    @property
+    def c(self) -> float:
+        """The constant: ``logit p = a ln s - b ln(1 - s) + c``."""
+        if self.parameters == "ab":
+            return (self.a - self.b) * _LOG2
+        return self._coef(0)
+
+    @property
+    def m(self) -> float:
+        """The midpoint: the score whose calibrated probability is 0.5 (Kull et al.'s m).
+
+        Exactly 0.5 for ``"ab"``. Otherwise the root of ``a ln m - b ln(1 - m) + c = 0``,
+        which is unique when a, b >= 0 (not both 0); NaN when the calibration map does not cross
+        0.5 in (0, 1).
+        """
+        if self.parameters == "ab":
+            return 0.5
+        a, b, c = self.a, self.b, self.c
+
+        def g(u: float) -> float:  # logit of the calibrated probability at s = expit(u)
+            return a * float(log_expit(u)) - b * float(log_expit(-u)) + c
+
+        lo, hi = -745.0, 745.0
+        glo, ghi = g(lo), g(hi)
+        if not (np.isfinite(glo) and np.isfinite(ghi)) or glo * ghi > 0:
+            return float("nan")
+        if glo == 0.0:
+            return float(np.exp(log_expit(lo)))
+        u = brentq(g, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=500)
+        return float(np.exp(log_expit(u)))
+
+    @property
+    def kull_map(self) -> tuple[float, float, float]:
+        """``(a, b, m)`` as the ``map_`` of Kull et al.'s reference code."""
+        return self.a, self.b, self.m
+
+    # ------------------------------------------------------------------ verbs
+    def glance(self) -> pd.DataFrame:
+        """As :meth:`LogitCalibration.glance`, plus ``parameters``, ``a``, ``b``, ``m`` and
+        ``dropped`` (the term removed for a negative coefficient, or None)."""
+        g = super().glance()
+        g.insert(1, "parameters", self.parameters)
+        g["a"] = self.a
+        g["b"] = self.b
+        g["m"] = self.m
+        g["dropped"] = self.dropped
+        return g
+
+    def summary(self, level: float = 0.95) -> Summary:
+        """The evlogit summary on the beta design, with Kull et al.'s a, b, m."""
+        s = super().summary(level)
+        s.title = "Evidential beta calibration (betacal)"
+        model = {
+            "abm": "logit(p) = a log(s) - b log(1-s) + c",
+            "am": "logit(p) = a logit(s) + c  (a = b)",
+            "ab": "logit(p) = a log(2s) - b log(2(1-s))  (m = 0.5, no intercept)",
+        }[self.parameters]
+        extra = [
+            ("Model", f"beta calibration '{self.parameters}': {model}, s = {self.score}"),
+            ("Kull et al.", f"a = {format_number(self.a, 6)}, b = {format_number(self.b, 6)}, "
+                            f"m = {format_number(self.m, 6)}"),
+        ]
+        if self.dropped is not None:
+            extra.append(("Dropped", f"{self.dropped} (negative coefficient; refitted without it, as Kull et al.)"))
+        s.info[1:1] = extra
+        return s
+
+    # ------------------------------------------------------------------ persistence
+    def _to_dict(self) -> dict[str, Any]:
+        return {
+            "targets": self.targets,
+            "parameters": self.parameters,
+            "refit_negative": self.refit_negative,
+            "active": list(self._active),
+            "params": self._lik.beta_hat.tolist(),
+        }
+
+    @classmethod
+    def _from_dict(cls, d: Mapping[str, Any]) -> BetaCalibration:
+        mf = ModelFrame.from_dict(d["model_frame"])
+        return cls(
+            mf,
+            parameters=d["parameters"],
+            targets=d["targets"],
+            refit_negative=d["refit_negative"],
+            params=d["params"],
+            active=d["active"],
+        )
+
+
+register(BetaCalibration)
+
+
+def betacal(
+    formula: str,
+    data: pd.DataFrame,
+    parameters: str = "abm",
+    targets: str = "platt",
+    refit_negative: bool = True,
+    positive: Any = None,
+    missing: str = "raise",
+) -> BetaCalibration:
+    """Beta calibration (Kull, Silva Filho and Flach 2017) with its evidential version.
+
+    Fits ``logit P(y = positive | s) = a ln s - b ln(1 - s) + c`` to one score ``s`` in (0, 1)
+    as a logistic GLM on the design columns ``ln s`` and ``-ln(1 - s)``, then proceeds exactly
+    as :func:`evstat.evlogit` on that design: profile-likelihood intervals for the
+    coefficients, and for every test score the predictive contour on theta (the relative profile
+    likelihood of the linear predictor) and Bel({1}), Pl({1}) (Minary et al. 2019, eqs. 25-26).
+
+    Parameters
+    ----------
+    formula : str
+        One score in (0, 1): ``"y ~ p"`` (the formula's intercept plays no role; ``parameters``
+        decides the model). Patsy transforms work, e.g. ``"y ~ expit(svm1)"``.
+    data : pandas.DataFrame
+        Calibration data.
+    parameters : {"abm", "ab", "am"}
+        ``"abm"`` (default): a, b and c free (3 parameters). ``"am"``: a = b, i.e.
+        ``logit p = a logit(s) + c`` (2 parameters). ``"ab"``: m fixed at 0.5, i.e. the
+        design ``ln(2s)``, ``-ln(2(1 - s))`` without intercept, as Kull et al.'s reference code.
+    targets : {"platt", "binary"}
+        Platt's smoothed targets (default, as evlogit: the maximum-likelihood estimate always
+        exists) or the 0/1 labels (Kull et al.'s reference code, which fits an unpenalised
+        logistic regression on the labels).
+    refit_negative : bool
+        With ``"abm"``: if the fitted a is negative, refit without ``ln s`` (a = 0); else if b
+        is negative, refit without ``-ln(1 - s)`` (b = 0), as Kull et al.'s reference code
+        (R and Python ``betacal``), so that the map is monotone. The evidential inference is
+        then that of the reduced model. ``"ab"`` and ``"am"`` are never refitted (neither are
+        they in the reference code).
+    positive, missing
+        As :func:`evstat.evlogit`.
+
+    Returns
+    -------
+    BetaCalibration
+
+    Raises
+    ------
+    ValueError
+        Scores outside the open interval (0, 1) (no clipping: use evlogit for unbounded scores),
+        more than one score column, or an unknown ``parameters``.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import evstat as ev
+    >>> rng = np.random.default_rng(0)
+    >>> s = rng.uniform(0.02, 0.98, 200)
+    >>> cal = pd.DataFrame({"p": s, "y": (rng.uniform(size=200) < s**2).astype(int)})
+    >>> fit = ev.betacal("y ~ p", cal)
+    >>> fit.terms
+    ['Intercept', 'log(p)', '-log(1-p)']
+    >>> b = fit.predict(pd.DataFrame({"p": [0.1, 0.5, 0.9]}), type="belief")
+    >>> bool(((b.bel <= b.theta) & (b.theta <= b.pl)).all())
+    True
+    """
+    _check_parameters(parameters)
+    mf = model_frame(formula, data, positive=positive, missing=missing)
+    return BetaCalibration(mf, parameters=parameters, targets=targets, refit_negative=refit_negative)
