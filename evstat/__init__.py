@@ -19,7 +19,8 @@ __version__ = "0.1.0"
 
 from evstat import belief, datasets, formula, likelihood  # noqa: E402
 from evstat.belief import Frame, MassArray, MassFunction, combine  # noqa: E402
-from evstat.calibration import evlogit, load  # noqa: E402
+from evstat.calibration import betacal, disjoint, evbinning, evlogit, isotonic, load  # noqa: E402
+from evstat.comparison import compare  # noqa: E402
 
 __all__ = [
     "Frame",
@@ -27,10 +28,15 @@ __all__ = [
     "MassFunction",
     "__version__",
     "belief",
+    "betacal",
     "combine",
+    "compare",
     "datasets",
+    "disjoint",
+    "evbinning",
     "evlogit",
     "formula",
+    "isotonic",
     "likelihood",
     "load",
 ]

@@ -3,8 +3,26 @@
 from __future__ import annotations
 
 from evstat.calibration.base import CalibrationResults
+from evstat.calibration.beta import BetaCalibration, betacal
+from evstat.calibration.binning import BinningCalibration, evbinning
+from evstat.calibration.disjoint import DisjointCalibration, disjoint
+from evstat.calibration.isotonic import IsotonicCalibration, isotonic
 from evstat.calibration.logistic import LogitCalibration, evlogit
 from evstat.calibration.registry import load
 from evstat.calibration.summary import Summary
 
-__all__ = ["CalibrationResults", "LogitCalibration", "Summary", "evlogit", "load"]
+__all__ = [
+    "BetaCalibration",
+    "BinningCalibration",
+    "CalibrationResults",
+    "DisjointCalibration",
+    "IsotonicCalibration",
+    "LogitCalibration",
+    "Summary",
+    "betacal",
+    "disjoint",
+    "evbinning",
+    "evlogit",
+    "isotonic",
+    "load",
+]
