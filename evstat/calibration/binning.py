@@ -162,6 +162,15 @@ class CellCalibration(CalibrationResults):
         c, th = self._lookup(X)
         return th, self._bel[c], self._pl[c]
 
+    def predict(self, newdata: pd.DataFrame | None = None, type: str = "prob", missing: str = "raise") -> Any:
+        if type == "mass":  # masses do not use theta: an empty cell's vacuous mass is defined
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", EmptyCellWarning)
+                return super().predict(newdata, type=type, missing=missing)
+        return super().predict(newdata, type=type, missing=missing)
+
+    predict.__doc__ = CalibrationResults.predict.__doc__
+
     def decide(
         self,
         newdata: pd.DataFrame | None = None,
