@@ -158,6 +158,18 @@ def predictive_belief(
     if A.shape[0] == 0:
         empty = np.zeros(0)
         return empty, empty.copy(), empty.copy()
+    zero = ~np.any(A != 0.0, axis=1)
+    if zero.any():
+        # a zero design row (a model without intercept at s = 0): eta = 0 whatever beta, so
+        # theta = 1/2 is known exactly and Bel = Pl = 1/2
+        bel = theta_hat.copy()
+        pl = theta_hat.copy()
+        if (~zero).any():
+            _, bel[~zero], pl[~zero] = predictive_belief(
+                lik, A[~zero], method=method, tol=tol, panels=panels, nodes=nodes,
+                width=width, max_widen=max_widen,
+            )
+        return theta_hat, bel, pl
     if method == "reference":
         bel = np.empty(A.shape[0])
         pl = np.empty(A.shape[0])
@@ -234,9 +246,11 @@ def profile_level_set(
     with np.errstate(divide="ignore"):
         drop = -np.log(g)[None, :] * np.ones((m, 1))  # l_hat - level, >= 0
     Ab = np.broadcast_to(A[:, None, :], (m, k, A.shape[1]))
+    zero = ~np.any(A != 0.0, axis=1)[:, None] * np.ones((1, k), dtype=bool)
     res = {}
     for side in (-1.0, 1.0):
         end = np.where(drop == 0, e_hat, np.where(np.isinf(drop), side * np.inf, np.nan))
+        end[zero] = 0.0  # a zero direction: a . beta = 0 for every beta
         todo = np.isnan(end)
         e = e_hat + side * sigma * np.sqrt(2.0 * np.where(todo, drop, 0.0))
         # step out until below the level
@@ -323,8 +337,12 @@ class PredictiveContour:
             raise ValueError("theta values must lie in [0, 1]")
         out = np.zeros((len(self), theta.size))
         inner = (theta > 0) & (theta < 1)
-        if inner.any():
-            out[:, inner] = np.exp(self.log_contour_eta(logit(theta[inner])))
+        zero = ~np.any(self.A != 0.0, axis=1)
+        if inner.any() and (~zero).any():
+            sub = PredictiveContour(self._lik, self.A[~zero])
+            out[np.ix_(~zero, inner)] = np.exp(sub.log_contour_eta(logit(theta[inner])))
+        if zero.any():  # eta = 0 for every beta: the contour is the indicator of theta = 1/2
+            out[zero] = (theta == 0.5).astype(float)[None, :]
         return out
 
     def level_set(self, gamma: float) -> pd.DataFrame:
