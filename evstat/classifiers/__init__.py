@@ -1,0 +1,35 @@
+"""Evidential classifiers used as trainable combiners of classifier scores.
+
+The two evidential trainable combiners of Minary et al. (2019, section 5.3), for a response with
+two or more classes, with the calibrators' results protocol (:mod:`evstat.classifiers.base`):
+
+* :func:`eknn` - the evidential k-nearest-neighbour rule (Denoeux 1995) with gamma learnt by
+  leave-one-out (Zouhal and Denoeux 1998);
+* :func:`gbt` - the GBT-based classifier of Denoeux and Smets (2006), eqs. 59-65.
+
+Examples
+--------
+>>> import evstat as ev
+>>> cal = ev.datasets.simulate_gaussian(60, seed=1)
+>>> fit = ev.eknn("y ~ x1 + x2", cal, k=5)
+>>> fit.predict(cal.head(2), type="belief").columns.tolist()
+['theta', 'bel', 'pl']
+"""
+
+from __future__ import annotations
+
+from evstat.classifiers.base import ClassifierResults
+from evstat.classifiers.eknn import EkNNClassifier, eknn, eknn_loo_cost, eknn_masses, initial_gamma
+from evstat.classifiers.gbt import GBTClassifier, gbt, gbt_masses
+
+__all__ = [
+    "ClassifierResults",
+    "EkNNClassifier",
+    "GBTClassifier",
+    "eknn",
+    "eknn_loo_cost",
+    "eknn_masses",
+    "gbt",
+    "gbt_masses",
+    "initial_gamma",
+]

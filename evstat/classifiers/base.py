@@ -1,0 +1,388 @@
+"""The results protocol of the evidential classifiers (two or more classes).
+
+:class:`ClassifierResults` extends the calibrators' :class:`evstat.calibration.CalibrationResults`
+to a response with ``M >= 2`` classes: the prediction of a row is a mass function on the frame
+of the response's levels. With two classes every verb returns exactly what a calibrator returns
+(so :func:`evstat.compare` accepts a two-class classifier); with more classes the outputs gain a
+class dimension:
+
+============  ==============================================  ==============================================
+``type``      two classes ``(negative, positive)``             ``M >= 3`` classes
+============  ==============================================  ==============================================
+``"prob"``    Series ``theta`` = BetP({positive})              DataFrame of BetP, one column per class
+``"belief"``  DataFrame [theta, bel, pl] of {positive}         DataFrame with two-level columns
+                                                               ``(stat, class)``, ``stat`` in
+                                                               ``theta`` (BetP), ``bel``, ``pl``
+``"mass"``    MassArray on the frame (negative, positive)      MassArray on the frame of the levels
+============  ==============================================  ==============================================
+
+``fit.predict(new, type="belief")["pl"]`` is then the DataFrame of Pl({w}) per class (the
+contour function). Subclasses implement ``_mass_values(X)`` (dense masses, one column per
+subset in bitmask order) and may override ``_singletons(X)`` with a closed form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from evstat.belief import Frame, MassArray
+from evstat.belief import decide as belief_decide
+from evstat.belief import loss_matrix
+from evstat.calibration.base import FORMAT, FORMAT_VERSION, REJECT, STRATEGIES, CalibrationResults
+from evstat.calibration.summary import Summary
+from evstat.classifiers._response import ClassFrame
+
+__all__ = ["ClassifierResults"]
+
+_TYPES = ("prob", "belief", "mass")
+#: rows of dense masses processed at once (times 2**M entries)
+_DENSE_ENTRIES = 1 << 21
+
+
+class ClassifierResults(CalibrationResults):
+    """Base class of fitted evidential classifiers (not instantiated directly).
+
+    Attributes
+    ----------
+    class_frame : evstat.classifiers._response.ClassFrame
+        The training data as the formula saw them: ``X`` (score vectors), ``codes`` (classes as
+        positions in ``levels``), ``levels``.
+    model_frame : evstat.formula.ModelFrame or None
+        For a two-class response the calibrators' model frame (0/1 response, ``classes``,
+        ``positive``); None for three or more classes.
+    frame : evstat.belief.Frame
+        The frame of discernment: the response's levels in order (two classes:
+        ``(negative, positive)``).
+    """
+
+    method: ClassVar[str] = "classifier"
+
+    def __init__(self, class_frame: ClassFrame) -> None:
+        super().__init__(class_frame.design if class_frame.is_binary else None)  # type: ignore[arg-type]
+        self.class_frame = class_frame
+        self.frame = Frame(list(class_frame.levels))
+        self._X = class_frame.X
+        self._codes = class_frame.codes
+
+    # ---------------------------------------------------------------- basic facts
+    @property
+    def formula(self) -> str:
+        """The formula the model was fitted with."""
+        return self.class_frame.formula
+
+    @property
+    def levels(self) -> tuple:
+        """The classes in frame order."""
+        return tuple(self.class_frame.levels)
+
+    @property
+    def classes(self) -> tuple:
+        """The classes in frame order (two classes: ``(negative, positive)``)."""
+        return self.levels
+
+    @property
+    def positive(self) -> Any:
+        """The positive class of a two-class response (None with three or more classes)."""
+        return self.class_frame.positive
+
+    @property
+    def n_classes(self) -> int:
+        """Number of classes ``M``."""
+        return self.class_frame.n_classes
+
+    @property
+    def is_binary(self) -> bool:
+        """True for a two-class response."""
+        return self.class_frame.is_binary
+
+    @property
+    def nobs(self) -> int:
+        """Number of training rows."""
+        return self.class_frame.n
+
+    @property
+    def terms(self) -> list[str]:
+        """The score columns of the distance (design terms without the intercept)."""
+        return self.class_frame.terms
+
+    @property
+    def class_counts(self) -> pd.Series:
+        """Training rows per class."""
+        return self.class_frame.counts
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{lev!r}: {int(c)}" for lev, c in self.class_counts.items())
+        return (
+            f"<{type(self).__name__} ({self.method}): {self.formula!r}, n = {self.nobs} "
+            f"({counts})>"
+        )
+
+    # ---------------------------------------------------------------- to implement
+    def _mass_values(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Dense masses, shape (len(X), 2**M), columns in bitmask order."""
+        raise NotImplementedError
+
+    def _singletons(
+        self, X: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """Bel({w}), Pl({w}), BetP({w}) per class (each (m, M)) and m(frame) (m,).
+
+        Default: from the dense masses, chunked over rows; subclasses override with closed
+        forms when they have them.
+        """
+        M = self.n_classes
+        m = X.shape[0]
+        bel = np.empty((m, M))
+        pl = np.empty((m, M))
+        betp = np.empty((m, M))
+        ign = np.empty(m)
+        masks = np.arange(1 << M)
+        card = self.frame.cardinalities().astype(np.float64)
+        inv = np.zeros_like(card)
+        inv[1:] = 1.0 / card[1:]
+        member = ((masks[:, None] >> np.arange(M)[None, :]) & 1).astype(np.float64)  # (2**M, M)
+        single = np.zeros((1 << M, M))
+        single[1 << np.arange(M), np.arange(M)] = 1.0
+        step = max(1, _DENSE_ENTRIES // (1 << M))
+        for a in range(0, m, step):
+            v = self._mass_values(X[a : a + step])
+            bel[a : a + step] = v @ single
+            pl[a : a + step] = v @ member
+            betp[a : a + step] = (v * inv) @ member
+            ign[a : a + step] = v[:, -1]
+        return bel, pl, betp, ign
+
+    def _to_dict(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- design
+    def _design(self, newdata: pd.DataFrame | None, missing: str = "raise") -> tuple[NDArray, pd.Index]:
+        if newdata is None:
+            return np.asarray(self._X), self.class_frame.index
+        if not isinstance(newdata, pd.DataFrame):
+            raise TypeError(
+                f"newdata must be a pandas DataFrame with the score columns "
+                f"{self.class_frame.score_columns}, got {type(newdata).__name__}"
+            )
+        return self.class_frame.new_X(newdata, missing=missing)
+
+    # ---------------------------------------------------------------- binary protocol
+    def _belief_arrays(self, X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray]:
+        """BetP, Bel and Pl of the positive class (two classes), or of the last class."""
+        bel, pl, betp, _ = self._singletons(np.asarray(X, dtype=np.float64))
+        return betp[:, -1], bel[:, -1], pl[:, -1]
+
+    # ---------------------------------------------------------------- prediction
+    def _class_index(self) -> pd.Index:
+        return pd.Index(list(self.levels), dtype=object, name="class")
+
+    def predict(self, newdata: pd.DataFrame | None = None, type: str = "prob", missing: str = "raise") -> Any:
+        """Predict for new score rows (the training rows when ``newdata`` is None).
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame, optional
+            Must contain the score columns of the formula; other columns are ignored. Without
+            it, the training rows are classified as new rows (each is its own nearest
+            neighbour / lies in its own ball).
+        type : {"prob", "belief", "mass"}
+            Two classes: ``"prob"`` a Series ``theta`` = BetP({positive}); ``"belief"`` a
+            DataFrame [theta, bel, pl] (BetP, Bel, Pl of {positive}); ``"mass"`` a
+            :class:`evstat.belief.MassArray` on the frame (negative, positive).
+            Three or more classes: ``"prob"`` a DataFrame of BetP with one column per class;
+            ``"belief"`` a DataFrame with two-level columns ``(stat, class)``, ``stat`` in
+            ``"theta"`` (BetP), ``"bel"`` (Bel({w})), ``"pl"`` (Pl({w})), so
+            ``pred["pl"]`` is the contour function; ``"mass"`` a MassArray on the frame of
+            the levels.
+        missing : {"raise", "drop"}
+            Rows of ``newdata`` with missing scores: an error, or dropped from the result.
+
+        Returns
+        -------
+        pandas.Series, pandas.DataFrame or evstat.belief.MassArray
+            Indexed like ``newdata``, in its row order.
+        """
+        if type not in _TYPES:
+            raise ValueError(f"type must be one of {_TYPES}, got {type!r}")
+        X, index = self._design(newdata, missing)
+        if type == "mass":
+            return self._present(type, index, values=self._mass_values(X))
+        bel, pl, betp, _ = self._singletons(X)
+        return self._present(type, index, bel=bel, pl=pl, betp=betp)
+
+    def _present(
+        self,
+        type: str,
+        index: pd.Index,
+        *,
+        values: NDArray[np.float64] | None = None,
+        bel: NDArray[np.float64] | None = None,
+        pl: NDArray[np.float64] | None = None,
+        betp: NDArray[np.float64] | None = None,
+    ) -> Any:
+        """The output of ``predict(type=...)`` from dense masses (``"mass"``) or from the
+        per-class Bel, Pl and BetP (``"prob"``, ``"belief"``)."""
+        if type == "mass":
+            return MassArray(self.frame, values, index=index)
+        assert bel is not None and pl is not None and betp is not None
+        if self.is_binary:
+            if type == "prob":
+                return pd.Series(betp[:, 1], index=index, name="theta")
+            return pd.DataFrame({"theta": betp[:, 1], "bel": bel[:, 1], "pl": pl[:, 1]}, index=index)
+        cls = self._class_index()
+        if type == "prob":
+            return pd.DataFrame(betp, index=index, columns=cls)
+        cols = pd.MultiIndex.from_product(
+            [["theta", "bel", "pl"], list(self.levels)], names=["stat", "class"]
+        )
+        return pd.DataFrame(np.hstack([betp, bel, pl]), index=index, columns=cols)
+
+    def belief_frame(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> pd.DataFrame:
+        """Same as ``predict(newdata, type="belief")``."""
+        return self.predict(newdata, type="belief", missing=missing)
+
+    def decide(
+        self,
+        newdata: pd.DataFrame | None = None,
+        strategy: str = "pessimistic",
+        reject_cost: float | None = None,
+        missing: str = "raise",
+        loss: pd.DataFrame | None = None,
+    ) -> pd.Series:
+        """Decide the class of each row, with 0-1 costs and an optional reject option, or with a
+        loss matrix.
+
+        Through :func:`evstat.belief.decide` on the predicted mass functions: ``"pessimistic"``
+        minimises the upper expected cost (0-1 costs: choose the class of largest Bel({w})),
+        ``"optimistic"`` the lower expected cost (largest Pl({w})), ``"pignistic"`` and
+        ``"probabilistic"`` (the same here: the probabilistic prediction is BetP) the expected
+        cost under BetP. With ``reject_cost`` a row is rejected when that constant cost is
+        strictly lower than the expected cost of every class. Ties go to the first action in
+        order: the classes in frame order, then reject.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame, optional
+            Score rows (the training rows when None).
+        strategy : {"pessimistic", "optimistic", "pignistic", "probabilistic"}
+        reject_cost : float in [0, 1], optional
+            Cost of the reject action (0-1 costs for the classes).
+        missing : {"raise", "drop"}
+        loss : pandas.DataFrame, optional
+            A loss matrix (rows = actions, columns = the classes), e.g. from
+            :func:`evstat.belief.loss_matrix`; replaces the 0-1 costs (then ``reject_cost``
+            must be None).
+
+        Returns
+        -------
+        pandas.Series
+            Categorical with categories the actions (the classes, then ``"reject"`` if
+            ``reject_cost`` is given), indexed like ``newdata``.
+        """
+        if strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {tuple(STRATEGIES)}, got {strategy!r}")
+        rule = "pignistic" if strategy == "probabilistic" else STRATEGIES[strategy]
+        if loss is not None:
+            if reject_cost is not None:
+                raise ValueError(
+                    "give either reject_cost (0-1 costs plus a reject action) or loss (a full "
+                    "loss matrix), not both: add a reject row to the loss matrix instead"
+                )
+            if not isinstance(loss, pd.DataFrame):
+                raise TypeError(
+                    "loss must be a DataFrame with one row per action and the classes as columns, "
+                    f"e.g. evstat.belief.loss_matrix(fit.frame, reject=0.2); got {type(loss).__name__}"
+                )
+            L = loss
+        else:
+            if reject_cost is not None:
+                try:
+                    rc = float(reject_cost)
+                except (TypeError, ValueError):
+                    raise TypeError(f"reject_cost must be a number in [0, 1], got {reject_cost!r}") from None
+                if not 0.0 <= rc <= 1.0 or np.isnan(rc):
+                    raise ValueError(
+                        f"reject_cost must lie in [0, 1] (0-1 costs are used for the classes), got {reject_cost!r}"
+                    )
+                if REJECT in self.frame:
+                    raise ValueError(
+                        f"a class is named {REJECT!r}, which clashes with the reject action; "
+                        "rename that class or pass a loss matrix"
+                    )
+            L = loss_matrix(self.frame, reject=None if reject_cost is None else float(reject_cost))
+        X, index = self._design(newdata, missing)
+        ma = MassArray(self.frame, self._mass_values(X), index=index)
+        res = belief_decide(ma, L, rule=rule)
+        actions = pd.Index(list(L.index), dtype=object)
+        chosen = np.asarray(res.choice, dtype=object)
+        return pd.Series(pd.Categorical(chosen, categories=actions), index=index, name="decision")
+
+    # ---------------------------------------------------------------- broom verbs
+    def _training_data(self) -> pd.DataFrame:
+        cf = self.class_frame
+        base = pd.DataFrame(
+            {c: np.asarray(cf.design._data[c]) for c in cf.score_columns}, index=cf.index
+        )
+        base[cf.response] = cf.labels().to_numpy()
+        return base
+
+    def augment(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> pd.DataFrame:
+        """``newdata`` (or the training data's score and class columns) with added columns.
+
+        Two classes: ``.theta`` (= BetP({positive})), ``.bel``, ``.pl``, ``.ignorance``
+        (m(frame) = Pl - Bel) and ``.betp``, as for the calibrators. Three or more classes:
+        ``.betp_<class>``, ``.bel_<class>``, ``.pl_<class>`` for every class, ``.ignorance``
+        (m(frame)) and ``.class`` (the class of largest BetP, ties to the first).
+        """
+        base = self._training_data() if newdata is None else newdata
+        X, index = self._design(newdata, missing)
+        bel, pl, betp, ign = self._singletons(X)
+        out = base.loc[index].copy() if len(index) != len(base) else base.copy()
+        if self.is_binary:
+            out[".theta"] = betp[:, 1]
+            out[".bel"] = bel[:, 1]
+            out[".pl"] = pl[:, 1]
+            out[".ignorance"] = ign
+            out[".betp"] = betp[:, 1]
+            return out
+        for j, lev in enumerate(self.levels):
+            out[f".betp_{lev}"] = betp[:, j]
+        for j, lev in enumerate(self.levels):
+            out[f".bel_{lev}"] = bel[:, j]
+        for j, lev in enumerate(self.levels):
+            out[f".pl_{lev}"] = pl[:, j]
+        out[".ignorance"] = ign
+        lev = np.empty(self.n_classes, dtype=object)
+        lev[:] = list(self.levels)
+        out[".class"] = lev[np.argmax(betp, axis=1)] if len(out) else np.empty(0, dtype=object)
+        return out
+
+    def _summary_head(self, title: str) -> Summary:
+        s = Summary(title)
+        cf = self.class_frame
+        s.add_info("Formula", self.formula)
+        s.add_info("Training rows", f"{cf.n}" + (f" ({cf.n_dropped} dropped: missing values)" if cf.n_dropped else ""))
+        s.add_info("Classes", ", ".join(f"{lev} ({int(c)})" for lev, c in self.class_counts.items()))
+        s.add_info("Score columns", ", ".join(self.terms) + " (Euclidean distance, unscaled)")
+        return s
+
+    # ---------------------------------------------------------------- persistence
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable description (format ``"evstat"``, with a format version)."""
+        d = {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "method": self.method,
+            "class_frame": self.class_frame.to_dict(),
+        }
+        d.update(self._to_dict())
+        return d
+
+    @classmethod
+    def _class_frame_from(cls, d: Mapping[str, Any]) -> ClassFrame:
+        return ClassFrame.from_dict(d["class_frame"])
