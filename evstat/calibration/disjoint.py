@@ -92,6 +92,7 @@ class DisjointCalibration(CalibrationResults):
         self.prob = prob
         self._cols = _score_columns(mf, "disjoint")
         self._cal_belief: pd.DataFrame | None = None
+        self._cal_columns: tuple[NDArray, NDArray, NDArray] | None = None
 
     @property
     def columns(self) -> list[str]:
@@ -99,8 +100,13 @@ class DisjointCalibration(CalibrationResults):
         return list(self.calibrators)
 
     # ------------------------------------------------------------------ per column
-    def _per_column(self, X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray]:
-        """theta, Bel, Pl of every column's calibrator: arrays (J, m)."""
+    def _per_column(self, X: NDArray[np.float64] | None) -> tuple[NDArray, NDArray, NDArray]:
+        """theta, Bel, Pl of every column's calibrator: arrays (J, m); ``X = None`` for the
+        calibration rows (cached)."""
+        if X is None:
+            if self._cal_columns is None:
+                self._cal_columns = self._per_column(np.asarray(self.model_frame.X))
+            return self._cal_columns
         m = X.shape[0]
         J = len(self._cols)
         th, bel, pl = np.empty((J, m)), np.empty((J, m)), np.empty((J, m))
@@ -181,7 +187,7 @@ class DisjointCalibration(CalibrationResults):
         return out, undefined
 
     def _predict_arrays(self, X: NDArray[np.float64], need_belief: bool) -> tuple[NDArray, NDArray | None, NDArray | None]:
-        th, bel, pl = self._per_column(X)
+        th, bel, pl = self._per_column(None if X is self._cal_X else X)
         cb = cp = None
         bad = np.zeros(X.shape[0], dtype=bool)
         if need_belief or self.prob == "betp":
@@ -207,10 +213,13 @@ class DisjointCalibration(CalibrationResults):
 
     # ------------------------------------------------------------------ protocol
     _last_index: pd.Index | None = None
+    _cal_X: NDArray | None = None
 
     def _design(self, newdata: pd.DataFrame | None, missing: str = "raise") -> tuple[NDArray, pd.Index]:
         X, index = super()._design(newdata, missing)
-        self._last_index = index
+        self._last_index = index  # for the row labels of conflict messages
+        if newdata is None:
+            self._cal_X = X  # the calibration rows: per-column predictions are cached
         return X, index
 
     def _prob_array(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -254,7 +263,7 @@ class DisjointCalibration(CalibrationResults):
 
     def _calibration_conflict(self) -> NDArray:
         """The conflict K of the combination on the calibration rows."""
-        _, bel, pl = self._per_column(np.asarray(self.model_frame.X))
+        _, bel, pl = self._per_column(None)
         if bel.shape[0] == 1:
             return np.zeros(bel.shape[1])
         masses = [binary_masses(bel[j], pl[j], self.classes, self.model_frame.index) for j in range(bel.shape[0])]
@@ -320,10 +329,10 @@ class DisjointCalibration(CalibrationResults):
             "normalised product of the per-column probabilities" if self.prob == "product"
             else "pignistic probability of the combined mass",
         )
+        _, cbel, cpl = self._per_column(None)
         rows = []
-        for term, fit in self.calibrators.items():
-            g = fit.glance().iloc[0]
-            rows.append({"formula": fit.formula, "mean ignorance": float(g["mean_ignorance"]), "estimates": self._details(fit)})
+        for j, (term, fit) in enumerate(self.calibrators.items()):
+            rows.append({"formula": fit.formula, "mean ignorance": float(np.mean(cpl[j] - cbel[j])), "estimates": self._details(fit)})
         s.add_table(
             "Per-column calibrators",
             pd.DataFrame(rows, index=list(self.calibrators)),
