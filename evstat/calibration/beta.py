@@ -163,22 +163,6 @@ class BetaCalibration(LogitCalibration):
         Z, _ = _features(s, self.parameters, self.score)
         return np.ascontiguousarray(Z[:, self._active]), index
 
-    def _belief_arrays(self, X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray]:
-        # A zero design row (s = 0.5 with parameters="ab") fixes eta = 0 for every beta: theta is
-        # 0.5 with no uncertainty, so Bel = Pl = 0.5. evstat.likelihood's predictive_belief
-        # divides by the row's Wald variance, which is 0 there, so such rows are set here.
-        X = np.asarray(X, dtype=np.float64)
-        zero = ~np.any(X != 0.0, axis=1)
-        if not zero.any():
-            return super()._belief_arrays(X)
-        th = np.full(X.shape[0], 0.5)
-        bel = th.copy()
-        pl = th.copy()
-        if not zero.all():
-            keep = ~zero
-            th[keep], bel[keep], pl[keep] = super()._belief_arrays(X[keep])
-        return th, bel, pl
-
     # ------------------------------------------------------------------ Kull et al.'s parameters
     def _coef(self, j: int) -> float:
         return float(self._lik.beta_hat[self._active.index(j)]) if j in self._active else 0.0
