@@ -144,8 +144,9 @@ def eknn_masses(
     M = int(g.shape[0] if n_classes is None else n_classes)
     if lab.ndim != 2 or d2.shape != lab.shape:
         raise ValueError(f"labels and sq_dist must be 2-D of the same shape, got {lab.shape} and {d2.shape}")
-    logq = _log_one_minus_s(g[lab] * d2, float(alpha))
-    return _masses_from_logp(_class_sums(logq, lab, M))
+    with np.errstate(over="ignore"):
+        x = g[lab] * d2
+    return _masses_from_logp(_class_sums(_log_one_minus_s(x, float(alpha)), lab, M))
 
 
 def eknn_loo_cost(
@@ -190,7 +191,8 @@ def eknn_loo_cost(
     g = np.exp(eta)
     M = eta.shape[0]
     n = labels.shape[0]
-    x = g[labels] * sq_dist
+    with np.errstate(over="ignore"):
+        x = g[labels] * sq_dist
     logq = _log_one_minus_s(x, alpha)
     m = _masses_from_logp(_class_sums(logq, labels, M))
     mk, mo = m[:, :M], m[:, M:]
@@ -672,15 +674,15 @@ def eknn(
             options=_OPTIONS,
         )
         eta = np.asarray(res.x, dtype=np.float64)
+        g = np.exp(eta)
         cost, _ = eknn_loo_cost(eta, labels, d2, codes, a, lm)
         if cost > cost0:  # defensive: never return a worse point than the start
-            eta, cost = eta0, cost0
+            g, cost = g0, cost0
         n_iter, converged, message = int(res.nit), bool(res.success), str(res.message)
     else:
-        eta, cost = eta0, cost0
+        g, cost = g0, cost0
         n_iter, converged, message = 0, True, "not optimised"
-    g = np.exp(eta)
-    f = _masses_from_logp(_class_sums(_log_one_minus_s(g[labels] * d2, a), labels, M))
+    f = eknn_masses(labels, d2, g, a, M)
     loo_error = float(np.mean(np.argmax(f[:, :M], axis=1) != codes))
     return EkNNClassifier(
         cf,
