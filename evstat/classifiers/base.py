@@ -238,7 +238,7 @@ class ClassifierResults(CalibrationResults):
         if type == "prob":
             return pd.DataFrame(betp, index=index, columns=cls)
         cols = pd.MultiIndex.from_product(
-            [["theta", "bel", "pl"], list(self.levels)], names=["stat", "class"]
+            [pd.Index(["theta", "bel", "pl"], dtype=object), cls], names=["stat", "class"]
         )
         return pd.DataFrame(np.hstack([betp, bel, pl]), index=index, columns=cols)
 
