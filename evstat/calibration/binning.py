@@ -278,7 +278,8 @@ def _resolve_bins(bins: Any, axes: list[str]) -> list[int | None]:
         return [None] * J
     if isinstance(bins, (numbers.Integral, np.integer)) and not isinstance(bins, bool):
         vals = [int(bins)] * J
-    elif isinstance(bins, Sequence) and not isinstance(bins, str):
+    elif isinstance(bins, (Sequence, np.ndarray)) and not isinstance(bins, str):
+        bins = list(np.asarray(bins).ravel()) if isinstance(bins, np.ndarray) else bins
         if len(bins) != J:
             raise ValueError(
                 f"bins has {len(bins)} entries but the formula has {J} score axes {axes}: give "

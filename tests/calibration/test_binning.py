@@ -188,6 +188,7 @@ def test_given_breaks_one_axis_list_and_dict():
     f2 = ev.evbinning("y ~ a + b", cal, breaks=[[0.0], "quantile"], bins=[2, 3])
     assert f2.bins == [2, 3] and f2.n_cells == 6
     np.testing.assert_allclose(f2.cuts["b"], np.quantile(cal.b, [1 / 3, 2 / 3]))
+    assert ev.evbinning("y ~ a + b", cal, bins=np.array([2, 4])).bins == [2, 4]
     f3 = ev.evbinning("y ~ a + b", cal, breaks={"b": [0.0]}, bins=None)
     assert f3.bins == [3, 2] and f3.axis_methods == ["uniform", "given"]
     f4 = ev.evbinning("y ~ a", cal, breaks=[])
@@ -248,6 +249,7 @@ def test_summary_tidy_glance(pima):
 def test_predictions_keep_index_and_order(pima):
     cal, test = pima
     fit = ev.evbinning("y ~ svm1 + svm2", cal, bins=2)
+    assert fit.predict(test.iloc[:0], type="belief").shape == (0, 3) and len(fit.decide(test.iloc[:0])) == 0
     new = test.head(12).iloc[::-1].copy()
     new.index = [f"r{i}" for i in range(12)][::-1]
     for kind in ("prob", "belief"):
