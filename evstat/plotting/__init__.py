@@ -1,0 +1,128 @@
+"""Figures of fitted calibrators (matplotlib): functions that take results and return an Axes.
+
+Every function takes a fitted calibrator (any :class:`evstat.calibration.CalibrationResults`),
+optional new data and an optional matplotlib ``ax``, draws on it (or on a new figure) and returns
+the Axes. ``fit.plot(kind=...)`` dispatches to them through :func:`plot`:
+
+=====================  ==============================  ============================================
+kind                   function                        applies to
+=====================  ==============================  ============================================
+``"reliability"``      :func:`reliability_diagram`     every calibrator (needs labels)
+``"calibration_map"``  :func:`calibration_map`         one score column (J = 1)
+``"decision_regions"`` :func:`decision_regions`        two or more score columns (J >= 2)
+``"contours"``         :func:`predictive_contours`     calibrators with ``predictive_contour``
+``"profile"``          :func:`coefficient_profile`     calibrators with coefficient profiles
+``"reject_curve"``     :func:`reject_curve`            every calibrator (needs labels)
+``"ignorance"``        :func:`ignorance_histogram`     every calibrator
+=====================  ==============================  ============================================
+
+Colours are the Okabe-Ito colour-blind-safe palette; strategies and classes also differ by line
+style and marker.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pandas as pd
+
+from evstat.plotting._style import OKABE_ITO
+from evstat.plotting.calibration_map import calibration_map
+from evstat.plotting.contours import predictive_contours
+from evstat.plotting.decision_regions import decision_regions
+from evstat.plotting.ignorance import ignorance_histogram
+from evstat.plotting.profile import coefficient_profile
+from evstat.plotting.reject import reject_curve
+from evstat.plotting.reliability import reliability_diagram
+
+__all__ = [
+    "KINDS",
+    "OKABE_ITO",
+    "applicable_kinds",
+    "calibration_map",
+    "coefficient_profile",
+    "decision_regions",
+    "ignorance_histogram",
+    "plot",
+    "predictive_contours",
+    "reject_curve",
+    "reliability_diagram",
+]
+
+#: plot kinds of ``fit.plot(kind=...)`` and the functions drawing them
+KINDS: dict[str, Callable[..., Any]] = {
+    "reliability": reliability_diagram,
+    "calibration_map": calibration_map,
+    "decision_regions": decision_regions,
+    "contours": predictive_contours,
+    "profile": coefficient_profile,
+    "reject_curve": reject_curve,
+    "ignorance": ignorance_histogram,
+}
+
+
+def applicable_kinds(results: Any) -> list[str]:
+    """The plot kinds that apply to ``results``, in the order of :data:`KINDS`.
+
+    Examples
+    --------
+    >>> import evstat as ev
+    >>> fit = ev.evlogit("y ~ x1 + x2", data=ev.datasets.simulate_gaussian(40, seed=1))
+    >>> applicable_kinds(fit)
+    ['reliability', 'decision_regions', 'contours', 'profile', 'reject_curve', 'ignorance']
+    """
+    j = len(results.model_frame.score_columns)
+    out = ["reliability"]
+    if j == 1:
+        out.append("calibration_map")
+    if j >= 2:
+        out.append("decision_regions")
+    if callable(getattr(results, "predictive_contour", None)):
+        out.append("contours")
+    if callable(getattr(results, "profile", None)) and hasattr(results, "params"):
+        out.append("profile")
+    out += ["reject_curve", "ignorance"]
+    return out
+
+
+def plot(results: Any, kind: str = "reliability", newdata: pd.DataFrame | None = None, ax: Any = None,
+         **kwargs: Any) -> Any:
+    """Draw one kind of figure of a fitted calibrator (what ``fit.plot(kind=...)`` calls).
+
+    Parameters
+    ----------
+    results : CalibrationResults
+    kind : str
+        One of :data:`KINDS`: ``"reliability"``, ``"calibration_map"``,
+        ``"decision_regions"``, ``"contours"``, ``"profile"``, ``"reject_curve"``,
+        ``"ignorance"``.
+    newdata : pandas.DataFrame, optional
+        Rows to evaluate (default: the calibration rows); not accepted by ``"profile"``.
+    ax : matplotlib Axes, optional
+    **kwargs
+        Passed to the plotting function (e.g. ``reject_cost=`` for ``"decision_regions"``,
+        ``term=`` for ``"profile"``, ``rows=`` for ``"contours"``, ``y=`` for labels).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    ValueError
+        An unknown kind, or a kind that does not apply to this calibrator (e.g.
+        ``"calibration_map"`` with two scores, ``"profile"`` for evbinning).
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import evstat as ev
+    >>> fit = ev.evlogit("y ~ x1", data=ev.datasets.simulate_gaussian(40, seed=1))
+    >>> ax = plot(fit, kind="calibration_map", grid=20)
+    >>> ax.get_title()
+    'Calibration map (evlogit)'
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown plot kind {kind!r}; choose one of {list(KINDS)}")
+    # a kind that does not apply raises a ValueError in its function, naming the reason
+    return KINDS[kind](results, newdata=newdata, ax=ax, **kwargs)
