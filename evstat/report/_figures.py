@@ -1,0 +1,159 @@
+"""The report's figures: each drawn on its own matplotlib Figure (no pyplot state) and inlined
+as deterministic SVG."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from markupsafe import Markup
+
+from evstat import plotting
+from evstat.plotting._data import score_columns
+from evstat.report._svg import figure_svg
+
+__all__ = ["ReportFigure", "fit_figures"]
+
+_FONT = {"font.size": 9.5, "axes.titlesize": 10.5, "axes.labelsize": 9.5, "legend.fontsize": 8.5}
+
+
+@dataclass
+class ReportFigure:
+    id: str
+    title: str
+    caption: str
+    svg: Markup
+
+
+def _figure(width: float, height: float, ncols: int = 1, nrows: int = 1) -> tuple[Any, Any]:
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    return fig, axes
+
+
+def fit_figures(
+    fit: Any,
+    prefix: str,
+    eval_data: pd.DataFrame | None,
+    eval_y: Any,
+    pred_data: pd.DataFrame | None,
+    pred_y: Any,
+    eval_name: str,
+    pred_name: str,
+    reject_cost: float,
+    bins: int,
+    grid: int,
+) -> tuple[list[ReportFigure], list[str]]:
+    """The figures of one calibrator and notes on figures that could not be drawn."""
+    import matplotlib
+
+    figures: list[ReportFigure] = []
+    notes: list[str] = []
+    kinds = plotting.applicable_kinds(fit)
+    cols = score_columns(fit)
+
+    def add(title: str, caption: str, draw: Any, size: tuple[float, float], ncols: int = 1, nrows: int = 1) -> None:
+        k = len(figures) + len(notes) + 1
+        with matplotlib.rc_context(_FONT):
+            fig, axes = _figure(size[0], size[1], ncols, nrows)
+            try:
+                draw(axes)
+            except ValueError as err:
+                notes.append(f"{title}: not drawn ({err})")
+                return
+            svg = figure_svg(fig, f"{prefix}-{k}", label=title)
+        figures.append(ReportFigure(id=f"{prefix}-fig{k}", title=title, caption=caption, svg=svg))
+
+    add(
+        "Reliability diagram",
+        f"Observed frequency of the positive class against the predicted probability theta_hat in "
+        f"{bins} equal-width bins of the {eval_name}, with {0.95:.0%} Wilson intervals; the shaded band "
+        "joins the mean Bel({1}) and mean Pl({1}) of each bin's rows. The diagonal is perfect "
+        "calibration; the grey histogram (right axis) counts the rows per theta_hat bin.",
+        lambda ax: plotting.reliability_diagram(fit, eval_data, y=eval_y, ax=ax[0, 0], bins=bins),
+        (6.0, 4.8),
+    )
+    if "calibration_map" in kinds:
+        add(
+            "Calibration map",
+            f"theta_hat, Bel({{1}} | s) and Pl({{1}} | s) against the score {cols[0]}; the band is the "
+            f"ignorance Pl - Bel. The rug shows the rows of the {pred_name} (negative class at the "
+            "bottom, positive at the top).",
+            lambda ax: plotting.calibration_map(fit, pred_data, y=pred_y, ax=ax[0, 0], grid=max(grid * 3, 60)),
+            (6.4, 4.6),
+        )
+    if "decision_regions" in kinds:
+        others = cols[2:]
+        held = (
+            f" The other score columns ({', '.join(others)}) are held at their calibration medians."
+            if others else ""
+        )
+        add(
+            "Decision regions",
+            f"Frontiers of the pessimistic, optimistic and probabilistic strategies in the plane of "
+            f"{cols[0]} and {cols[1]} at reject cost R_rej = {reject_cost:g} (Minary et al. 2019, "
+            f"Fig. 7), evaluated on a {grid} x {grid} grid; points are the rows of the "
+            f"{pred_name}.{held}",
+            lambda ax: plotting.decision_regions(fit, pred_data, y=pred_y, ax=ax[0, 0],
+                                                 reject_cost=reject_cost, grid=grid),
+            (6.4, 6.0),
+        )
+    if "contours" in kinds:
+        add(
+            "Predictive contour functions",
+            f"pl(theta | s) of three rows of the {pred_name} chosen at low, middle and high theta_hat "
+            "(the relative profile likelihood of theta; Minary et al. 2019, Fig. 1 style); dotted "
+            "lines mark theta_hat.",
+            lambda ax: plotting.predictive_contours(fit, pred_data, ax=ax[0, 0], points=201),
+            (6.4, 4.6),
+        )
+    if "profile" in kinds:
+        terms = list(fit.params.index)
+        ncols = min(len(terms), 2)
+        nrows = int(np.ceil(len(terms) / ncols))
+
+        def draw_profiles(ax: Any) -> None:
+            flat = ax.ravel()
+            for i, t in enumerate(terms):
+                plotting.coefficient_profile(fit, t, ax=flat[i])
+            for extra in flat[len(terms):]:
+                extra.set_visible(False)
+            flat[0].figure.get_layout_engine().set(h_pad=0.15, hspace=0.05)
+
+        add(
+            "Coefficient profiles",
+            "Signed root z(b) = sign(b - beta_hat) sqrt(2 (l_hat - l_p(b))) of each coefficient; "
+            "grey lines at +-1.96 and dashed lines at the ends of the 95% likelihood-ratio "
+            "(profile) interval; dotted line at the estimate.",
+            draw_profiles,
+            (4.6 * ncols, 3.6 * nrows),
+            ncols=ncols,
+            nrows=nrows,
+        )
+
+    def draw_reject(ax: Any) -> None:
+        plotting.reject_curve(fit, eval_data, y=eval_y, ax=ax[0, 0])
+        plotting.reject_curve(fit, eval_data, y=eval_y, ax=ax[0, 1], x="error_rate")
+        ax[0, 1].set_title("Accuracy against error rate as $R_{rej}$ varies", fontsize="medium")
+
+    add(
+        "Decisions with a reject option",
+        f"Left: error rate (misclassified / tested) and accuracy (correct / decided) of the three "
+        f"strategies on the {eval_name} as the reject cost R_rej runs from 0 to 1. Right: accuracy "
+        "against error rate along the same path (Minary et al. 2019, Figs. 9-10): at equal error, "
+        "higher is better.",
+        draw_reject,
+        (11.0, 4.6),
+        ncols=2,
+    )
+    add(
+        "Ignorance",
+        f"Histogram of the ignorance m({{0,1}}) = Pl({{1}}) - Bel({{1}}) of the rows of the {pred_name}.",
+        lambda ax: plotting.ignorance_histogram(fit, pred_data, ax=ax[0, 0]),
+        (6.0, 3.8),
+    )
+    return figures, notes

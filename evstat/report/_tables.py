@@ -1,0 +1,78 @@
+"""DataFrames -> table dictionaries for the report template (cells formatted, not escaped:
+the template autoescapes every cell, header and note)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evstat.calibration.summary import format_number
+
+__all__ = ["Table", "cell", "table"]
+
+
+@dataclass
+class Table:
+    """A titled table: header cells, rows of cells (strings), notes."""
+
+    title: str
+    columns: list[str]
+    rows: list[list[str]]
+    notes: list[str] = field(default_factory=list)
+    numeric: list[bool] = field(default_factory=list)
+
+
+#: numbers smaller than this in magnitude are rounding noise (e.g. 5.6e-17 for an exact 0) and print as 0
+TINY = 1e-12
+
+
+def cell(value: Any, digits: int = 4) -> str:
+    """A value as text: numbers with ``digits`` significant digits (R style, NaN as NA),
+    magnitudes below 1e-12 as 0, booleans as yes/no."""
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if value is None:
+        return "NA"
+    if isinstance(value, (float, np.floating)) and 0.0 < abs(float(value)) < TINY:
+        return "0"
+    if isinstance(value, (int, np.integer, float, np.floating)):
+        return format_number(value, digits)
+    try:
+        if pd.isna(value):
+            return "NA"
+    except (TypeError, ValueError):
+        pass
+    return str(value)
+
+
+def table(
+    frame: pd.DataFrame,
+    title: str,
+    columns: Mapping[str, str] | None = None,
+    index: str | None = None,
+    notes: Sequence[str] = (),
+    formatters: Mapping[str, Callable[[Any], str]] | None = None,
+) -> Table:
+    """A :class:`Table` from ``frame``.
+
+    ``columns`` renames (and selects, in its order) columns; ``index``, when given, is the header
+    of a first column holding the index labels.
+    """
+    formatters = dict(formatters or {})
+    cols = list(columns) if columns else [str(c) for c in frame.columns]
+    heads = [columns[c] for c in cols] if columns else cols
+    rows: list[list[str]] = []
+    for label, (_, r) in zip(frame.index, frame.iterrows()):
+        row = [formatters.get(c, cell)(r[c]) for c in cols]
+        if index is not None:
+            row.insert(0, str(label))
+        rows.append(row)
+    numeric = [pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]) for c in cols]
+    if index is not None:
+        heads = [index] + heads
+        numeric = [False] + numeric
+    return Table(title=title, columns=heads, rows=rows, notes=list(notes), numeric=numeric)
