@@ -1,0 +1,314 @@
+"""The ``evstat`` command: calibration reports from the command line.
+
+::
+
+    evstat report "y ~ svm1 + svm2 + svm3" --data cal.csv --newdata test.csv -o report.html
+    evstat report --example sonar -o sonar-report.html
+
+Errors (a missing file, a bad formula, an absent column, ...) print one line on stderr and exit
+with status 2, without a traceback. :func:`main` takes the argument list, so the command runs
+in-process too: ``evstat.cli.main(["report", "--example", "sonar", "-o", "r.html"])``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import sys
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+__all__ = ["EXAMPLES", "main", "methods"]
+
+#: --example names: the shipped score tables (evstat.datasets.load(name + "_scores"))
+EXAMPLES = ("sonar", "ionosphere", "pima", "heart", "wdbc", "simulated")
+EXAMPLE_FORMULA = "y ~ svm1 + svm2 + svm3"
+#: calibrators the command knows, in this order: (name, module, function)
+_CANDIDATES = (
+    ("evlogit", "evstat.calibration.logistic", "evlogit"),
+    ("evbinning", "evstat.calibration.binning", "evbinning"),
+    ("isotonic", "evstat.calibration.isotonic", "isotonic"),
+    ("betacal", "evstat.calibration.beta", "betacal"),
+    ("disjoint", "evstat.calibration.disjoint", "disjoint"),
+)
+
+
+def methods() -> dict[str, Callable[..., Any]]:
+    """The calibrators available in this installation, ``{name: fitting function}``.
+
+    Examples
+    --------
+    >>> "evlogit" in methods()
+    True
+    """
+    import importlib
+
+    out: dict[str, Callable[..., Any]] = {}
+    for name, module, attr in _CANDIDATES:
+        try:
+            fn = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError):
+            continue
+        out[name] = fn
+    return out
+
+
+class CommandError(Exception):
+    """A user error: printed as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors print one line (``evstat report: error: ...``) and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    available = list(methods())
+    parser = _Parser(
+        prog="evstat",
+        description="evstat: evidential (belief-function) calibration of classifier scores.",
+        epilog="Run 'evstat report --help' for the options of the report command.",
+    )
+    from evstat import __version__
+
+    parser.add_argument("--version", action="version", version=f"evstat {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    rep = sub.add_parser(
+        "report",
+        help="fit calibrators and write a self-contained HTML report",
+        description=(
+            "Fit one or several calibrators of the classifier scores in a CSV file and write a\n"
+            "self-contained HTML report: model summary, coefficients with profile intervals,\n"
+            "calibration metrics, decisions with a reject option and figures. Errors print one\n"
+            "line and exit with status 2."
+        ),
+        epilog=(
+            "Examples:\n"
+            "  evstat report --example sonar -o sonar-report.html\n"
+            "  evstat report \"y ~ svm1 + svm2\" --data cal.csv --newdata test.csv "
+            "--method evlogit evbinning --bins 3 -o report.html\n"
+            f"Available methods here: {', '.join(available)}."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    rep.add_argument(
+        "formula", nargs="?", metavar="FORMULA",
+        help="R-style formula, e.g. \"y ~ svm1 + svm2 + svm3\": the response column (two classes) "
+             f"left of '~', score columns right (default with --example: \"{EXAMPLE_FORMULA}\")",
+    )
+    src = rep.add_mutually_exclusive_group()
+    src.add_argument("--data", metavar="CAL.csv", help="CSV file of calibration rows (response and scores)")
+    src.add_argument(
+        "--example", choices=EXAMPLES, metavar="NAME",
+        help="use a shipped score table instead of --data: " + ", ".join(EXAMPLES)
+             + " (three SVM scores svm1..svm3; calibration rows set == 'calibration', "
+               "test rows set == 'test')",
+    )
+    rep.add_argument(
+        "--newdata", metavar="TEST.csv",
+        help="CSV file of test rows; with the response column the metrics use them "
+             "(default: the example's test rows, else none: metrics in-sample)",
+    )
+    rep.add_argument(
+        "--method", nargs="+", metavar="METHOD", default=["evlogit"],
+        help=f"calibrator(s) to fit, one or more of: {', '.join(available)} (default: evlogit); "
+             "several give a comparison section",
+    )
+    rep.add_argument(
+        "--bins", type=int, metavar="B", default=None,
+        help="bins per score axis of evbinning (default 3; B^J joint cells for J scores)",
+    )
+    rep.add_argument(
+        "--reject-cost", type=float, metavar="C", default=0.15,
+        help="reject cost R_rej in [0, 1] of the decisions (a misclassification costs 1; default 0.15)",
+    )
+    rep.add_argument("--positive", metavar="LEVEL", default=None,
+                     help="response level coded 1 (default: 1/True, else the second level in sorted order)")
+    rep.add_argument("--title", default=None, help="report title (default: from the formula)")
+    rep.add_argument("--date", default=None,
+                     help="date printed in the footer (default today; fix it for byte-identical output)")
+    rep.add_argument("--grid", type=int, default=40, metavar="G",
+                     help="grid points per axis of the decision-region figure (default 40)")
+    rep.add_argument("-o", "--output", required=True, metavar="REPORT.html", help="HTML file to write")
+    return parser
+
+
+def _read_csv(path: str, what: str) -> Any:
+    import pandas as pd
+
+    p = Path(path)
+    if not p.is_file():
+        raise CommandError(f"{what} file {path!r} not found" + (" (it is a folder)" if p.is_dir() else ""))
+    try:
+        frame = pd.read_csv(p)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as err:
+        raise CommandError(f"cannot read {what} file {path!r} as CSV: {err}".replace("\n", " ")) from None
+    if frame.empty:
+        raise CommandError(f"{what} file {path!r} has no rows")
+    return frame
+
+
+def _response_column(formula: str) -> str | None:
+    """The response column name of ``formula`` (left of '~', bare or quoted as Q("...")), if any."""
+    import ast
+
+    if "~" not in formula:
+        return None
+    lhs = formula.split("~", 1)[0].strip()
+    if lhs.startswith("Q(") and lhs.endswith(")"):
+        try:
+            value = ast.literal_eval(lhs[2:-1].strip())
+        except (ValueError, SyntaxError):
+            return None
+        return value if isinstance(value, str) else None
+    return lhs or None
+
+
+def _positive(value: str | None, data: Any, formula: str) -> Any:
+    """--positive as the response's own type (a CSV column of 0/1 is read as integers)."""
+    if value is None:
+        return None
+    col = _response_column(formula)
+    if col is not None and col in data.columns:
+        for v in data[col].dropna().unique():
+            if str(v) == value:
+                return v.item() if hasattr(v, "item") else v
+    return value
+
+
+def _fit(name: str, fn: Callable[..., Any], formula: str, data: Any, bins: int | None, positive: Any) -> Any:
+    params = inspect.signature(fn).parameters
+    kwargs: dict[str, Any] = {}
+    if positive is not None:
+        kwargs["positive"] = positive
+    if bins is not None and name == "evbinning" and "bins" in params:
+        kwargs["bins"] = bins
+    return fn(formula, data, **kwargs)
+
+
+def _report(args: argparse.Namespace) -> str:
+    import evstat
+    from evstat.report import report
+
+    available = methods()
+    unknown = [m for m in args.method if m not in available]
+    if unknown:
+        raise CommandError(f"unknown method {unknown[0]!r}; choose from {', '.join(available)}")
+    if len(set(args.method)) != len(args.method):
+        raise CommandError(f"--method lists a calibrator twice: {' '.join(args.method)}")
+    if not 0.0 <= args.reject_cost <= 1.0:
+        raise CommandError(f"--reject-cost must lie in [0, 1], got {args.reject_cost:g}")
+    if args.bins is not None and args.bins < 1:
+        raise CommandError(f"--bins must be a positive integer, got {args.bins}")
+    if args.grid < 3:
+        raise CommandError(f"--grid must be at least 3, got {args.grid}")
+    out = Path(args.output)
+    if out.parent != Path("") and not out.parent.is_dir():
+        raise CommandError(f"cannot write {args.output!r}: folder {str(out.parent)!r} does not exist")
+
+    provenance: dict[str, str] = {}
+    seed = None
+    if args.example:
+        table = evstat.datasets.load(f"{args.example}_scores")
+        cal = table[table["set"] == "calibration"].reset_index(drop=True)
+        test = table[table["set"] == "test"].reset_index(drop=True)
+        if args.newdata:
+            test = _read_csv(args.newdata, "--newdata")
+        formula = args.formula or EXAMPLE_FORMULA
+        provenance["Data"] = (
+            f"example score table {args.example}_scores shipped with evstat ({table.shape[0]} rows x "
+            f"{table.shape[1]} columns; calibration rows: set == 'calibration', test rows: "
+            "set == 'test'; made by data/make_scores.py)"
+        )
+        seed = 2019
+        title = args.title or f"evstat calibration report: {args.example} example scores"
+    else:
+        if not args.data:
+            raise CommandError("give the calibration data with --data CAL.csv, or use --example NAME")
+        if not args.formula:
+            raise CommandError("give a FORMULA such as \"y ~ svm1 + svm2\" (the response left of '~')")
+        cal = _read_csv(args.data, "--data")
+        test = _read_csv(args.newdata, "--newdata") if args.newdata else None
+        formula = args.formula
+        provenance["Data"] = f"--data {args.data} ({cal.shape[0]} rows x {cal.shape[1]} columns)" + (
+            f"; --newdata {args.newdata}" if args.newdata else ""
+        )
+        title = args.title
+    positive = _positive(args.positive, cal, formula)
+    fits = {}
+    for name in args.method:
+        fits[name] = _fit(name, available[name], formula, cal, args.bins, positive)
+    argv = ["evstat", "report"] + ([repr(args.formula)] if args.formula else [])
+    provenance["Command"] = " ".join(
+        argv
+        + ([f"--example {args.example}"] if args.example else [f"--data {args.data}"])
+        + ([f"--newdata {args.newdata}"] if args.newdata else [])
+        + ["--method " + " ".join(args.method)]
+        + ([f"--bins {args.bins}"] if args.bins is not None else [])
+        + [f"--reject-cost {args.reject_cost:g}"]
+        + ([f"--date {args.date}"] if args.date else [])
+        + [f"-o {out.name}"]
+    )
+    if seed is not None:
+        provenance["Seed"] = "the example score tables were made with seed 2019"
+    report(
+        out, fits if len(fits) > 1 else next(iter(fits.values())), newdata=test, title=title,
+        date=args.date, reject_cost=args.reject_cost, grid=args.grid,
+        seed=None, provenance=provenance,
+    )
+    return str(out)
+
+
+def _one_line(err: BaseException) -> str:
+    text = str(err).strip() or type(err).__name__
+    if isinstance(err, KeyError) and text.startswith("'") and text.endswith("'"):
+        text = f"column {text} not found"
+    return " ".join(text.split())
+
+
+def _show_warning(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
+    print(f"evstat: warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``evstat`` command with ``argv`` (default ``sys.argv[1:]``); returns the exit status.
+
+    Status 0 on success, 2 on a usage or input error (one line on stderr, no traceback).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> out = os.path.join(tempfile.mkdtemp(), "r.html")
+    >>> main(["report", "y ~ svm1", "--example", "sonar", "--grid", "10", "-o", out])
+    0
+    """
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as exc:  # --help, --version, usage errors (already printed)
+        return int(exc.code or 0)
+    if args.command is None:
+        print("evstat: error: choose a command: report (see 'evstat --help')", file=sys.stderr)
+        return 2
+    old = warnings.showwarning
+    warnings.showwarning = _show_warning
+    try:
+        path = _report(args)
+    except CommandError as err:
+        print(f"evstat report: error: {_one_line(err)}", file=sys.stderr)
+        return 2
+    except (ValueError, TypeError, KeyError, FileNotFoundError, OSError) as err:
+        print(f"evstat report: error: {_one_line(err)}", file=sys.stderr)
+        return 2
+    finally:
+        warnings.showwarning = old
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
