@@ -22,6 +22,8 @@ from evstat.belief import Frame, MassArray, MassFunction, combine  # noqa: E402
 from evstat.calibration import betacal, disjoint, evbinning, evlogit, isotonic, load  # noqa: E402
 from evstat.classifiers import eknn, gbt  # noqa: E402
 from evstat.comparison import compare  # noqa: E402
+from evstat import metrics, plotting  # noqa: E402
+from evstat.report import report  # noqa: E402
 
 __all__ = [
     "Frame",
@@ -42,4 +44,7 @@ __all__ = [
     "isotonic",
     "likelihood",
     "load",
+    "metrics",
+    "plotting",
+    "report",
 ]

@@ -207,6 +207,38 @@ class CalibrationResults:
         out[".betp"] = ((b["bel"] + b["pl"]) / 2.0).to_numpy()
         return out
 
+    # ---------------------------------------------------------------- plots and reports
+    def plot(self, kind: str = "reliability", newdata: pd.DataFrame | None = None, ax: Any = None, **kwargs: Any) -> Any:
+        """Draw a figure of the fitted calibrator; returns the matplotlib Axes.
+
+        ``kind`` is one of ``"reliability"``, ``"calibration_map"`` (one score column),
+        ``"decision_regions"`` (two or more), ``"contours"`` (calibrators with a predictive
+        contour, e.g. evlogit), ``"profile"`` (coefficient profiles, e.g. evlogit),
+        ``"reject_curve"``, ``"ignorance"``; a kind that does not apply raises ValueError.
+        ``kwargs`` go to the plotting function (see :func:`evstat.plotting.plot`).
+        """
+        from evstat import plotting
+
+        return plotting.plot(self, kind=kind, newdata=newdata, ax=ax, **kwargs)
+
+    def report(
+        self,
+        path: str | Path,
+        newdata: pd.DataFrame | None = None,
+        y: Any = None,
+        title: str | None = None,
+        date: Any = None,
+        **kwargs: Any,
+    ) -> Path:
+        """Write a self-contained HTML report of this calibrator (see :func:`evstat.report.report`).
+
+        ``newdata`` with labels (the response column, or ``y``) is used for the metrics; ``date``
+        fixes the only line that changes between runs. Returns the path written.
+        """
+        from evstat.report import report
+
+        return report(path, self, newdata=newdata, y=y, title=title, date=date, **kwargs)
+
     # ---------------------------------------------------------------- persistence
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable description (format ``"evstat"``, with a format version)."""
