@@ -44,6 +44,11 @@ _TYPES = ("prob", "belief", "mass")
 _DENSE_ENTRIES = 1 << 21
 
 
+def clip01(a: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Clip round-off (sums of masses can exceed 1 by an ulp) into [0, 1], in place."""
+    return np.clip(a, 0.0, 1.0, out=a)
+
+
 class ClassifierResults(CalibrationResults):
     """Base class of fitted evidential classifiers (not instantiated directly).
 
@@ -155,7 +160,7 @@ class ClassifierResults(CalibrationResults):
             pl[a : a + step] = v @ member
             betp[a : a + step] = (v * inv) @ member
             ign[a : a + step] = v[:, -1]
-        return bel, pl, betp, ign
+        return clip01(bel), clip01(pl), clip01(betp), clip01(ign)
 
     def _to_dict(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -322,6 +327,27 @@ class ClassifierResults(CalibrationResults):
         chosen = np.asarray(res.choice, dtype=object)
         return pd.Series(pd.Categorical(chosen, categories=actions), index=index, name="decision")
 
+    # ---------------------------------------------------------------- plots and reports
+    def _require_binary(self, what: str) -> None:
+        if not self.is_binary:
+            raise ValueError(
+                f"evstat's calibration {what} are for two-class predictions, but this {self.method} fit has {self.n_classes} classes "
+                f"{list(self.levels)}: use fit.predict(newdata, type='belief' or 'mass'), "
+                "fit.decide and fit.summary(), or fit a two-class response"
+            )
+
+    def plot(self, kind: str = "reliability", newdata: pd.DataFrame | None = None, ax: Any = None, **kwargs: Any) -> Any:
+        """The calibrators' figures (two-class responses only); see
+        :meth:`evstat.calibration.CalibrationResults.plot`."""
+        self._require_binary("plots")
+        return super().plot(kind=kind, newdata=newdata, ax=ax, **kwargs)  # type: ignore[misc]
+
+    def report(self, path: Any, newdata: pd.DataFrame | None = None, *args: Any, **kwargs: Any) -> Any:
+        """The calibrators' HTML report (two-class responses only); see
+        :meth:`evstat.calibration.CalibrationResults.report`."""
+        self._require_binary("reports")
+        return super().report(path, newdata, *args, **kwargs)  # type: ignore[misc]
+
     # ---------------------------------------------------------------- broom verbs
     def _training_data(self) -> pd.DataFrame:
         cf = self.class_frame
@@ -368,7 +394,7 @@ class ClassifierResults(CalibrationResults):
         s.add_info("Formula", self.formula)
         s.add_info("Training rows", f"{cf.n}" + (f" ({cf.n_dropped} dropped: missing values)" if cf.n_dropped else ""))
         s.add_info("Classes", ", ".join(f"{lev} ({int(c)})" for lev, c in self.class_counts.items()))
-        s.add_info("Score columns", ", ".join(self.terms) + " (Euclidean distance, unscaled)")
+        s.add_info("Score columns", ", ".join(self.terms) + " (Euclidean distance on these columns as given; not rescaled)")
         return s
 
     # ---------------------------------------------------------------- persistence

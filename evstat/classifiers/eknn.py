@@ -46,7 +46,7 @@ from evstat.calibration.registry import register
 from evstat.calibration.summary import Summary
 from evstat.classifiers._neighbors import knn
 from evstat.classifiers._response import ClassFrame, class_frame
-from evstat.classifiers.base import ClassifierResults
+from evstat.classifiers.base import ClassifierResults, clip01
 
 __all__ = ["EkNNClassifier", "eknn", "eknn_masses", "eknn_loo_cost", "initial_gamma"]
 
@@ -258,7 +258,7 @@ def _singles(f: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
     """Bel({w}), Pl({w}), BetP({w}) from [m({w_1}), ..., m({w_M}), m(Omega)]."""
     M = f.shape[1] - 1
     mk, mo = f[:, :M], f[:, M:]
-    return {"bel": mk, "pl": mk + mo, "betp": mk + mo / M}
+    return {"bel": clip01(mk.copy()), "pl": clip01(mk + mo), "betp": clip01(mk + mo / M)}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -338,7 +338,7 @@ class EkNNClassifier(ClassifierResults):
     def _singletons(self, X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray, NDArray]:
         f = self._focal(X)
         d = _singles(f)
-        return d["bel"], d["pl"], d["betp"], f[:, -1]
+        return d["bel"], d["pl"], d["betp"], clip01(f[:, -1].copy())
 
     def neighbors(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> pd.DataFrame:
         """The ``K`` nearest training rows of every row (leave-one-out for the training rows
@@ -354,7 +354,8 @@ class EkNNClassifier(ClassifierResults):
         X, index = self._design(newdata, missing)
         idx, d2 = knn(X, self._X, self.k, exclude_self=newdata is None)
         lab = self._codes[idx]
-        s = self.alpha * np.exp(-self.gamma.to_numpy()[lab] * d2)
+        with np.errstate(over="ignore"):
+            s = self.alpha * np.exp(-self.gamma.to_numpy()[lab] * d2)
         lev = np.empty(self.n_classes, dtype=object)
         lev[:] = list(self.levels)
         m = X.shape[0]

@@ -202,6 +202,21 @@ def test_summary_tidy_glance(binfit, multifit):
         assert set(multifit.tidy().columns) >= {"gamma", "gamma_init", "scale"}
 
 
+def test_plots_and_reports_need_two_classes(multifit, tmp_path):
+    with pytest.raises(ValueError, match=r"reports are for two-class predictions, but this \w+ fit has 3 classes"):
+        multifit.report(tmp_path / "r.html")
+    with pytest.raises(ValueError, match="plots are for two-class predictions"):
+        multifit.plot("reliability")
+
+
+def test_belief_round_off_stays_in_unit_interval():
+    """Sums of masses can exceed 1 by an ulp; predictions are clipped into [0, 1]."""
+    d = pd.DataFrame({"s": np.linspace(0, 1, 30), "y": np.arange(30) % 2})
+    for fit in (ev.eknn("y ~ s", d, k=20, alpha=1.0, optimize=False, gamma=[1e-3, 1e-3]), ev.gbt("y ~ s", d, radius=0.05)):
+        b = fit.predict(pd.DataFrame({"s": np.linspace(-0.1, 1.1, 997)}), type="belief")
+        assert ((b >= 0) & (b <= 1)).all().all()
+
+
 def test_summary_html_is_escaped():
     d = pd.DataFrame({"s": [0.0, 1, 2, 3, 4, 5], "y": ["<b>", "<b>", "x&y", "x&y", "<b>", "x&y"]})
     html = ev.gbt("y ~ s", d).summary().as_html()
@@ -315,6 +330,7 @@ def _check_invariants(fit, new):
         th, bel, pl = b["theta"].to_numpy(), b["bel"].to_numpy(), b["pl"].to_numpy()
     assert (np.asarray(bel) <= np.asarray(th) + 1e-12).all()
     assert (np.asarray(th) <= np.asarray(pl) + 1e-12).all()
+    assert (np.asarray(bel) >= 0).all() and (np.asarray(pl) <= 1).all()  # round-off clipped
 
 
 @settings(max_examples=40, deadline=None)
