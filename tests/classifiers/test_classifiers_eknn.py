@@ -169,6 +169,26 @@ def test_masses_equal_full_dempster_combination(M, alpha, k):
     )
 
 
+def test_contour_formula_of_the_slides():
+    """Denoeux's slides / notes: pl(w_k) = p_k / (sum_l p_l - (M - 1) prod_j (1 - s_j)) with
+    p_k = prod_{j : y_j != k} (1 - s_j); checked against our masses and against the contour of
+    the full Dempster combination."""
+    X, codes = random_data(40, 2, 3, seed=17)
+    levels = ["a", "b", "c"]
+    gamma = np.array([0.7, 1.3, 0.4])
+    Q = np.random.default_rng(2).normal(size=(15, 2))
+    idx, d2 = knn(Q, X, 6)
+    lab = codes[idx]
+    s = 0.9 * np.exp(-gamma[lab] * d2)
+    p = np.stack([np.prod(np.where(lab != k, 1 - s, 1.0), axis=1) for k in range(3)], axis=1)
+    pl = p / (p.sum(axis=1, keepdims=True) - 2 * np.prod(1 - s, axis=1, keepdims=True))
+    f = eknn_masses(lab, d2, gamma, 0.9)
+    np.testing.assert_allclose(f[:, :3] + f[:, 3:], pl, rtol=1e-12)
+    ref = slow_eknn(X, codes, Q, 6, gamma, 0.9, levels)
+    contour = np.stack([ref[:, [m for m in range(8) if m >> k & 1]].sum(axis=1) for k in range(3)], axis=1)
+    np.testing.assert_allclose(pl, contour, rtol=1e-12)
+
+
 def test_eknn_masses_no_underflow_with_many_close_neighbours():
     """Neighbours of class 0 each giving 0.95 and one of class 1: P_0 = 0.05**(K-1) underflows
     in a plain product for K > 250, but the log-space form stays finite and normalised."""
