@@ -104,7 +104,7 @@ class BetaCalibration(LogitCalibration):
         params: ArrayLike | None = None,
         active: list[int] | None = None,
     ) -> None:
-        CalibrationResults.__init__(self, mf)
+        self.model_frame = mf
         self.parameters = _check_parameters(parameters)
         self.refit_negative = bool(refit_negative)
         cols = _score_columns(mf, "betacal")
@@ -118,36 +118,24 @@ class BetaCalibration(LogitCalibration):
         self.score = mf.terms[self._col]
         s = np.asarray(mf.X)[:, self._col]
         _check_unit(s, self.score, mf.index, "the calibration data")
-        self.targets = targets
-        self.t = _targets(np.asarray(mf.y), targets)
         Z, terms = _features(s, self.parameters, self.score)
         self._all_terms = terms
         if params is None:
             active = list(range(len(terms)))
-            lik, glm = fit_logistic_likelihood(Z, self.t, terms, None, targets)
             if self.parameters == "abm" and self.refit_negative:
+                lik, _ = fit_logistic_likelihood(Z, _targets(np.asarray(mf.y), targets), terms, None, targets)
                 a, b = lik.beta_hat[1], lik.beta_hat[2]
                 if a < 0:
                     active = [0, 2]
                 elif b < 0:
                     active = [0, 1]
-                if len(active) < 3:
-                    lik, glm = fit_logistic_likelihood(Z[:, active], self.t, [terms[j] for j in active], None, targets)
         else:
             active = list(range(len(terms))) if active is None else [int(j) for j in active]
-            lik, glm = fit_logistic_likelihood(Z[:, active], self.t, [terms[j] for j in active], params, targets)
         self._active = active
         self._Z = np.ascontiguousarray(Z[:, active])
-        self._lik, self.glm = lik, glm
-        self.predictive_method = "fast"
-        self._cal_belief = None
-        self._profile_ci = {}
+        LogitCalibration.__init__(self, mf, targets, params, design=(self._Z, [terms[j] for j in active]))
 
     # ------------------------------------------------------------------ design
-    @property
-    def terms(self) -> list[str]:
-        return [self._all_terms[j] for j in self._active]
-
     @property
     def dropped(self) -> str | None:
         """The term dropped by Kull et al.'s rule for a negative coefficient (``"abm"``)."""

@@ -25,7 +25,7 @@ from evstat.calibration.beta import betacal
 from evstat.calibration.binning import EmptyCellWarning, _score_columns, evbinning
 from evstat.calibration.isotonic import isotonic
 from evstat.calibration.logistic import evlogit
-from evstat.calibration.registry import _REGISTRY, register
+from evstat.calibration.registry import from_dict, register
 from evstat.calibration.summary import Summary, format_number
 from evstat.formula import ModelFrame, model_frame
 
@@ -363,7 +363,7 @@ class DisjointCalibration(CalibrationResults):
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> DisjointCalibration:
         mf = ModelFrame.from_dict(d["model_frame"])
-        cals = {term: _REGISTRY[c["method"]]._from_dict(c) for term, c in zip(d["columns"], d["calibrators"])}
+        cals = {term: from_dict(c) for term, c in zip(d["columns"], d["calibrators"])}
         return cls(mf, d["base_method"], cals, conflict=d["conflict"], prob=d["prob"])
 
 

@@ -133,11 +133,24 @@ class LogitCalibration(CalibrationResults):
 
     method = "evlogit"
 
-    def __init__(self, mf: ModelFrame, targets: str = "platt", params: ArrayLike | None = None) -> None:
+    def __init__(
+        self,
+        mf: ModelFrame,
+        targets: str = "platt",
+        params: ArrayLike | None = None,
+        design: tuple[ArrayLike, list[str]] | None = None,
+    ) -> None:
+        """``design = (X, terms)`` replaces the formula's design matrix (used by calibrators
+        that are logistic models on derived columns, such as beta calibration)."""
         super().__init__(mf)
         self.targets = targets
         self.t = _targets(np.asarray(mf.y), targets)
-        self._lik, self.glm = fit_logistic_likelihood(np.asarray(mf.X), self.t, list(mf.terms), params, targets)
+        if design is None:
+            X, terms = np.asarray(mf.X, dtype=float), list(mf.terms)
+        else:
+            X, terms = np.asarray(design[0], dtype=float), list(design[1])
+        self._terms = terms
+        self._lik, self.glm = fit_logistic_likelihood(X, self.t, terms, params, targets)
         self.predictive_method = "fast"
         self._cal_belief: pd.DataFrame | None = None
         self._profile_ci: dict[float, pd.DataFrame] = {}
@@ -145,7 +158,8 @@ class LogitCalibration(CalibrationResults):
     # ------------------------------------------------------------------ estimates
     @property
     def terms(self) -> list[str]:
-        return list(self.model_frame.terms)
+        """Names of the coefficients (the design columns)."""
+        return list(self._terms)
 
     @property
     def likelihood(self) -> LogisticLikelihood:

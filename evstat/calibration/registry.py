@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["load", "register"]
+__all__ = ["from_dict", "load", "register"]
 
 _REGISTRY: dict[str, Any] = {}
 
@@ -45,7 +45,12 @@ def load(path: str | Path) -> Any:
             f"{str(path)!r} has format version {d.get('format_version')!r}; this evstat reads "
             f"version {FORMAT_VERSION}. Refit and save the model with this version."
         )
+    return from_dict(d, source=repr(str(path)))
+
+
+def from_dict(d: dict[str, Any], source: str = "the description") -> Any:
+    """Rebuild a fitted model from ``fit.to_dict()`` (dispatching on its ``method``)."""
     method = d.get("method")
     if method not in _REGISTRY:
-        raise ValueError(f"{str(path)!r} holds an unknown calibrator {method!r}; known: {sorted(_REGISTRY)}")
+        raise ValueError(f"{source} holds an unknown calibrator {method!r}; known: {sorted(_REGISTRY)}")
     return _REGISTRY[method]._from_dict(d)
