@@ -196,10 +196,13 @@ class CalibrationResults:
                 {c: np.asarray(mf._data[c]) for c in mf.score_columns}, index=mf.index
             )
             base[mf.response] = np.where(mf.y == 1, mf.positive, mf.classes[0])
+            b = self.belief_frame(None, missing)
+            out = base.copy()
         else:
-            base = newdata
-        b = self.belief_frame(newdata, missing)
-        out = base.loc[b.index].copy() if len(b) != len(base) else base.copy()
+            # positions, not labels, select the kept rows (the index may repeat labels)
+            positional = newdata.reset_index(drop=True)
+            b = self.belief_frame(positional, missing)
+            out = newdata.iloc[b.index.to_numpy()].copy()
         out[".theta"] = b["theta"].to_numpy()
         out[".bel"] = b["bel"].to_numpy()
         out[".pl"] = b["pl"].to_numpy()

@@ -81,14 +81,6 @@ def test_as_many_rows_as_parameters_is_allowed(cal):
     assert np.all((b["bel"] <= b["theta"]) & (b["theta"] <= b["pl"]))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "bug: with exactly p calibration rows (df_resid = 0) fit_logistic_likelihood re-emits "
-        "statsmodels' 'RuntimeWarning: divide by zero encountered in scalar divide' (its WLS "
-        "scale estimate), which is meaningless for a binomial GLM"
-    ),
-)
 def test_as_many_rows_as_parameters_emits_no_warning(cal):
     with warnings.catch_warnings():
         warnings.simplefilter("error")

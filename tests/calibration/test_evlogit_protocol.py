@@ -210,14 +210,6 @@ def test_augment_missing_drop(fit, new):
     assert list(aug.index) == list(new.index.delete(4))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "bug: augment(newdata, missing='drop') re-selects rows with base.loc[labels]; with a "
-        "duplicated index label .loc returns both rows and the assignment of the .theta column "
-        "fails ('Length of values (2) does not match length of index (3)')"
-    ),
-)
 def test_augment_missing_drop_with_duplicate_index(fit):
     bad = pd.DataFrame({"x1": [0.1, np.nan, 0.3], "x2": [0.0, 0.0, 0.0]}, index=[5, 5, 6])
     aug = fit.augment(bad, missing="drop")
