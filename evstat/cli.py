@@ -283,7 +283,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     --------
     >>> import os, tempfile
     >>> out = os.path.join(tempfile.mkdtemp(), "r.html")
-    >>> main(["report", "y ~ svm1", "--example", "sonar", "--grid", "10", "-o", out])
+    >>> main(["report", "y ~ svm1", "--example", "sonar", "--grid", "10", "-o", out])  # doctest: +ELLIPSIS
+    wrote .../r.html
     0
     """
     parser = _build_parser()

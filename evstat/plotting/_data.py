@@ -77,14 +77,23 @@ def code_labels(results: Any, values: Any, what: str = "y") -> np.ndarray:
     is_pos, is_neg = eq(pos), eq(neg)
     if np.all(is_pos | is_neg):
         return is_pos.astype(float)
-    codes = {0, 1}
-    try:
-        as_codes = all((not isinstance(v, str)) and float(v) in codes for v in arr)
-    except (TypeError, ValueError):
-        as_codes = False
-    if as_codes:
+    def is_code(v: Any) -> bool:
+        if isinstance(v, str):
+            return False
+        try:
+            return float(v) in (0.0, 1.0)
+        except (TypeError, ValueError):
+            return False
+
+    code = np.array([is_code(v) for v in arr], dtype=bool)
+    if code.all():
         return np.asarray([float(v) for v in arr])
-    bad = [v for v, ok in zip(arr, is_pos | is_neg) if not ok]
+    bad = [v for v, ok in zip(arr, is_pos | is_neg | code) if not ok]
+    if not bad:
+        raise ValueError(
+            f"{what} mixes the classes ({neg!r}, {pos!r}) of the calibration response with 0/1 "
+            "codes: give one or the other"
+        )
     raise ValueError(
         f"{what} has values {_fmt(list(dict.fromkeys(bad)))} that are neither the classes "
         f"({neg!r}, {pos!r}) of the calibration response nor 0/1 codes (1 = {pos!r})"

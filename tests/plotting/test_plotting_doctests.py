@@ -1,0 +1,38 @@
+"""The runnable examples in the docstrings of evstat.plotting, evstat.report and evstat.cli."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+MODULES = [
+    "evstat.plotting",
+    "evstat.plotting.reliability",
+    "evstat.plotting.calibration_map",
+    "evstat.plotting.decision_regions",
+    "evstat.plotting.contours",
+    "evstat.plotting.profile",
+    "evstat.plotting.reject",
+    "evstat.plotting.ignorance",
+    "evstat.report",
+    "evstat.cli",
+]
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    import matplotlib.pyplot as plt
+
+    module = importlib.import_module(name)
+    try:
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS, verbose=False)
+    finally:
+        plt.close("all")
+    assert result.attempted > 0, f"{name} has no examples"
+    assert result.failed == 0, f"{result.failed} docstring examples failed in {name}"

@@ -1,0 +1,103 @@
+"""Open a report in headless Chromium (Debian's /usr/bin/chromium, driven by playwright-python):
+every figure renders, no console errors, no network requests, key headings visible, JavaScript off.
+
+Outside CI the test is skipped when playwright or Chromium is missing; in CI (CI=true) it fails
+with a message saying what to install.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+import evstat as ev  # noqa: E402
+from evstat import plotting  # noqa: E402
+
+CHROMIUM = os.environ.get("EVSTAT_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+HEADINGS = ["Overview", "Comparison of calibrators", "Model summary", "Calibration metrics",
+            "Decisions with a reject option", "Figures", "Reproducibility"]
+
+
+def _require_browser():
+    problems = []
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        problems.append("the Python package playwright is not installed (pip install playwright; "
+                        "never run 'playwright install': the system Chromium is used)")
+    if not (os.path.isfile(CHROMIUM) or shutil.which(CHROMIUM)):
+        problems.append(f"no Chromium at {CHROMIUM} (apt-get install -y chromium chromium-driver, "
+                        "or set EVSTAT_CHROMIUM)")
+    if problems:
+        message = "browser test needs a headless browser: " + "; ".join(problems)
+        if os.environ.get("CI", "").lower() in ("true", "1", "yes"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def report_file(tmp_path_factory) -> tuple[Path, int]:
+    _require_browser()
+    d = ev.datasets.load("heart_scores")
+    cal, test = d[d.set == "calibration"], d[d.set == "test"]
+    fits = {"evlogit": ev.evlogit("y ~ svm1 + svm2", cal), "isotonic": ev.isotonic("y ~ svm1", cal)}
+    path = ev.report(tmp_path_factory.mktemp("browser") / "report.html", fits, newdata=test,
+                     date="2024-01-01", grid=6)
+    n_figures = sum(len(plotting.applicable_kinds(f)) for f in fits.values())
+    return path, n_figures
+
+
+def test_report_in_headless_chromium(report_file):
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    path, n_figures = report_file
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            context = browser.new_context(java_script_enabled=False, viewport={"width": 1200, "height": 900})
+            page = context.new_page()
+            console, page_errors, requests = [], [], []
+            page.on("console", lambda m: console.append((m.type, m.text)))
+            page.on("pageerror", lambda e: page_errors.append(str(e)))
+            page.on("request", lambda r: requests.append(r.url))
+            response = page.goto(path.as_uri(), wait_until="load")
+            assert response is None or response.ok
+            assert page.title().startswith("evstat calibration report")
+            # images: inline SVGs, each laid out with a positive size; any <img> decoded
+            sizes = page.evaluate(
+                "Array.from(document.querySelectorAll('svg.evstat-figure'))"
+                ".map(s => { const r = s.getBoundingClientRect(); return [r.width, r.height]; })"
+            )
+            assert len(sizes) == n_figures
+            assert all(w > 100 and h > 100 for w, h in sizes), sizes
+            imgs = page.evaluate("Array.from(document.images).map(i => [i.complete, i.naturalWidth])")
+            assert all(done and width > 0 for done, width in imgs), imgs
+            # paths inside the SVGs resolve their glyph and clip references (drawn, not empty)
+            drawn = page.evaluate(
+                "Array.from(document.querySelectorAll('svg.evstat-figure')).map(s => "
+                "Array.from(s.querySelectorAll('use')).filter(u => u.getBBox().width > 0).length)"
+            )
+            assert all(n > 20 for n in drawn), drawn
+            for name in HEADINGS:
+                heading = page.get_by_role("heading", name=name, exact=True).first
+                assert heading.is_visible(), name
+            assert page.get_by_role("heading", name="Model: evlogit (evlogit)").is_visible()
+            assert page.get_by_role("heading", name="Model: isotonic (isotonic)").is_visible()
+            assert not [m for m in console if m[0] in ("error", "warning")], console
+            assert not page_errors, page_errors
+            assert all(u.startswith(("file:", "data:", "about:")) for u in requests), requests
+            # the table of contents links work without JavaScript
+            page.get_by_role("link", name="Reproducibility").click()
+            assert page.evaluate("location.hash") == "#reproducibility"
+            context.close()
+        finally:
+            browser.close()
