@@ -238,7 +238,10 @@ def predict_methods(
 
     if {"joint_logistic", "joint_logistic_prob"} & set(names):
         def _joint_logistic() -> Prediction:
-            b = ev.evlogit(formula, joint).predict(test, type="belief")
+            fit = ev.evlogit(formula, joint)
+            if "joint_logistic" not in names:  # theta_hat only: no predictive belief needed
+                return Prediction(p=fit.predict(test, type="prob").to_numpy())
+            b = fit.predict(test, type="belief")
             return Prediction(bel=b["bel"].to_numpy(), pl=b["pl"].to_numpy(), p=b["theta"].to_numpy())
 
         pred = _guard(_joint_logistic)

@@ -446,8 +446,11 @@ class StudyResults:
 
 
 def _plan(rounds: int, datasets: Sequence[str]) -> list[Unit]:
-    units = [Unit(part, d, r) for r in range(rounds) for part in ("ensemble", "curves") for d in datasets]
-    units += [Unit("fig8", "simulated", r) for r in range(rounds)]
+    """Every unit, round by round (an interrupted run leaves whole early rounds)."""
+    units = []
+    for r in range(rounds):
+        units += [Unit(part, d, r) for d in datasets for part in ("ensemble", "curves")]
+        units.append(Unit("fig8", "simulated", r))
     return units
 
 
