@@ -193,3 +193,20 @@ def test_level_set_on_coefficient_directions_vector_gamma(fit2):
             for end in (a, b):
                 lp, _ = profile_loglik(lik, np.eye(3)[j], end)
                 assert float(lp) - lik.loglik_hat == pytest.approx(np.log(g), abs=1e-9)
+
+
+def test_zero_design_row_without_intercept():
+    """Without an intercept, the row s = 0 has eta = 0 for every beta: theta = 1/2 is known
+    exactly, the contour is the indicator of 1/2 and Bel = Pl = 1/2."""
+    cal = ev.datasets.simulate_gaussian(30, seed=6)
+    fit = ev.evlogit("y ~ x1 + x2 - 1", data=cal)
+    new = pd.DataFrame({"x1": [0.0, 0.5], "x2": [0.0, -0.3]})
+    b = fit.predict(new, type="belief")
+    assert b.iloc[0].tolist() == [0.5, 0.5, 0.5]
+    assert b["bel"].iloc[1] < b["theta"].iloc[1] < b["pl"].iloc[1]
+    c = fit.predictive_contour(new)
+    np.testing.assert_array_equal(c([0.25, 0.5, 0.75])[0], [0.0, 1.0, 0.0])
+    assert c.level_set(0.3).iloc[0].tolist() == [0.5, 0.5]
+    ref = fit.predict(new, type="belief")
+    fit.predictive_method = "reference"
+    pd.testing.assert_frame_equal(fit.predict(new, type="belief"), ref, atol=1e-8, rtol=0)
