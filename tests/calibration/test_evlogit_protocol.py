@@ -336,3 +336,20 @@ def test_load_rejects_tampered_files(fit, tmp_path):
         ev.load(tmp_path / "absent.json")
     # never pickle: the file is plain JSON text
     assert path.read_text(encoding="utf-8").lstrip().startswith("{")
+
+
+def test_predict_in_blocks_with_progress_bar(fit, monkeypatch, capsys):
+    """Large predictions are computed in blocks of BLOCK_ROWS rows (bounded memory) with a tqdm
+    bar from PROGRESS_MIN_ROWS rows; the result does not depend on the blocking."""
+    from evstat.calibration import logistic
+
+    grid = pd.DataFrame({"x1": np.linspace(-3, 3, 23), "x2": np.linspace(2, -2, 23)}, index=np.arange(23)[::-1])
+    whole = fit.predict(grid, type="belief")
+    monkeypatch.setattr(logistic, "BLOCK_ROWS", 5)
+    monkeypatch.setattr(logistic, "PROGRESS_MIN_ROWS", 10)
+    blocked = fit.predict(grid, type="belief")
+    pd.testing.assert_frame_equal(blocked, whole, atol=1e-12, rtol=0)
+    assert "evlogit Bel/Pl" in capsys.readouterr().err
+    monkeypatch.setattr(logistic, "PROGRESS_MIN_ROWS", None)
+    pd.testing.assert_frame_equal(fit.predict(grid, type="belief"), whole, atol=1e-12, rtol=0)
+    assert "evlogit Bel/Pl" not in capsys.readouterr().err
