@@ -134,6 +134,9 @@ def _build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--grid", type=int, default=40, metavar="G",
                      help="grid points per axis of the decision-region figure (default 40)")
     rep.add_argument("-o", "--output", required=True, metavar="REPORT.html", help="HTML file to write")
+    from evstat.experiments.cli import add_reproduce_parser  # `evstat reproduce` (evstat.experiments)
+
+    add_reproduce_parser(sub)
     return parser
 
 
@@ -293,8 +296,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, usage errors (already printed)
         return int(exc.code or 0)
     if args.command is None:
-        print("evstat: error: choose a command: report (see 'evstat --help')", file=sys.stderr)
+        print("evstat: error: choose a command: report or reproduce (see 'evstat --help')", file=sys.stderr)
         return 2
+    if args.command == "reproduce":
+        from evstat.experiments.cli import run_reproduce
+
+        return run_reproduce(args)
     old = warnings.showwarning
     warnings.showwarning = _show_warning
     try:
