@@ -291,3 +291,30 @@ def test_huge_calibration_scores(cal):
     ref = ev.evlogit("y ~ x1", data=cal)
     np.testing.assert_allclose(fit.params["x1"] * 1e6, ref.params["x1"], rtol=1e-6)
     np.testing.assert_allclose(b.to_numpy(), ref.predict(cal.head(5), type="belief").to_numpy(), atol=1e-6)
+
+
+def test_intercept_only_model_is_one_binomial_cell(cal):
+    """y ~ 1 with 0/1 targets: theta_hat = k/n for every row, Bel/Pl = the binomial closed form,
+    and the LR interval of the intercept is that of logit(theta) in a binomial likelihood."""
+    from scipy.optimize import brentq
+    from scipy.stats import chi2
+
+    d = cal.iloc[:25]
+    k, n = int(d["y"].sum()), 25
+    fit = ev.evlogit("y ~ 1", data=d, targets="binary")
+    b = fit.predict(d.head(3), type="belief")
+    th, bel, pl = binomial_belief(k, n)
+    np.testing.assert_allclose(b["theta"], float(th), rtol=1e-12)
+    np.testing.assert_allclose(b["bel"], float(bel), atol=1e-9)
+    np.testing.assert_allclose(b["pl"], float(pl), atol=1e-9)
+
+    def ll(eta: float) -> float:
+        p = expit(eta)
+        return k * np.log(p) + (n - k) * np.log(1 - p)
+
+    eta_hat = np.log(k / (n - k))
+    q = chi2.ppf(0.95, 1)
+    lo = brentq(lambda e: 2 * (ll(eta_hat) - ll(e)) - q, eta_hat - 10, eta_hat)
+    hi = brentq(lambda e: 2 * (ll(eta_hat) - ll(e)) - q, eta_hat, eta_hat + 10)
+    assert fit.params["Intercept"] == pytest.approx(eta_hat, rel=1e-10)
+    np.testing.assert_allclose(fit.conf_int().loc["Intercept"], [lo, hi], rtol=1e-9)

@@ -353,3 +353,16 @@ def test_predict_in_blocks_with_progress_bar(fit, monkeypatch, capsys):
     monkeypatch.setattr(logistic, "PROGRESS_MIN_ROWS", None)
     pd.testing.assert_frame_equal(fit.predict(grid, type="belief"), whole, atol=1e-12, rtol=0)
     assert "evlogit Bel/Pl" not in capsys.readouterr().err
+
+
+def test_save_load_with_dropped_rows_and_stateful_transforms(tmp_path):
+    cal = ev.datasets.simulate_gaussian(40, seed=1)
+    cal.loc[[3, 7], "x1"] = np.nan
+    cal["s"] = np.exp(cal["x2"]) + 1.0
+    fit = ev.evlogit("y ~ x1 + np.log(s) + center(x2)", data=cal, missing="drop")
+    g = ev.load(fit.save(tmp_path / "m.json"))
+    assert g.nobs == 38 and g.terms == fit.terms
+    pd.testing.assert_series_equal(g.params, fit.params, check_exact=True)
+    new = pd.DataFrame({"x1": [0.3, -1.0], "x2": [5.0, -5.0], "s": [2.0, 7.0]})  # center() keeps the calibration mean
+    pd.testing.assert_frame_equal(g.predict(new, type="belief"), fit.predict(new, type="belief"), atol=1e-12, rtol=0)
+    assert "2 dropped for missing values" in g.summary().as_text()
