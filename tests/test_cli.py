@@ -1,0 +1,199 @@
+"""The evstat command: help, reports from CSV files and examples, one-line errors with status 2."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+import evstat as ev  # noqa: E402
+from evstat import cli  # noqa: E402
+from evstat.cli import main  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("error")
+
+
+@pytest.fixture(scope="module")
+def csvs(tmp_path_factory) -> dict[str, Path]:
+    d = ev.datasets.load("heart_scores")
+    root = tmp_path_factory.mktemp("cli")
+    files = {
+        "cal": root / "cal.csv",
+        "test": root / "test.csv",
+        "nolabel": root / "test_nolabel.csv",
+        "empty": root / "empty.csv",
+        "garbage": root / "garbage.csv",
+    }
+    d[d.set == "calibration"].to_csv(files["cal"], index=False)
+    d[d.set == "test"].to_csv(files["test"], index=False)
+    d[d.set == "test"].drop(columns=["y", "label"]).to_csv(files["nolabel"], index=False)
+    files["empty"].write_text("", encoding="utf-8")
+    files["garbage"].write_bytes(b'a,b\n1,"2\n')
+    return files
+
+
+def run(capsys, args):
+    status = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_help_documents_every_option(capsys):
+    status, out, _ = run(capsys, ["--help"])
+    assert status == 0
+    assert "report" in out and "fit calibrators and write a self-contained HTML report" in out
+    status, out, _ = run(capsys, ["report", "--help"])
+    assert status == 0
+    for opt in ("FORMULA", "--data CAL.csv", "--example NAME", "--newdata TEST.csv", "--method METHOD",
+                "--bins B", "--reject-cost C", "--positive LEVEL", "--title TITLE", "--date DATE",
+                "--grid G", "-o REPORT.html, --output REPORT.html"):
+        assert opt in out, opt
+    for name in cli.EXAMPLES:
+        assert name in out
+    for name in cli.methods():
+        assert name in out
+    assert "evstat report --example sonar -o sonar-report.html" in out
+    status, out, _ = run(capsys, ["--version"])
+    assert status == 0 and out.strip() == f"evstat {ev.__version__}"
+
+
+def test_methods_are_those_importable(monkeypatch):
+    assert list(cli.methods()) == ["evlogit", "evbinning", "isotonic", "betacal", "disjoint"]
+    monkeypatch.setattr(cli, "_CANDIDATES", cli._CANDIDATES + (("future", "evstat.calibration.future", "future"),))
+    assert "future" not in cli.methods()
+
+
+def one_error_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["report", "y ~ svm1", "--data", "{dir}/nope.csv", "-o", "{out}"], "--data file '.*nope.csv' not found"),
+        (["report", "y ~ svm1 +", "--data", "{cal}", "-o", "{out}"], "cannot parse the right-hand side of formula 'y ~ svm1 \\+'"),
+        (["report", "y ~ svmX", "--data", "{cal}", "-o", "{out}"], r"column\(s\) \['svmX'\] used in formula 'y ~ svmX' not found"),
+        (["report", "yy ~ svm1", "--data", "{cal}", "-o", "{out}"], "response column 'yy' of formula 'yy ~ svm1' not found"),
+        (["report", "y svm1", "--data", "{cal}", "-o", "{out}"], "formula"),
+        (["report", "y ~ svm1", "--data", "{cal}", "--newdata", "{nolabel}", "--method", "evlogit",
+          "--title", "x", "-o", "{out}", "--reject-cost", "-1"], r"--reject-cost must lie in \[0, 1\], got -1"),
+        (["report", "y ~ svm1", "--data", "{cal}", "--method", "magic", "-o", "{out}"],
+         "unknown method 'magic'; choose from evlogit, evbinning, isotonic, betacal, disjoint"),
+        (["report", "y ~ svm1", "--data", "{cal}", "--method", "evlogit", "evlogit", "-o", "{out}"], "lists a calibrator twice"),
+        (["report", "y ~ svm1 + svm2", "--data", "{cal}", "--method", "isotonic", "-o", "{out}"], "isotonic calibrates one score"),
+        (["report", "y ~ svm1", "--data", "{cal}", "--bins", "0", "--method", "evbinning", "-o", "{out}"], "--bins must be a positive integer"),
+        (["report", "y ~ svm1", "--data", "{cal}", "--bins", "two", "-o", "{out}"], "argument --bins: invalid int value: 'two'"),
+        (["report", "y ~ svm1", "--data", "{cal}"], "the following arguments are required: -o/--output"),
+        (["report", "y ~ svm1", "--data", "{cal}", "--example", "sonar", "-o", "{out}"], "not allowed with argument --data"),
+        (["report", "--example", "iris", "-o", "{out}"], "argument --example: invalid choice: 'iris'"),
+        (["report", "y ~ svm1", "-o", "{out}"], "give the calibration data with --data CAL.csv, or use --example NAME"),
+        (["report", "--data", "{cal}", "-o", "{out}"], "give a FORMULA"),
+        (["report", "y ~ svm1", "--data", "{empty}", "-o", "{out}"], "cannot read --data file '.*empty.csv' as CSV"),
+        (["report", "y ~ svm1", "--data", "{garbage}", "-o", "{out}"], "cannot read --data file '.*garbage.csv' as CSV"),
+        (["report", "y ~ svm1", "--data", "{dir}", "-o", "{out}"], "not found \\(it is a folder\\)"),
+        (["report", "y ~ svm1", "--data", "{cal}", "-o", "{dir}/no/such/dir/r.html"], "folder '.*no/such/dir' does not exist"),
+        (["report", "y ~ svm3", "--data", "{cal}", "--newdata", "{nolabel}", "--positive", "2", "-o", "{out}"],
+         "positive"),
+        (["frobnicate"], "invalid choice: 'frobnicate'"),
+        ([], "choose a command: report"),
+    ],
+)
+def test_errors_are_one_line_with_status_2(capsys, csvs, tmp_path, args, message):
+    fill = {"cal": csvs["cal"], "nolabel": csvs["nolabel"], "empty": csvs["empty"], "garbage": csvs["garbage"],
+            "dir": tmp_path, "out": tmp_path / "r.html"}
+    status, out, err = run(capsys, [a.format(**fill) for a in args])
+    assert status == 2
+    line = one_error_line(err)
+    assert line.startswith(("evstat report: error: ", "evstat: error: ")), line
+    assert re.search(message, line), line
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_report_from_csv_files(capsys, csvs, tmp_path):
+    out = tmp_path / "heart.html"
+    status, stdout, err = run(capsys, ["report", "label ~ svm1 + svm2", "--data", csvs["cal"], "--newdata", csvs["test"],
+                                        "--method", "evlogit", "evbinning", "--bins", "2", "--reject-cost", "0.2",
+                                        "--positive", "present", "--title", "Heart <test>", "--date", "2024-05-06",
+                                        "--grid", "5", "-o", out])
+    assert (status, err) == (0, "")
+    assert stdout == f"wrote {out}\n"
+    html = out.read_text(encoding="utf-8")
+    assert "<title>Heart &lt;test&gt;</title>" in html
+    assert "Model: evlogit (evlogit)" in html and "Model: evbinning (evbinning)" in html
+    assert "<h2>Comparison of calibrators</h2>" in html
+    assert "(positive = &#39;present&#39;" in html
+    assert "Decisions on the new data (110 rows) (0-1 costs, reject cost R_rej)" in html
+    assert "pessimistic, R_rej = 0.2" in html
+    assert ">Cells</th><td style=\"text-align:left\">4 (2 x 2), 0 empty</td>" in html  # --bins reached evbinning
+    assert "<dt>Command</dt><dd>evstat report &#39;label ~ svm1 + svm2&#39; --data " in html
+    assert "<dt>Date</dt><dd>2024-05-06</dd>" in html
+
+
+def test_numeric_positive_level_and_unlabelled_newdata(capsys, csvs, tmp_path):
+    out = tmp_path / "r.html"
+    status, _, err = run(capsys, ["report", "y ~ svm1", "--data", csvs["cal"], "--newdata", csvs["nolabel"],
+                                   "--positive", "0", "--grid", "5", "-o", out])
+    assert (status, err) == (0, "")
+    html = out.read_text(encoding="utf-8")
+    assert "y (positive = 0, negative = 1)" in html
+    assert "have no labels" in html
+
+
+def test_example_report_is_byte_identical_with_a_date(capsys, tmp_path):
+    a, b = tmp_path / "a.html", tmp_path / "b.html"
+    for out in (a, b):
+        status, _, err = run(capsys, ["report", "y ~ svm1", "--example", "sonar", "--date", "2024-01-01",
+                                       "--grid", "5", "-o", out])
+        assert (status, err) == (0, "")
+    text = a.read_text(encoding="utf-8")
+    assert text.replace("-o a.html", "-o b.html") == b.read_text(encoding="utf-8")
+    assert "example score table sonar_scores shipped with evstat (158 rows x 7 columns" in text
+    assert "the example score tables were made with seed 2019" in text
+    assert "evstat calibration report: sonar example scores" in text
+    assert "Scores on the new data (79 rows)" in text
+
+
+def test_warnings_print_one_line(capsys, csvs, tmp_path):
+    """Rows in empty cells: the warning is one 'evstat: warning:' line, the report is written."""
+    import pandas as pd
+
+    cal = pd.read_csv(csvs["cal"])
+    test = pd.read_csv(csvs["test"])
+    test.loc[:1, ["svm1", "svm2"]] = [cal.svm1.min() - 5, cal.svm2.max() + 5]
+    fit = ev.evbinning("y ~ svm1 + svm2", cal, bins=6)
+    if fit.n[fit.cell_of(test.iloc[:2])].sum() != 0:
+        pytest.fail("the test rows should fall in empty cells")
+    path = tmp_path / "t.csv"
+    test.to_csv(path, index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")  # as outside the test suite: shown, not raised
+        status, _, err = run(capsys, ["report", "y ~ svm1 + svm2", "--data", csvs["cal"], "--newdata", path,
+                                       "--method", "evbinning", "--bins", "6", "--grid", "5", "-o", tmp_path / "r.html"])
+    assert status == 0
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and re.match(r"evstat: warning: \d+ of 110 rows fall in empty cells", lines[0]), err
+    assert (tmp_path / "r.html").is_file()
+
+
+def test_python_dash_m_evstat(tmp_path):
+    env = dict(os.environ, MPLBACKEND="Agg")
+    out = tmp_path / "r.html"
+    ok = subprocess.run([sys.executable, "-m", "evstat", "report", "y ~ svm2", "--example", "pima",
+                         "--grid", "5", "-o", str(out)], capture_output=True, text=True, env=env, timeout=300)
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout == f"wrote {out}\n" and out.is_file()
+    bad = subprocess.run([sys.executable, "-m", "evstat", "report", "y ~ svm1", "--data", str(tmp_path / "x.csv"),
+                          "-o", str(out)], capture_output=True, text=True, env=env, timeout=300)
+    assert bad.returncode == 2
+    assert bad.stderr == f"evstat report: error: --data file '{tmp_path / 'x.csv'}' not found\n"
