@@ -392,8 +392,10 @@ def _settings(seed: int, methods: Sequence[str]) -> dict[str, Any]:
 _SETTINGS_FILE = "study.json"
 
 
-def _check_settings(out: Path, settings: dict[str, Any]) -> None:
+def _check_settings(out: Path, settings: dict[str, Any]) -> list[dict[str, Any]]:
+    """Refuse a folder of another setting; write the settings; return the earlier runs' log."""
     path = out / _SETTINGS_FILE
+    runs: list[dict[str, Any]] = []
     if path.exists():
         old = json.loads(path.read_text(encoding="utf-8"))
         for key in ("study", "seed", "reject_costs", "svm", "table2"):
@@ -403,7 +405,27 @@ def _check_settings(out: Path, settings: dict[str, Any]) -> None:
                     f"{old.get(key)!r} there, {settings[key]!r} now): rerun with the same "
                     f"--seed to resume it, or choose a new --out folder"
                 )
-    path.write_text(json.dumps(settings, indent=1) + "\n", encoding="utf-8")
+        runs = list(old.get("runs", []))
+    _write_settings(out, settings, runs)
+    return runs
+
+
+def _write_settings(out: Path, settings: dict[str, Any], runs: list[dict[str, Any]]) -> None:
+    (out / _SETTINGS_FILE).write_text(json.dumps({**settings, "runs": runs}, indent=1) + "\n", encoding="utf-8")
+
+
+def _run_record(units: int, seconds: float, jobs: int, rounds: int, datasets: Sequence[str],
+                command: str | None) -> dict[str, Any]:
+    import datetime as dt
+
+    from evstat.experiments.report import machine_info
+
+    info = machine_info()
+    return {
+        "finished": dt.datetime.now().isoformat(timespec="seconds"), "units_run": int(units),
+        "seconds": round(float(seconds), 1), "jobs": int(jobs), "rounds": int(rounds), "datasets": list(datasets),
+        "command": command or "", "cores": info["cores"], "cpu": info["cpu"],
+    }
 
 
 def _canonical(part: str, frame: pd.DataFrame, methods: Sequence[str]) -> pd.DataFrame:
@@ -443,6 +465,8 @@ class StudyResults:
     reject_015: pd.DataFrame
     seconds: float = float("nan")
     units_run: int = 0
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    """The log of the runs that computed units in ``out`` (from ``study.json``)."""
 
 
 def _plan(rounds: int, datasets: Sequence[str]) -> list[Unit]:
@@ -533,7 +557,8 @@ def run_minary2019(
         raise ValueError(f"unknown or unavailable methods {unknown}; choose from {available_methods()}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    _check_settings(out, _settings(seed, meths))
+    settings = _settings(seed, meths)
+    runs = _check_settings(out, settings)
     t0 = time.perf_counter()
 
     # what is done already
@@ -563,6 +588,9 @@ def run_minary2019(
                 _write_csv(frame[COLUMNS[unit.part]], out / FILES[unit.part], append=True)
                 bar.update(1)
     seconds = time.perf_counter() - t0
+    if todo:
+        runs.append(_run_record(len(todo), seconds, jobs, rounds, ds, command))
+        _write_settings(out, settings, runs)
 
     frames = {}
     for part, fname in FILES.items():
@@ -575,7 +603,7 @@ def run_minary2019(
         out=out, seed=seed, rounds=rounds, datasets=ds, methods=list(meths),
         error_rates=_select(frames["ensemble"], rounds, ds), reject_curves=_select(frames["curves"], rounds, ds),
         reject_015=frames["fig8"][frames["fig8"]["round"] < rounds].reset_index(drop=True),
-        seconds=seconds, units_run=len(todo),
+        seconds=seconds, units_run=len(todo), runs=runs,
     )
     if report:
         from evstat.experiments.report import write_outputs
@@ -603,4 +631,5 @@ def load_results(out: str | Path, rounds: int | None = None, datasets: Sequence[
         out=out, seed=int(settings["seed"]), rounds=r, datasets=ds, methods=list(settings["methods"]),
         error_rates=_select(frames["ensemble"], r, ds), reject_curves=_select(frames["curves"], r, ds),
         reject_015=frames["fig8"][frames["fig8"]["round"] < r].reset_index(drop=True),
+        runs=list(settings.get("runs", [])),
     )

@@ -493,7 +493,7 @@ def render_html(results: Any, command: str | None = None, date: Any = None, fron
         "css": css, "figures": figures, "tables": tables, "claims": claim_details,
         "rounds": results.rounds, "datasets": [DATASET_LABEL.get(d, d) for d in datasets],
         "seed": results.seed, "command": command or "", "machine": info, "versions": _versions(),
-        "seconds": results.seconds, "units_run": results.units_run, "date": date_text,
+        "runs": list(getattr(results, "runs", [])), "date": date_text,
         "methods": [METHODS[m] for m in methods_in],
     }
     html = env.get_template("minary2019.html.j2").render(**context)
