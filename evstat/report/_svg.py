@@ -55,7 +55,7 @@ def figure_svg(fig: Any, prefix: str, label: str = "") -> Markup:
 
     buf = io.StringIO()
     with matplotlib.rc_context(_RC):
-        fig.savefig(buf, format="svg", metadata=_METADATA, bbox_inches="tight", pad_inches=0.08)
+        fig.savefig(buf, format="svg", metadata=_METADATA)  # constrained layout: legends fit
     svg = buf.getvalue()
     svg = svg[svg.index("<svg"):]
     svg = re.sub(r"<metadata>.*?</metadata>", "", svg, flags=re.S)
