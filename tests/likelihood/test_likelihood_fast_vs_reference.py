@@ -194,15 +194,6 @@ def test_reference_is_accurate_outside_the_data(n, s):
     np.testing.assert_allclose(pl_f, pl_r, rtol=0, atol=1e-10)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "bug: the fast path's default rule (4 panels x 12 nodes per side for n < 100) misses Bel "
-        "by 5.6e-6 (n = 15, s = (7.29, -5.39)) and 2.1e-5 (n = 40, s = (15, -7.5)); widening the "
-        "interval to pass the tail bound keeps the number of nodes, so the interior (unchecked) "
-        "quadrature error grows where the contour is far from Gaussian"
-    ),
-)
 @pytest.mark.parametrize("n, s", OUTSIDE)
 def test_fast_default_rule_outside_the_data(n, s):
     fit = ev.evlogit("y ~ x1 + x2", data=ev.datasets.simulate_gaussian(n, seed=1))
@@ -211,3 +202,22 @@ def test_fast_default_rule_outside_the_data(n, s):
     _, bel_r, pl_r = predictive_belief(fit.likelihood, A, panels=16, nodes=20)  # = reference (above)
     np.testing.assert_allclose(bel_f, bel_r, rtol=0, atol=TOL_BELIEF)
     np.testing.assert_allclose(pl_f, pl_r, rtol=0, atol=TOL_BELIEF)
+
+
+@pytest.mark.parametrize("n, J, seed", [(12, 1, 1), (30, 2, 2), (100, 3, 3), (250, 3, 4), (600, 2, 5)])
+def test_fast_adaptive_rule_far_outside_the_data(n, J, seed):
+    """Test rows 1, 3, 6 and 10 times further out than the calibration scores: the adaptive
+    Clenshaw-Curtis fast path agrees with a fine 16 x 20-point Gauss-Legendre rule to 1e-7
+    (the first fixed-rule fast path was off by up to 1.5e-4 on such rows)."""
+    rng = np.random.default_rng(seed)
+    S = rng.normal(size=(n, J))
+    eta = 0.3 + 1.5 * S.sum(axis=1)
+    y = (rng.random(n) < 1.0 / (1.0 + np.exp(-eta))).astype(int)
+    y[:2] = [0, 1]
+    cal = pd.DataFrame(S, columns=[f"s{j}" for j in range(J)]).assign(y=y)
+    fit = ev.evlogit("y ~ " + " + ".join(f"s{j}" for j in range(J)), data=cal)
+    A = np.c_[np.ones(4), rng.normal(size=(4, J)) * np.array([1.0, 3.0, 6.0, 10.0])[:, None]]
+    _, bel_f, pl_f = predictive_belief(fit.likelihood, A)
+    _, bel_g, pl_g = predictive_belief(fit.likelihood, A, panels=16, nodes=20)
+    np.testing.assert_allclose(bel_f, bel_g, rtol=0, atol=1e-7)
+    np.testing.assert_allclose(pl_f, pl_g, rtol=0, atol=1e-7)
