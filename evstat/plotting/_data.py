@@ -24,6 +24,7 @@ __all__ = [
     "prediction_cache",
     "predictions",
     "quiet_empty_cells",
+    "rows",
     "score_columns",
 ]
 
@@ -183,6 +184,11 @@ def predictions(results: Any, newdata: pd.DataFrame | None) -> pd.DataFrame:
     if cache is not None:
         cache[key] = (results, newdata, out)  # the references keep the ids valid
     return out
+
+
+def rows(k: int) -> str:
+    """``"1 row"``, ``"3 rows"``."""
+    return f"{k} row" if k == 1 else f"{k} rows"
 
 
 def data_description(results: Any, newdata: pd.DataFrame | None) -> str:

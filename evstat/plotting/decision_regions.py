@@ -245,8 +245,9 @@ def decision_regions(
         label = f"{s} frontier"
         seen = np.unique(code[np.isfinite(code)])
         if not drawn and seen.size == 1:
-            label += {0.0: f" (none: decides {neg} everywhere)", 1.0: f" (none: decides {pos} everywhere)",
-                      2.0: " (none: rejects everywhere)"}[float(seen[0])]
+            where = "everywhere" if np.isfinite(code).all() else "wherever defined"
+            label += {0.0: f" (none: decides {neg} {where})", 1.0: f" (none: decides {pos} {where})",
+                      2.0: f" (none: rejects {where})"}[float(seen[0])]
         handles.append(Line2D([], [], color=st["color"], linestyle=st["linestyle"], linewidth=1.8, label=label))
     handles += [
         Patch(facecolor=_SHADE["negative"], edgecolor="0.6", label=f"all decide {neg}"),

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from evstat import metrics
-from evstat.plotting._data import data_description, evaluation_labels, predictions
+from evstat.plotting._data import data_description, evaluation_labels, predictions, rows
 from evstat.plotting._style import STRATEGY_STYLE, finish, new_axes
 
 __all__ = ["reject_curve"]
@@ -116,6 +116,6 @@ def reject_curve(
     title = f"Decisions with reject ({results.method}) on the {data_description(results, newdata)}"
     dropped = int((~ok).sum())
     if dropped:
-        title += f"\n{dropped} rows without a probability (empty cells) left out"
+        title += f"\n{rows(dropped)} without a probability (empty cells) left out"
     ax.set_title(title, fontsize="medium")
     return finish(ax)

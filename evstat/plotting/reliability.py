@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from evstat import metrics
-from evstat.plotting._data import data_description, evaluation_labels, predictions
+from evstat.plotting._data import data_description, evaluation_labels, predictions, rows
 from evstat.plotting._style import BAND_COLOR, OKABE_ITO, finish, mpl_text, new_axes
 
 __all__ = ["reliability_diagram"]
@@ -121,7 +121,7 @@ def reliability_diagram(
     title = f"Reliability ({results.method}) on the {data_description(results, newdata)}"
     dropped = int((~ok).sum())
     if dropped:
-        title += f"\n{dropped} rows without a probability (empty cells) left out"
+        title += f"\n{rows(dropped)} without a probability (empty cells) left out"
     ax.set_title(title, fontsize="medium")
     ax.legend(loc="upper left", fontsize="small", framealpha=0.9)
     return finish(ax)

@@ -17,6 +17,7 @@ from markupsafe import Markup
 from evstat import metrics
 from evstat.calibration.base import CalibrationResults
 from evstat.plotting._data import evaluation_labels, prediction_cache, predictions
+from evstat.plotting._data import rows as n_rows
 from evstat.report._figures import ReportFigure, fit_figures
 from evstat.report._tables import Table, cell, table
 
@@ -263,7 +264,7 @@ def _comparison(named: dict[str, Any], evals: dict[str, tuple], reject_cost: flo
         theta = pred["theta"].to_numpy(dtype=float)
         ok = np.isfinite(theta)
         if not ok.all():
-            notes.append(f"{name}: {int((~ok).sum())} rows without theta_hat (empty cells) left out.")
+            notes.append(f"{name}: {n_rows(int((~ok).sum()))} without theta_hat (empty cells) left out.")
         bel, pl = pred["bel"].to_numpy(dtype=float)[ok], pred["pl"].to_numpy(dtype=float)[ok]
         try:
             sp = metrics.score_predictions(y[ok], theta[ok], bel=bel, pl=pl)

@@ -3,6 +3,8 @@ and refuses the kinds that do not apply with a clear ValueError."""
 
 from __future__ import annotations
 
+import io
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -81,12 +83,14 @@ def test_every_applicable_kind_renders_without_warnings(case):
         out = fit.plot(kind=kind, newdata=newdata, ax=ax, **small(kind))
         assert out is ax
         assert ax.get_xlabel() and ax.get_ylabel() and ax.get_title(), kind
-        fig.savefig(__import__("io").BytesIO(), format="png", dpi=40)
+        fig.savefig(io.BytesIO(), format="png", dpi=40)
         # the calibration rows (no newdata) work as well
         if kind != "profile":
             fig2 = Figure(layout="constrained")
-            fit.plot(kind=kind, ax=fig2.add_subplot(), **small(kind))
-            fig2.savefig(__import__("io").BytesIO(), format="png", dpi=40)
+            ax2 = fit.plot(kind=kind, ax=fig2.add_subplot(), **small(kind))
+            legend = ax2.get_legend()
+            texts = ax2.get_title() + " ".join(t.get_text() for t in (legend.get_texts() if legend else []))
+            assert "calibration" in texts, (kind, texts)
 
 
 @pytest.mark.parametrize("case", list(CASES), ids=lambda c: f"{c[0]}-J{c[1]}")
@@ -410,4 +414,4 @@ def test_dollar_in_column_name_is_not_mathtext():
     fig = Figure()
     ax = plotting.calibration_map(fit, ax=fig.add_subplot(), grid=10)
     assert ax.get_xlabel() == r"score cost\$1"
-    fig.savefig(__import__("io").BytesIO(), format="png", dpi=30)
+    fig.savefig(io.BytesIO(), format="png", dpi=30)
