@@ -408,7 +408,9 @@ def build_context(
     if newdata is not None:
         data_lines.append(("New data", f"{newdata.shape[0]} rows x {newdata.shape[1]} columns"))
     messages = []
-    for w in caught:
+    for w in caught:  # about the data and the models; library deprecations are only re-issued
+        if issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning, FutureWarning)):
+            continue
         text = f"{w.category.__name__}: {w.message}"
         if text not in messages:
             messages.append(text)

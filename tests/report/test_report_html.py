@@ -280,3 +280,22 @@ def test_pandas_index_and_row_order_do_not_matter():
     tb = {t.title: t.rows for t in b["fits"][0].metrics}
     assert ta == tb
     assert isinstance(pd.Index(shuffled.index), pd.Index)
+
+
+def test_library_deprecations_are_reissued_not_reported(monkeypatch):
+    import warnings
+
+    from evstat.report import _build
+
+    original = _build.metrics.ignorance_summary
+
+    def noisy(*args, **kwargs):
+        warnings.warn("old API", DeprecationWarning)
+        warnings.warn("about <your> data", UserWarning)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(_build.metrics, "ignorance_summary", noisy)
+    with pytest.warns(DeprecationWarning, match="old API"), pytest.warns(UserWarning, match="about <your> data"):
+        html = render_report(fit_of("isotonic"), TEST, date=DATE, **FAST)
+    assert "UserWarning: about &lt;your&gt; data" in html
+    assert "old API" not in html
