@@ -130,6 +130,7 @@ def _clenshaw_curtis(N: int) -> tuple[NDArray, NDArray]:
 
 _CC16 = _clenshaw_curtis(16)
 _CC8 = _clenshaw_curtis(8)
+PANELS = 1  # initial panels per side (bisected where the nested rules disagree)
 
 
 def _side_integral_adaptive(
@@ -144,7 +145,7 @@ def _side_integral_adaptive(
 ) -> tuple[NDArray, NDArray]:
     """Adaptive, vectorised Clenshaw-Curtis integral of f over one side of eta_hat.
 
-    The interval is cut into two panels; on every panel f is evaluated at the 17 nodes of the
+    The interval starts as one panel (``PANELS``); on every panel f is evaluated at the 17 nodes of the
     Clenshaw-Curtis rule of order 16, whose odd nodes form the rule of order 8. A panel is
     accepted when the two rules differ by at most ``acc`` (the order-16 error is then far smaller:
     for analytic integrands the errors fall geometrically with the order), otherwise it is
@@ -167,7 +168,7 @@ def _side_integral_adaptive(
         hi = mode + width * sig_f
     u16, w16 = _CC16
     _, w8 = _CC8
-    panels = 2
+    panels = PANELS
     edges = np.linspace(0.0, 1.0, panels + 1)
     rows = np.repeat(np.arange(m), panels)
     a = (lo[:, None] + (hi - lo)[:, None] * edges[None, :-1]).ravel()
@@ -213,7 +214,7 @@ def predictive_belief(
     acc: float = 1e-6,
     panels: int | None = None,
     nodes: int | None = None,
-    width: float = 8.0,
+    width: float = 7.0,
     max_widen: int = 8,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """theta_hat, Bel({1}) and Pl({1}) for test design rows ``A`` (m, p).
