@@ -299,3 +299,24 @@ def test_library_deprecations_are_reissued_not_reported(monkeypatch):
         html = render_report(fit_of("isotonic"), TEST, date=DATE, **FAST)
     assert "UserWarning: about &lt;your&gt; data" in html
     assert "old API" not in html
+
+
+def test_committed_example_reports():
+    """reports/examples holds a report per shipped score table, small and self-contained, and
+    its README gives the command that made each."""
+    from pathlib import Path
+
+    from evstat.cli import EXAMPLES
+
+    root = Path(__file__).resolve().parents[2] / "reports" / "examples"
+    if not root.is_dir():
+        pytest.skip("reports/examples is not part of this installation (sdist or wheel)")
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    for name in list(EXAMPLES) + ["sonar-evlogit"]:
+        path = root / f"{name}.html"
+        assert path.is_file(), path
+        assert path.stat().st_size < 1_500_000
+        html = path.read_text(encoding="utf-8")
+        assert "<script" not in html and "http" not in html
+        assert html.count("<svg") >= 6
+        assert f"-o reports/examples/{name}.html`" in readme
