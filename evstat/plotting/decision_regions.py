@@ -16,7 +16,7 @@ from evstat.plotting._data import (
     quiet_empty_cells,
     score_columns,
 )
-from evstat.plotting._style import CLASS_STYLE, OKABE_ITO, STRATEGY_STYLE, mpl_text, new_axes
+from evstat.plotting._style import CLASS_STYLE, STRATEGY_STYLE, mpl_text, new_axes
 
 __all__ = ["decision_regions", "strategy_costs"]
 
