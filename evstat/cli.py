@@ -4,6 +4,7 @@
 
     evstat report "y ~ svm1 + svm2 + svm3" --data cal.csv --newdata test.csv -o report.html
     evstat report --example sonar -o sonar-report.html
+    evstat reproduce minary2019 --out reports/minary2019    (see evstat.experiments.cli)
 
 Errors (a missing file, a bad formula, an absent column, ...) print one line on stderr and exit
 with status 2, without a traceback. :func:`main` takes the argument list, so the command runs
@@ -71,7 +72,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="evstat",
         description="evstat: evidential (belief-function) calibration of classifier scores.",
-        epilog="Run 'evstat report --help' for the options of the report command.",
+        epilog="Run 'evstat report --help' or 'evstat reproduce --help' for the options of a command.",
     )
     from evstat import __version__
 
