@@ -198,7 +198,7 @@ def _claims_tables(comparisons: Sequence[Comparison]) -> tuple[Any, list[dict[st
             heads = ["Data set" if h == "dataset" else "#Train3" if h == "train3" else (h or "cell").capitalize()
                      for h in heads]
             items.append({"comparison": c.comparison, "verdict": c.verdict, "kind": c.kind,
-                          "table": T.Table(title=c.comparison, columns=heads + ["Mean (SE)", "Rounds", "Cell"],
+                          "table": T.Table(title=c.comparison, columns=heads + ["Mean (SE)", "Rounds", "Status"],
                                            rows=crow, numeric=[False] * len(heads) + [True, True, False])})
         details.append({"claim": claim, "finding": comps[0].finding, "verdict": overall,
                         "counts": tuple(int(v) for v in tot), "comparisons": items})
@@ -451,8 +451,11 @@ def render_html(results: Any, command: str | None = None, date: Any = None, fron
         figures.append({"id": "fig7", "title": "Fig. 7: decision frontiers at R_rej = 0.15",
                         "caption": f"Simulated data (one draw): three SVMs trained on 30 rows each, evidential joint "
                                    f"logistic calibration on {FIG8_CAL_SIZES[0]} rows (left) and on {FIG8_CAL_SIZES[1]} "
-                                   "of them (right; the calibration rows are drawn). Each line encloses the rows a "
-                                   "strategy rejects: outside it the strategy decides a class. Evaluated on a "
+                                   "of them (right; the calibration rows are drawn). Each closed line surrounds a part "
+                                   "of the plane where a strategy decides a class (around each class's rows); outside "
+                                   "its lines the strategy rejects. Far from the SVMs' training rows the RBF decision "
+                                   "values tend to the SVMs' intercepts, which carry little evidence, so every strategy "
+                                   "rejects there. A strategy without a line rejects the whole plane. Evaluated on a "
                                    f"{frontier_grid} x {frontier_grid} grid.",
                         "svg": _svg(fig7(front), "fig7", "Fig. 7")})
         if len(r15):
