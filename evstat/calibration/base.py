@@ -10,6 +10,7 @@ row-order and index conventions: results keep the index and row order of ``newda
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -21,7 +22,7 @@ from evstat.belief import Frame, MassArray
 from evstat.belief import decide as belief_decide
 from evstat.formula import ModelFrame
 
-__all__ = ["CalibrationResults", "FORMAT", "FORMAT_VERSION", "STRATEGIES", "REJECT"]
+__all__ = ["CalibrationResults", "EmptyCellWarning", "FORMAT", "FORMAT_VERSION", "STRATEGIES", "REJECT"]
 
 FORMAT = "evstat"
 FORMAT_VERSION = 1
@@ -36,6 +37,11 @@ STRATEGIES = {
 _TYPES = ("prob", "belief", "mass")
 
 
+class EmptyCellWarning(UserWarning):
+    """Test rows fall where the calibration data say nothing (an empty bin or cell): their
+    probability is undefined (NaN) while their belief is vacuous (Bel = 0, Pl = 1)."""
+
+
 class CalibrationResults:
     """Base class of fitted calibrators (not instantiated directly).
 
@@ -48,6 +54,10 @@ class CalibrationResults:
     """
 
     method: ClassVar[str] = "calibrator"
+    #: warnings about theta alone, silenced where theta is not used (masses, evidential decisions)
+    _theta_warnings: ClassVar[tuple[type[Warning], ...]] = ()
+    #: what to do about rows whose probability is undefined (NaN), for error messages
+    _nan_theta_fix: ClassVar[str] = "use an evidential strategy"
 
     def __init__(self, model_frame: ModelFrame) -> None:
         self.model_frame = model_frame
@@ -135,9 +145,13 @@ class CalibrationResults:
         X, index = self._design(newdata, missing)
         if type == "prob":
             return pd.Series(self._prob_array(X), index=index, name="theta")
-        th, bel, pl = self._belief_arrays(X)
         if type == "belief":
+            th, bel, pl = self._belief_arrays(X)
             return pd.DataFrame({"theta": th, "bel": bel, "pl": pl}, index=index)
+        with warnings.catch_warnings():  # masses do not use theta
+            for category in self._theta_warnings:
+                warnings.simplefilter("ignore", category)
+            _, bel, pl = self._belief_arrays(X)
         return self._mass(bel, pl, index)
 
     def _mass(self, bel: NDArray, pl: NDArray, index: pd.Index) -> MassArray:
@@ -177,14 +191,34 @@ class CalibrationResults:
                     f"reject_cost must lie in [0, 1] (0-1 costs are used for the classes), got {reject_cost!r}"
                 )
         X, index = self._design(newdata, missing)
-        if strategy == "probabilistic":
-            th = self._prob_array(X)
-            bel, pl = th, th
-        else:
-            _, bel, pl = self._belief_arrays(X)
+        with warnings.catch_warnings():
+            # theta's warnings: the evidential strategies do not use it, and the probabilistic
+            # one raises below where it is undefined
+            for category in self._theta_warnings:
+                warnings.simplefilter("ignore", category)
+            if strategy == "probabilistic":
+                th = self._prob_array(X)
+                bel, pl = th, th
+            else:
+                _, bel, pl = self._belief_arrays(X)
+        if strategy == "probabilistic" and np.isnan(bel).any():
+            bad = np.flatnonzero(np.isnan(bel))
+            labels = ", ".join(repr(v) for v in list(index[bad[:5]]))
+            raise ValueError(
+                f"the probabilistic strategy needs a probability, but {bad.size} of {bel.size} "
+                f"rows (index {labels}) have none: {self._nan_theta_fix}"
+            )
         return decide_binary(
             bel, pl, self.classes, STRATEGIES[strategy], reject_cost, index
         )
+
+    def calibration_belief(self) -> pd.DataFrame:
+        """[theta, bel, pl] on the calibration rows (computed once, then cached)."""
+        cached = getattr(self, "_cal_belief", None)
+        if cached is None:
+            cached = self.belief_frame(None)
+            self._cal_belief = cached
+        return cached
 
     # ---------------------------------------------------------------- broom verbs
     def augment(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> pd.DataFrame:

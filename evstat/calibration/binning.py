@@ -27,7 +27,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy.special import xlogy
 
-from evstat.calibration.base import CalibrationResults
+from evstat.calibration.base import CalibrationResults, EmptyCellWarning
 from evstat.calibration.registry import register
 from evstat.calibration.summary import Summary, format_number
 from evstat.formula import ModelFrame, model_frame
@@ -40,10 +40,6 @@ MAX_CELLS = 10_000_000
 _EMPTY = ("nan", "prior")
 _BREAKS = ("uniform", "quantile")
 _DEFAULT_BINS = 3
-
-
-class EmptyCellWarning(UserWarning):
-    """Rows fell into an empty cell: their probability ``k / n`` is undefined (NaN)."""
 
 
 def _score_columns(mf: ModelFrame, who: str) -> list[int]:
@@ -94,6 +90,11 @@ class CellCalibration(CalibrationResults):
     """
 
     _cell_word = "cell"
+    _theta_warnings = (EmptyCellWarning,)
+    _nan_theta_fix = (
+        "they fall in empty cells where k/n is undefined; refit with empty='prior', or use an "
+        "evidential strategy (their belief there is vacuous)"
+    )
 
     def _set_counts(self, k: NDArray, n: NDArray, empty: str) -> None:
         self.empty = _check_empty(empty)
@@ -161,49 +162,6 @@ class CellCalibration(CalibrationResults):
     def _belief_arrays(self, X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray]:
         c, th = self._lookup(X)
         return th, self._bel[c], self._pl[c]
-
-    def predict(self, newdata: pd.DataFrame | None = None, type: str = "prob", missing: str = "raise") -> Any:
-        if type == "mass":  # masses do not use theta: an empty cell's vacuous mass is defined
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", EmptyCellWarning)
-                return super().predict(newdata, type=type, missing=missing)
-        return super().predict(newdata, type=type, missing=missing)
-
-    predict.__doc__ = CalibrationResults.predict.__doc__
-
-    def decide(
-        self,
-        newdata: pd.DataFrame | None = None,
-        strategy: str = "pessimistic",
-        reject_cost: float | None = None,
-        missing: str = "raise",
-    ) -> pd.Series:
-        if strategy == "probabilistic":
-            X, index = self._design(newdata, missing)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", EmptyCellWarning)
-                th = self._prob_array(X)
-            bad = np.isnan(th)
-            if bad.any():
-                labels = ", ".join(repr(v) for v in list(index[bad][:5]))
-                raise ValueError(
-                    f"the probabilistic strategy needs a probability, but {int(bad.sum())} of "
-                    f"{th.size} rows (index {labels}) fall in empty {self._cell_word}s where k/n "
-                    "is undefined: refit with empty='prior', or use an evidential strategy "
-                    "(their belief there is vacuous)"
-                )
-        with warnings.catch_warnings():
-            # the evidential strategies do not use theta; the vacuous belief of empty cells is defined
-            warnings.simplefilter("ignore", EmptyCellWarning)
-            return super().decide(newdata, strategy=strategy, reject_cost=reject_cost, missing=missing)
-
-    decide.__doc__ = CalibrationResults.decide.__doc__
-
-    def calibration_belief(self) -> pd.DataFrame:
-        """[theta, bel, pl] on the calibration rows (cached)."""
-        if self._cal_belief is None:
-            self._cal_belief = self.belief_frame(None)
-        return self._cal_belief
 
     def _mean_ignorance(self) -> float:
         """Mean of Pl - Bel over the calibration rows (every row is in a non-empty cell)."""

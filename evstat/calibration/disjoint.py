@@ -75,6 +75,12 @@ class DisjointCalibration(CalibrationResults):
         (default), or the normalised product of the J calibrated probabilities.
     """
 
+    _theta_warnings = (EmptyCellWarning,)
+    _nan_theta_fix = (
+        "a per-column calibrator predicts NaN there (e.g. an empty bin): pass empty='prior' to "
+        "disjoint(), or use an evidential strategy"
+    )
+
     method = "disjoint"
 
     def __init__(
@@ -228,38 +234,6 @@ class DisjointCalibration(CalibrationResults):
     def _belief_arrays(self, X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray]:
         theta, bel, pl = self._predict_arrays(X, need_belief=True)
         return theta, bel, pl  # type: ignore[return-value]
-
-    def decide(
-        self,
-        newdata: pd.DataFrame | None = None,
-        strategy: str = "pessimistic",
-        reject_cost: float | None = None,
-        missing: str = "raise",
-    ) -> pd.Series:
-        if strategy == "probabilistic":
-            X, index = self._design(newdata, missing)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", EmptyCellWarning)
-                th = self._prob_array(X)
-            bad = np.isnan(th)
-            if bad.any():
-                raise ValueError(
-                    f"the probabilistic strategy needs a probability, but {int(bad.sum())} of "
-                    f"{th.size} rows (index {_labels(index, np.flatnonzero(bad))}) have none "
-                    "(a per-column calibrator predicts NaN, e.g. an empty bin): pass "
-                    "empty='prior' to disjoint(), or use an evidential strategy"
-                )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", EmptyCellWarning)
-            return super().decide(newdata, strategy=strategy, reject_cost=reject_cost, missing=missing)
-
-    decide.__doc__ = CalibrationResults.decide.__doc__
-
-    def calibration_belief(self) -> pd.DataFrame:
-        """[theta, bel, pl] on the calibration rows (cached)."""
-        if self._cal_belief is None:
-            self._cal_belief = self.belief_frame(None)
-        return self._cal_belief
 
     def _calibration_conflict(self) -> NDArray:
         """The conflict K of the combination on the calibration rows."""

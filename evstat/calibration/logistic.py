@@ -19,7 +19,7 @@ import pandas as pd
 import statsmodels.api as sm
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
-from scipy.stats import chi2, norm
+from scipy.stats import norm
 from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
 
 from evstat.calibration.base import CalibrationResults
@@ -288,12 +288,6 @@ class LogitCalibration(CalibrationResults):
             sl = slice(s, s + BLOCK_ROWS)
             th[sl], bel[sl], pl[sl] = predictive_belief(self._lik, X[sl], method=self.predictive_method)
         return th, bel, pl
-
-    def calibration_belief(self) -> pd.DataFrame:
-        """[theta, bel, pl] on the calibration rows (cached)."""
-        if self._cal_belief is None:
-            self._cal_belief = self.belief_frame(None)
-        return self._cal_belief
 
     def tidy(self, level: float = 0.95, conf_method: str = "profile") -> pd.DataFrame:
         """Coefficient table: term, estimate, std_error, statistic, p_value, conf_low, conf_high."""
