@@ -65,6 +65,35 @@ def _wald_mode(eta_hat: NDArray, sigma: NDArray, lo: NDArray, hi: NDArray) -> ND
     return np.clip(0.5 * (a + b), lo, hi)
 
 
+def _side_interval(eta_hat: NDArray, sigma: NDArray, side: int, width: NDArray) -> tuple[NDArray, NDArray]:
+    """Integration interval of one side: ``width`` Wald scales of f around its Wald mode."""
+    inf = np.full_like(eta_hat, np.inf)
+    if side < 0:
+        mode = _wald_mode(eta_hat, sigma, -inf, eta_hat)
+    else:
+        mode = _wald_mode(eta_hat, sigma, eta_hat, inf)
+    th = expit(mode)
+    sig_f = 1.0 / np.sqrt(1.0 / sigma**2 + th * (1.0 - th))
+    if side < 0:
+        return mode - width * sig_f, np.minimum(mode + width * sig_f, eta_hat)
+    return np.maximum(mode - width * sig_f, eta_hat), mode + width * sig_f
+
+
+def _tail_bound(
+    f_lo: NDArray, d_lo: NDArray, f_hi: NDArray, d_hi: NDArray,
+    lo: NDArray, hi: NDArray, eta_hat: NDArray, side: int,
+) -> NDArray:
+    """Bound on the mass of f outside [lo, hi] on one side, by log-concavity: beyond an end
+    where log f decreases outward at rate d, the mass is at most f(end) / d (infinite where f
+    does not decrease outward)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tail_lo = np.where(d_lo > 0, f_lo / d_lo, np.where(f_lo > 0, np.inf, 0.0))
+        tail_hi = np.where(d_hi < 0, f_hi / -d_hi, np.where(f_hi > 0, np.inf, 0.0))
+    if side < 0:  # an interval that stops before eta_hat leaves the gap [hi, eta_hat] as a tail
+        return tail_lo + np.where(hi < eta_hat, tail_hi, 0.0)
+    return tail_hi + np.where(lo > eta_hat, tail_lo, 0.0)
+
+
 def _side_integral(
     lik: LogisticLikelihood,
     A: NDArray,
@@ -76,19 +105,7 @@ def _side_integral(
     nodes: int,
 ) -> tuple[NDArray, NDArray]:
     """Integral of f over one side of eta_hat (side=-1: left, +1: right) and its tail bound."""
-    inf = np.full_like(eta_hat, np.inf)
-    if side < 0:
-        mode = _wald_mode(eta_hat, sigma, -inf, eta_hat)
-    else:
-        mode = _wald_mode(eta_hat, sigma, eta_hat, inf)
-    th = expit(mode)
-    sig_f = 1.0 / np.sqrt(1.0 / sigma**2 + th * (1.0 - th))
-    if side < 0:
-        lo = mode - width * sig_f
-        hi = np.minimum(mode + width * sig_f, eta_hat)
-    else:
-        lo = np.maximum(mode - width * sig_f, eta_hat)
-        hi = mode + width * sig_f
+    lo, hi = _side_interval(eta_hat, sigma, side, width)
     x, w = _gauss_legendre(nodes)
     edges = np.linspace(0.0, 1.0, panels + 1)
     u = (edges[:-1, None] + np.diff(edges)[:, None] * x[None, :]).ravel()  # (panels*nodes,)
@@ -105,15 +122,7 @@ def _side_integral(
     # [lo, hi], so it is a conservative bound on what the rule neglects
     f_lo, d_lo = f[:, 0], dlogf[:, 0]
     f_hi, d_hi = f[:, -1], dlogf[:, -1]
-    with np.errstate(divide="ignore"):
-        tail_lo = np.where(d_lo > 0, f_lo / d_lo, np.where(f_lo > 0, np.inf, 0.0))
-        tail_hi = np.where(d_hi < 0, f_hi / -d_hi, np.where(f_hi > 0, np.inf, 0.0))
-    if side < 0:
-        inner_open = hi < eta_hat  # truncated before eta_hat: the gap [hi, eta_hat] is a tail
-        tail = tail_lo + np.where(inner_open, tail_hi, 0.0)
-    else:
-        inner_open = lo > eta_hat
-        tail = tail_hi + np.where(inner_open, tail_lo, 0.0)
+    tail = _tail_bound(f_lo, d_lo, f_hi, d_hi, lo, hi, eta_hat, side)
     return integral, tail
 
 
@@ -153,19 +162,7 @@ def _side_integral_adaptive(
     interval ends.
     """
     m = A.shape[0]
-    inf = np.full_like(eta_hat, np.inf)
-    if side < 0:
-        mode = _wald_mode(eta_hat, sigma, -inf, eta_hat)
-    else:
-        mode = _wald_mode(eta_hat, sigma, eta_hat, inf)
-    th = expit(mode)
-    sig_f = 1.0 / np.sqrt(1.0 / sigma**2 + th * (1.0 - th))
-    if side < 0:
-        lo = mode - width * sig_f
-        hi = np.minimum(mode + width * sig_f, eta_hat)
-    else:
-        lo = np.maximum(mode - width * sig_f, eta_hat)
-        hi = mode + width * sig_f
+    lo, hi = _side_interval(eta_hat, sigma, side, width)
     u16, w16 = _CC16
     _, w8 = _CC8
     panels = PANELS
@@ -196,13 +193,7 @@ def _side_integral_adaptive(
         mid = 0.5 * (a[bad] + b[bad])
         rows = np.concatenate([rows[bad], rows[bad]])
         a, b = np.concatenate([a[bad], mid]), np.concatenate([mid, b[bad]])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tail_lo = np.where(d_lo > 0, f_lo / d_lo, np.where(f_lo > 0, np.inf, 0.0))
-        tail_hi = np.where(d_hi < 0, f_hi / -d_hi, np.where(f_hi > 0, np.inf, 0.0))
-    if side < 0:
-        tail = tail_lo + np.where(hi < eta_hat, tail_hi, 0.0)
-    else:
-        tail = tail_hi + np.where(lo > eta_hat, tail_lo, 0.0)
+    tail = _tail_bound(f_lo, d_lo, f_hi, d_hi, lo, hi, eta_hat, side)
     return integral, tail
 
 
