@@ -14,10 +14,12 @@ import pandas as pd
 from evstat.calibration.base import CalibrationResults
 from evstat.metrics import score_predictions
 
-__all__ = ["compare"]
+__all__ = ["compare", "named_fits"]
 
 
-def _named(fits: Any) -> dict[str, CalibrationResults]:
+def named_fits(fits: Any) -> dict[str, CalibrationResults]:
+    """``{name: results}`` from one fitted calibrator, a list (named by method; repeats get
+    ``_2``, ``_3``, ...) or a dict; a clear error for anything else."""
     if isinstance(fits, CalibrationResults):
         fits = [fits]
     if isinstance(fits, Mapping):
@@ -31,8 +33,8 @@ def _named(fits: Any) -> dict[str, CalibrationResults]:
             items.append((name if counts[name] == 1 else f"{name}_{counts[name]}", f))
     else:
         raise TypeError(
-            f"fits must be a dict {{name: fitted calibrator}} or a list of fitted calibrators, "
-            f"got {type(fits).__name__}"
+            "fits must be a fitted calibrator (e.g. ev.evlogit(...)), a list of them or a dict "
+            f"{{name: fitted calibrator}}, got {type(fits).__name__}"
         )
     if not items:
         raise ValueError("fits is empty: give at least one fitted calibrator")
@@ -94,7 +96,7 @@ def compare(
     >>> list(tab.model), list(tab.columns[:4])
     (['logit', 'iso'], ['model', 'method', 'n', 'error_rate'])
     """
-    named = _named(fits)
+    named = named_fits(fits)
     if not isinstance(newdata, pd.DataFrame):
         raise TypeError(f"newdata must be a pandas DataFrame, got {type(newdata).__name__}")
     m = len(newdata)

@@ -70,7 +70,7 @@ def test_bad_input(data):
         ev.compare({"a": fits["iso"], "b": ev.isotonic("y ~ svm2", cal)}, test, y="label")
     with pytest.raises(TypeError, match="not a fitted evstat calibrator"):
         ev.compare({"a": fits["iso"], "b": "evlogit"}, test, y="label")
-    with pytest.raises(TypeError, match="fits must be a dict"):
+    with pytest.raises(TypeError, match="fits must be a fitted calibrator .*, a list of them or a dict"):
         ev.compare(42, test, y="label")
     with pytest.raises(ValueError, match="fits is empty"):
         ev.compare({}, test, y="label")

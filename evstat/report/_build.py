@@ -6,7 +6,7 @@ import datetime as _dt
 import platform
 import re
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,7 +15,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from evstat import metrics
-from evstat.calibration.base import CalibrationResults
+from evstat.comparison import named_fits
 from evstat.plotting._data import evaluation_labels, prediction_cache, predictions
 from evstat.plotting._data import rows as n_rows
 from evstat.report._figures import ReportFigure, fit_figures
@@ -41,36 +41,6 @@ class FitSection:
     decisions: list[Table] = field(default_factory=list)
     figures: list[ReportFigure] = field(default_factory=list)
     figure_notes: list[str] = field(default_factory=list)
-
-
-def named_fits(fits: Any) -> dict[str, CalibrationResults]:
-    """``{name: results}`` from one fitted calibrator, a list (named by method, repeats get
-    ``_2``, ``_3``) or a dict."""
-    if isinstance(fits, CalibrationResults):
-        items = [(fits.method, fits)]
-    elif isinstance(fits, Mapping):
-        items = [(str(k), v) for k, v in fits.items()]
-    elif isinstance(fits, Sequence) and not isinstance(fits, str):
-        counts: dict[str, int] = {}
-        items = []
-        for f in fits:
-            name = str(getattr(f, "method", type(f).__name__))
-            counts[name] = counts.get(name, 0) + 1
-            items.append((name if counts[name] == 1 else f"{name}_{counts[name]}", f))
-    else:
-        raise TypeError(
-            "fits must be a fitted calibrator (e.g. ev.evlogit(...)), a list of them or a dict "
-            f"{{name: fitted calibrator}}, got {type(fits).__name__}"
-        )
-    if not items:
-        raise ValueError("fits is empty: give at least one fitted calibrator")
-    for name, f in items:
-        if not isinstance(f, CalibrationResults):
-            raise TypeError(
-                f"fits[{name!r}] is a {type(f).__name__}, not a fitted evstat calibrator (the result "
-                "of ev.evlogit, ev.evbinning, ev.isotonic, ev.betacal or ev.disjoint)"
-            )
-    return dict(items)
 
 
 def _anchor(name: str, used: set[str]) -> str:
