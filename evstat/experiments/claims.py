@@ -171,7 +171,20 @@ def compare(
     kind: str = "direction",
 ) -> Comparison:
     """Test ``worse`` having a higher error than ``better`` (direction) or the two being equal
-    within :data:`DELTA` (equivalence), on every cell."""
+    within :data:`DELTA` (equivalence), on every cell.
+
+    Examples
+    --------
+    >>> r = np.random.default_rng(0)
+    >>> er = pd.DataFrame({"round": np.repeat(np.arange(20), 2), "dataset": "heart", "train3": 10,
+    ...                    "method": ["a", "b"] * 20, "error_rate": 0.2 + np.tile([0.05, 0.0], 20)
+    ...                    + r.normal(0, 0.01, 40)})
+    >>> c = compare(er, "a is worse", "'b beats a'", "a", "b", {})
+    >>> c.verdict, c.counts()
+    ('supported', (1, 0, 0))
+    >>> compare(er, "a = b", "", "a", "b", {}, kind="equivalence").verdict
+    'contradicted'
+    """
     cells, pooled = paired_cells(error_rates, worse, better)
     cells = cells.copy()
     cells["status"] = _status(cells, kind) if len(cells) else pd.Series(dtype=str)
@@ -184,7 +197,7 @@ def compare(
     return comp
 
 
-def pooled_curves(reject_curves: pd.DataFrame, weights: np.ndarray | None = None) -> pd.DataFrame:
+def pooled_curves(reject_curves: pd.DataFrame) -> pd.DataFrame:
     """Reject curves pooled over rounds (see the module docstring).
 
     Returns
@@ -244,6 +257,19 @@ def accuracy_gap(
     Series
         ``mean`` (the gap of the pooled curves), ``se`` (bootstrap over rounds), ``n`` (rounds),
         ``lo``, ``hi`` (the common error range).
+
+    Examples
+    --------
+    Pessimistic: error 1% at accuracy 98%, 4% at 96%; probabilistic: 2% at 96%, 8% at 92% (both
+    rounds alike). Over the common errors [2%, 4%] the pessimistic accuracy is 0.0133 higher:
+
+    >>> rows = [{"round": k, "dataset": "heart", "n_cal": 15, "strategy": s, "reject_cost": c, "n_test": 100,
+    ...          "n_decided": d, "n_errors": e}
+    ...         for k in (0, 1) for s, es in (("pessimistic", (1, 4)), ("probabilistic", (2, 8)))
+    ...         for c, d, e in zip((0.1, 0.3), (50, 100), es)]
+    >>> g = accuracy_gap(pd.DataFrame(rows), "heart", 15, seed=1)
+    >>> [round(float(g[k]), 4) for k in ("mean", "lo", "hi", "se")]
+    [0.0133, 0.02, 0.04, 0.0]
     """
     from evstat.experiments.minary2019 import seed_sequence
 
@@ -308,7 +334,8 @@ def _single(claim: str, finding: str, comparison: str, mean: float, se: float, n
 
 def claims_table(results: object) -> list[Comparison]:
     """Every tested comparison of the paper's findings, computed from ``results``
-    (a :class:`evstat.experiments.minary2019.StudyResults`)."""
+    (a :class:`evstat.experiments.minary2019.StudyResults`); see
+    :func:`evstat.experiments.minary2019.load_results` for an example."""
     from evstat.experiments.methods import METHODS
 
     er = results.error_rates  # type: ignore[attr-defined]

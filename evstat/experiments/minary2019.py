@@ -618,7 +618,28 @@ def _select(frame: pd.DataFrame, rounds: int, datasets: Iterable[str]) -> pd.Dat
 
 
 def load_results(out: str | Path, rounds: int | None = None, datasets: Sequence[str] | None = None) -> StudyResults:
-    """Read the CSVs of a finished run (e.g. ``reports/minary2019``) back into :class:`StudyResults`."""
+    """Read the CSVs of a finished run (e.g. ``reports/minary2019``) back into :class:`StudyResults`.
+
+    Parameters
+    ----------
+    out : str or Path
+        The run's folder.
+    rounds, datasets : optional
+        Restrict to the first ``rounds`` rounds and to these data sets (default: all present).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from evstat.experiments.claims import claims_frame, claims_table
+    >>> d = tempfile.mkdtemp()
+    >>> _ = run_minary2019(d, rounds=1, datasets=["heart"], quiet=True, methods=["joint_binning"],
+    ...                    report=False)
+    >>> res = load_results(d)
+    >>> res.rounds, res.datasets, len(res.error_rates), res.runs[0]["units_run"]
+    (1, ['heart'], 4, 3)
+    >>> claims_frame(claims_table(res))["verdict"].unique().tolist()
+    ['inconclusive']
+    """
     out = Path(out)
     settings = json.loads((out / _SETTINGS_FILE).read_text(encoding="utf-8"))
     frames = {}

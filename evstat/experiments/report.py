@@ -280,7 +280,20 @@ def _error_panels(summary: pd.DataFrame, methods: Sequence[str], datasets: Seque
 
 
 def fig4(summary: pd.DataFrame, datasets: Sequence[str]) -> Any:
-    """Fig. 4: mean error rate against #Train3, binning and logistic, joint and disjoint."""
+    """Fig. 4: mean error rate against #Train3, binning and logistic, joint and disjoint.
+
+    ``summary`` is :func:`error_summary` of the error rates; returns a matplotlib Figure with
+    one panel per data set.
+
+    Examples
+    --------
+    >>> er = pd.DataFrame({"round": [0, 1] * 4, "dataset": "heart", "train3": np.repeat([10, 60], 4),
+    ...                    "method": np.tile(["joint_logistic"] * 2 + ["joint_binning"] * 2, 2),
+    ...                    "error_rate": [0.2, 0.22, 0.25, 0.27, 0.18, 0.2, 0.22, 0.24]})
+    >>> fig = fig4(error_summary(er), ["heart"])
+    >>> [ax.get_title() for ax in fig.axes if ax.get_visible()]
+    ['Heart']
+    """
     return _error_panels(summary, FIG4_METHODS, datasets)
 
 
@@ -290,7 +303,15 @@ def fig6(summary: pd.DataFrame, datasets: Sequence[str]) -> Any:
 
 
 def fig7(front: Any) -> Any:
-    """Fig. 7: reject regions (R_rej = 0.15) in the feature space of the simulated data."""
+    """Fig. 7: reject regions (R_rej = 0.15) in the feature space of the simulated data.
+
+    Examples
+    --------
+    >>> from evstat.experiments.minary2019 import frontiers
+    >>> fig = fig7(frontiers(2019, grid=9))
+    >>> [ax.get_title() for ax in fig.axes]
+    ['Joint logistic calibration on 200 rows', 'Joint logistic calibration on 15 rows']
+    """
     from matplotlib.lines import Line2D
 
     sizes = sorted(front.cal, reverse=True)
@@ -322,7 +343,17 @@ def fig7(front: Any) -> Any:
 
 
 def fig8(reject_015: pd.DataFrame) -> Any:
-    """Fig. 8: mean error rate and accuracy at R_rej = 0.15 of the three strategies."""
+    """Fig. 8: mean error rate and accuracy at R_rej = 0.15 of the three strategies.
+
+    Examples
+    --------
+    >>> r15 = pd.DataFrame({"round": 0, "n_cal": [200, 200, 200, 15, 15, 15],
+    ...                     "strategy": ["pessimistic", "optimistic", "probabilistic"] * 2,
+    ...                     "error_rate": [0.02, 0.07, 0.05, 0.0, 0.16, 0.05],
+    ...                     "accuracy": [0.94, 0.9, 0.92, np.nan, 0.82, 0.9]})
+    >>> [ax.get_title() for ax in fig8(r15).axes]
+    ['200 calibration rows', '15 calibration rows']
+    """
     sizes = sorted(reject_015["n_cal"].unique(), reverse=True)
     fig, axes = _figure(4.4 * len(sizes), 3.8, 1, len(sizes))
     for k, nc in enumerate(sizes):
@@ -347,7 +378,16 @@ def fig8(reject_015: pd.DataFrame) -> Any:
 
 
 def fig9_10(reject_curves: pd.DataFrame, datasets: Sequence[str]) -> Any:
-    """Figs. 9-10: pooled accuracy against error rate as R_rej goes from 0 to 1, 45 and 15 rows."""
+    """Figs. 9-10: pooled accuracy against error rate as R_rej goes from 0 to 1, 45 and 15 rows.
+
+    Examples
+    --------
+    >>> rc = pd.DataFrame({"round": 0, "dataset": "sonar", "n_cal": [45, 45, 15, 15], "strategy": "pessimistic",
+    ...                    "reject_cost": [0.1, 0.5] * 2, "n_test": 50, "n_decided": [20, 50, 5, 50],
+    ...                    "n_errors": [1, 10, 0, 12]})
+    >>> [ax.get_title() for ax in fig9_10(rc, ["sonar"]).axes]
+    ['Sonar, 45 calibration rows', 'Sonar, 15 calibration rows']
+    """
     pc = pooled_curves(reject_curves)
     sizes = sorted(pc["n_cal"].unique(), reverse=True)
     fig, axes = _figure(4.2 * len(sizes), 2.8 * len(datasets) + 0.5, len(datasets), len(sizes))
@@ -412,7 +452,7 @@ def _versions() -> str:
 
 
 def render_html(results: Any, command: str | None = None, date: Any = None, frontier_grid: int = 81) -> tuple[str, list[Comparison]]:
-    """The HTML text of the report and the tested comparisons."""
+    """The HTML text of the report and the tested comparisons (see :func:`write_outputs`)."""
     from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined
 
     from evstat.experiments.minary2019 import CURVE_CAL_SIZES, FIG8_CAL_SIZES, frontiers
@@ -504,7 +544,24 @@ def render_html(results: Any, command: str | None = None, date: Any = None, fron
 
 
 def write_outputs(results: Any, command: str | None = None, date: Any = None, frontier_grid: int = 81) -> Path:
-    """Write ``summary_error_rates.csv``, ``claims.csv`` and ``report.html`` into ``results.out``."""
+    """Write ``summary_error_rates.csv``, ``claims.csv`` and ``report.html`` into ``results.out``.
+
+    ``results`` is a :class:`evstat.experiments.minary2019.StudyResults` (from
+    :func:`~evstat.experiments.minary2019.run_minary2019` or
+    :func:`~evstat.experiments.minary2019.load_results`), so a report can be remade from the CSV
+    files; ``date`` fixes the date line, ``frontier_grid`` the resolution of Fig. 7.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from evstat.experiments.minary2019 import run_minary2019
+    >>> res = run_minary2019(tempfile.mkdtemp(), rounds=1, datasets=["heart"], quiet=True,
+    ...                      methods=["joint_binning"], report=False)
+    >>> path = write_outputs(res, date="2024-01-01", frontier_grid=9)
+    >>> html = path.read_text(encoding="utf-8")
+    >>> html.startswith("<!DOCTYPE html>"), "<script" in html, (path.parent / "claims.csv").exists()
+    (True, False, True)
+    """
     out = Path(results.out)
     summary = error_summary(results.error_rates)
     summary.to_csv(out / "summary_error_rates.csv", index=False, float_format="%.6g", lineterminator="\n")
