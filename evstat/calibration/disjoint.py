@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from evstat.belief import MassArray, TotalConflictError, combine
 from evstat.calibration.base import CalibrationResults, binary_masses
@@ -29,7 +29,7 @@ from evstat.calibration.registry import from_dict, register
 from evstat.calibration.summary import Summary, format_number
 from evstat.formula import ModelFrame, model_frame
 
-__all__ = ["DisjointCalibration", "ConflictWarning", "disjoint"]
+__all__ = ["dempster_binary", "DisjointCalibration", "ConflictWarning", "disjoint"]
 
 #: the per-column calibrators disjoint() can use
 METHODS: dict[str, Callable[..., CalibrationResults]] = {
@@ -136,30 +136,12 @@ class DisjointCalibration(CalibrationResults):
 
     # ------------------------------------------------------------------ combination
     def _combine(self, bel: NDArray, pl: NDArray) -> tuple[NDArray, NDArray, NDArray]:
-        """Dempster's combination of the J binary mass functions per row.
-
-        Returns Bel({1}), Pl({1}) of the combination and a mask of rows in total conflict
-        (which have a vacuous mass when ``conflict="vacuous"``).
-        """
-        J, m = bel.shape
-        if J == 1:
-            return bel[0].copy(), pl[0].copy(), np.zeros(m, dtype=bool)
-        bad = np.zeros(m, dtype=bool)
-        out_bel, out_pl = np.zeros(m), np.ones(m)
-        while True:
-            keep = np.flatnonzero(~bad)
-            masses = [binary_masses(bel[j, keep], pl[j, keep], self.classes, pd.RangeIndex(keep.size)) for j in range(J)]
-            try:
-                comb = combine(*masses, rule="dempster")
-                break
-            except TotalConflictError as err:
-                rows = keep[np.asarray(err.rows, dtype=np.intp)] if err.rows is not None else keep
-                if self.conflict == "raise":
-                    raise TotalConflictError(self._conflict_message(rows, m), rows) from None
-                bad[rows] = True
-        v = comb.values
-        out_bel[keep] = v[:, 2]
-        out_pl[keep] = 1.0 - v[:, 1]
+        """Dempster's combination of the J binary mass functions per row
+        (:func:`dempster_binary`); rows in total conflict raise unless ``conflict="vacuous"``."""
+        out_bel, out_pl, bad = dempster_binary(bel, pl, self.classes)
+        if bad.any() and self.conflict == "raise":
+            rows = np.flatnonzero(bad)
+            raise TotalConflictError(self._conflict_message(rows, bad.size), rows)
         return out_bel, out_pl, bad
 
     def _conflict_message(self, rows: NDArray, m: int) -> str:
@@ -342,6 +324,55 @@ class DisjointCalibration(CalibrationResults):
 
 
 register(DisjointCalibration)
+
+
+def dempster_binary(
+    bel: ArrayLike, pl: ArrayLike, classes: tuple = (0, 1)
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
+    """Combine J binary mass functions per row by Dempster's rule (:func:`evstat.belief.combine`).
+
+    Parameters
+    ----------
+    bel, pl : arrays of shape (J, m)
+        Bel({positive}) and Pl({positive}) of the J mass functions of each of m rows.
+    classes : tuple
+        ``(negative, positive)``: the frame of the mass functions.
+
+    Returns
+    -------
+    bel, pl : arrays of shape (m,)
+        Of the combination; rows in total conflict (K = 1) get a vacuous mass (0, 1).
+    conflict : boolean array of shape (m,)
+        The rows in total conflict.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> b, p, bad = dempster_binary(np.array([[0.6], [0.0]]), np.array([[1.0], [0.7]]))
+    >>> round(float(b[0]), 6), round(float(p[0]), 6), bool(bad[0])
+    (0.512195, 0.853659, False)
+    """
+    bel = np.atleast_2d(np.asarray(bel, dtype=float))
+    pl = np.atleast_2d(np.asarray(pl, dtype=float))
+    J, m = bel.shape
+    bad = np.zeros(m, dtype=bool)
+    if J == 1:
+        return bel[0].copy(), pl[0].copy(), bad
+    out_bel, out_pl = np.zeros(m), np.ones(m)
+    while True:
+        keep = np.flatnonzero(~bad)
+        if keep.size == 0:
+            break
+        masses = [binary_masses(bel[j, keep], pl[j, keep], classes, pd.RangeIndex(keep.size)) for j in range(J)]
+        try:
+            comb = combine(*masses, rule="dempster")
+        except TotalConflictError as err:
+            bad[keep if err.rows is None else keep[np.asarray(err.rows, dtype=np.intp)]] = True
+            continue
+        out_bel[keep] = comb.values[:, 2]
+        out_pl[keep] = 1.0 - comb.values[:, 1]
+        break
+    return out_bel, out_pl, bad
 
 
 def disjoint(

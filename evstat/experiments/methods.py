@@ -121,7 +121,8 @@ def available_methods() -> list[str]:
 
 
 def dempster_binary(bel: NDArray[np.float64], pl: NDArray[np.float64]) -> tuple[NDArray, NDArray, int]:
-    """Combine J binary mass functions per row by Dempster's rule (:func:`evstat.belief.combine`).
+    """Combine J binary mass functions per row by Dempster's rule
+    (:func:`evstat.calibration.disjoint.dempster_binary`, which the disjoint calibrator uses).
 
     Parameters
     ----------
@@ -142,27 +143,9 @@ def dempster_binary(bel: NDArray[np.float64], pl: NDArray[np.float64]) -> tuple[
     >>> round(float(b[0]), 6), round(float(p[0]), 6), k
     (0.512195, 0.853659, 0)
     """
-    from evstat.belief import MassArray, TotalConflictError, combine
+    from evstat.calibration.disjoint import dempster_binary as combine_rows
 
-    bel = np.atleast_2d(np.asarray(bel, dtype=float))
-    pl = np.atleast_2d(np.asarray(pl, dtype=float))
-    J, m = bel.shape
-    out_bel, out_pl = np.zeros(m), np.ones(m)
-    bad = np.zeros(m, dtype=bool)
-    while True:
-        keep = np.flatnonzero(~bad)
-        if keep.size == 0:
-            break
-        masses = [MassArray.from_bel_pl(bel[j, keep], np.maximum(pl[j, keep], bel[j, keep]), index=pd.RangeIndex(keep.size)) for j in range(J)]
-        try:
-            comb = combine(*masses, rule="dempster") if J > 1 else masses[0]
-        except TotalConflictError as err:
-            rows = keep if err.rows is None else keep[np.asarray(err.rows, dtype=np.intp)]
-            bad[rows] = True
-            continue
-        out_bel[keep] = comb.values[:, 2]
-        out_pl[keep] = 1.0 - comb.values[:, 1]
-        break
+    out_bel, out_pl, bad = combine_rows(bel, pl)
     return out_bel, out_pl, int(bad.sum())
 
 
