@@ -229,9 +229,13 @@ class MassArray:
         pl: ArrayLike,
         *,
         index: ArrayLike | pd.Index | None = None,
+        labels: Sequence[Hashable] | None = None,
     ) -> MassArray:
         """Binary mass functions from ``Bel({1})`` and ``Pl({1})``:
         ``m({1}) = bel``, ``m({0}) = 1 - pl``, ``m({0, 1}) = pl - bel``.
+
+        ``labels = (negative, positive)`` names the two elements (default ``(0, 1)``), e.g. a
+        calibrator's response classes.
 
         Examples
         --------
@@ -263,7 +267,10 @@ class MassArray:
         vals[:, 2] = b
         vals[:, 3] = p - b
         vals[(vals < 0) & (vals >= -2 * ROUND_TOL)] = 0.0
-        return cls._from_values(BINARY_FRAME, vals, idx)
+        frame = BINARY_FRAME if labels is None else as_frame(list(labels))
+        if frame.size != 2:
+            raise ValueError(f"labels must name the two elements (negative, positive); got {list(labels)!r}.")
+        return cls._from_values(frame, vals, idx)
 
     @classmethod
     def from_masses(

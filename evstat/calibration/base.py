@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from evstat.belief import Frame, MassArray
+from evstat.belief import MassArray
 from evstat.belief import decide as belief_decide
 from evstat.formula import ModelFrame
 
@@ -321,10 +321,4 @@ def decide_binary(
 def binary_masses(bel: NDArray, pl: NDArray, classes: tuple, index: pd.Index) -> MassArray:
     """Mass functions on the frame ``classes = (negative, positive)`` from Bel({positive}) and
     Pl({positive}): m({positive}) = bel, m({negative}) = 1 - pl, m(frame) = pl - bel."""
-    bel = np.asarray(bel, dtype=float)
-    pl = np.asarray(pl, dtype=float)
-    values = np.zeros((bel.size, 4))
-    values[:, 1] = 1.0 - pl
-    values[:, 2] = bel
-    values[:, 3] = np.maximum(pl - bel, 0.0)
-    return MassArray(Frame(list(classes)), values, index=index)
+    return MassArray.from_bel_pl(bel, pl, index=index, labels=classes)
