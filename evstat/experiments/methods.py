@@ -103,21 +103,14 @@ class Prediction:
 
 
 def available_methods() -> list[str]:
-    """Names of the methods this installation can run (``gbt``/``eknn`` need evstat's classifiers).
+    """Names of the methods of the study, in order.
 
     Examples
     --------
     >>> "joint_logistic" in available_methods()
     True
     """
-    import evstat
-
-    out = []
-    for name in METHODS:
-        if name in ("gbt", "eknn") and not hasattr(evstat, name):
-            continue
-        out.append(name)
-    return out
+    return list(METHODS)
 
 
 def dempster_binary(bel: NDArray[np.float64], pl: NDArray[np.float64]) -> tuple[NDArray, NDArray, int]:

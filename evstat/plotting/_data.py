@@ -66,14 +66,10 @@ def code_labels(results: Any, values: Any, what: str = "y") -> np.ndarray:
             "classes must be known to score the predictions; drop these rows first"
         )
 
+    values = pd.Series(arr, dtype=object)
+
     def eq(level: Any) -> np.ndarray:
-        out = np.zeros(arr.size, dtype=bool)
-        for i, v in enumerate(arr):
-            try:
-                out[i] = bool(v == level)
-            except (TypeError, ValueError):
-                out[i] = False
-        return out
+        return (values == level).to_numpy(dtype=bool)
 
     is_pos, is_neg = eq(pos), eq(neg)
     if np.all(is_pos | is_neg):

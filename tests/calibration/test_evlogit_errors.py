@@ -73,7 +73,6 @@ def test_fewer_rows_than_parameters(cal):
         ev.evlogit("y ~ x1 + x2", data=cal.iloc[[0, 39]])
 
 
-@pytest.mark.filterwarnings("ignore:divide by zero encountered:RuntimeWarning")  # see the xfail below
 def test_as_many_rows_as_parameters_is_allowed(cal):
     fit = ev.evlogit("y ~ x1 + x2", data=cal.iloc[[0, 1, 38]])
     assert fit.df_resid == 0

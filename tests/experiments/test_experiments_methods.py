@@ -125,7 +125,6 @@ def test_disjoint_binning_hand_computed() -> None:
     assert method_errors(LAT_TEST["y"], {"db": pred})["error_rate"].iloc[0] == pytest.approx(1 / 5)
 
 
-@pytest.mark.skipif("gbt" not in available_methods(), reason="needs evstat.gbt")
 def test_gbt_hand_computed() -> None:
     # Ball of radius 1 around (t,t,t) holds the rows (i,i,i) with sqrt(3)|i - t| <= 1, i.e.
     # i = t: three rows of one class. Pl of that class = 3/15 or 3/12, the other 0: after
