@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 
 from evstat.belief import MassArray
 from evstat.belief import decide as belief_decide
+from evstat.calibration.summary import Summary
 from evstat.formula import ModelFrame
 
 __all__ = ["CalibrationResults", "EmptyCellWarning", "FORMAT", "FORMAT_VERSION", "STRATEGIES", "REJECT"]
@@ -219,6 +220,19 @@ class CalibrationResults:
             cached = self.belief_frame(None)
             self._cal_belief = cached
         return cached
+
+    def _summary_head(self, title: str) -> Summary:
+        """A Summary titled ``title`` with the formula, response and observation lines."""
+        mf = self.model_frame
+        s = Summary(title)
+        s.add_info("Formula", mf.formula)
+        s.add_info("Response", f"{mf.response} (positive = {mf.positive!r}, negative = {mf.classes[0]!r})")
+        s.add_info(
+            "Observations",
+            f"{mf.n} (N+ = {mf.n_pos}, N- = {mf.n_neg})"
+            + (f", {mf.n_dropped} dropped for missing values" if mf.n_dropped else ""),
+        )
+        return s
 
     # ---------------------------------------------------------------- broom verbs
     def augment(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> pd.DataFrame:

@@ -179,18 +179,6 @@ class CellCalibration(CalibrationResults):
             }
         )
 
-    def _summary_head(self, title: str) -> Summary:
-        mf = self.model_frame
-        s = Summary(title)
-        s.add_info("Formula", mf.formula)
-        s.add_info("Response", f"{mf.response} (positive = {mf.positive!r}, negative = {mf.classes[0]!r})")
-        s.add_info(
-            "Observations",
-            f"{mf.n} (N+ = {mf.n_pos}, N- = {mf.n_neg})"
-            + (f", {mf.n_dropped} dropped for missing values" if mf.n_dropped else ""),
-        )
-        return s
-
     def _summary_ignorance(self, s: Summary) -> None:
         cb = self.calibration_belief()
         ign = (cb["pl"] - cb["bel"]).to_numpy()

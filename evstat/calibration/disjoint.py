@@ -273,11 +273,7 @@ class DisjointCalibration(CalibrationResults):
         """Summary: formula, the per-column calibrators (with their main estimates and mean
         ignorance on the calibration rows), the combination rule, and the combined ignorance
         and conflict on the calibration rows."""
-        mf = self.model_frame
-        s = Summary("Disjoint evidential calibration (disjoint)")
-        s.add_info("Formula", mf.formula)
-        s.add_info("Response", f"{mf.response} (positive = {mf.positive!r}, negative = {mf.classes[0]!r})")
-        s.add_info("Observations", f"{mf.n} (N+ = {mf.n_pos}, N- = {mf.n_neg})")
+        s = self._summary_head("Disjoint evidential calibration (disjoint)")
         s.add_info("Per-column calibrator", self.base_method)
         s.add_info("Combination", "Dempster's rule (total conflict: " + ("error" if self.conflict == "raise" else "vacuous mass") + ")")
         s.add_info(

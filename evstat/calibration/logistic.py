@@ -333,10 +333,7 @@ class LogitCalibration(CalibrationResults):
         """R-style summary: call, n, N+/N-, targets, coefficients with Wald tests and profile
         intervals, deviances, AIC, and the ignorance m({0,1}) on the calibration rows."""
         mf = self.model_frame
-        s = Summary("Evidential logistic calibration (evlogit)")
-        s.add_info("Formula", mf.formula)
-        s.add_info("Response", f"{mf.response} (positive = {mf.positive!r}, negative = {mf.classes[0]!r})")
-        s.add_info("Observations", f"{mf.n} (N+ = {mf.n_pos}, N- = {mf.n_neg})" + (f", {mf.n_dropped} dropped for missing values" if mf.n_dropped else ""))
+        s = self._summary_head("Evidential logistic calibration (evlogit)")
         if self.targets == "platt":
             tp = (mf.n_pos + 1) / (mf.n_pos + 2)
             tn = 1 / (mf.n_neg + 2)
