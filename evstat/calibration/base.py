@@ -234,6 +234,16 @@ class CalibrationResults:
         )
         return s
 
+    def _summary_ignorance(self, s: Summary) -> None:
+        """Add the table of the ignorance Pl - Bel on the calibration rows."""
+        cb = self.calibration_belief()
+        ign = (cb["pl"] - cb["bel"]).to_numpy()
+        s.add_table(
+            "Ignorance m({0,1}) = Pl - Bel on the calibration rows",
+            pd.DataFrame({"mean": [ign.mean()], "min": [ign.min()], "median": [np.median(ign)], "max": [ign.max()]}),
+            show_index=False,
+        )
+
     # ---------------------------------------------------------------- broom verbs
     def augment(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> pd.DataFrame:
         """``newdata`` (or the calibration data's score columns) with added columns

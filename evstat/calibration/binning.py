@@ -179,15 +179,6 @@ class CellCalibration(CalibrationResults):
             }
         )
 
-    def _summary_ignorance(self, s: Summary) -> None:
-        cb = self.calibration_belief()
-        ign = (cb["pl"] - cb["bel"]).to_numpy()
-        s.add_table(
-            "Ignorance m({0,1}) = Pl - Bel on the calibration rows",
-            pd.DataFrame({"mean": [ign.mean()], "min": [ign.min()], "median": [np.median(ign)], "max": [ign.max()]}),
-            show_index=False,
-        )
-
     def _counts_dict(self) -> dict[str, Any]:
         full = np.flatnonzero(self.n > 0)
         return {

@@ -373,13 +373,7 @@ class LogitCalibration(CalibrationResults):
             formatters={"value": lambda v: format_number(v, 6), "df": lambda v: "" if np.isnan(v) else str(int(v))},
             notes=["AIC as R's binomial glm (computed from the 0/1 labels)."] if self.targets == "platt" else [],
         )
-        cb = self.calibration_belief()
-        ign = (cb["pl"] - cb["bel"]).to_numpy()
-        s.add_table(
-            "Ignorance m({0,1}) = Pl - Bel on the calibration rows",
-            pd.DataFrame({"mean": [ign.mean()], "min": [ign.min()], "median": [np.median(ign)], "max": [ign.max()]}),
-            show_index=False,
-        )
+        self._summary_ignorance(s)
         return s
 
     # ------------------------------------------------------------------ persistence
