@@ -1,40 +1,38 @@
-"""The results protocol shared by every calibrator.
+"""The binary calibrators' part of the results protocol (:class:`evstat.results.Results`, K = 2).
 
 A calibrator is fitted from a formula and returns a :class:`CalibrationResults` subclass, which
 implements ``_belief_arrays(X)`` (theta_hat, Bel({1}), Pl({1}) for design rows) and the
-model-specific parts (``summary``, ``tidy``, ``glance``, ``_to_dict``). The protocol supplies
-``predict(type="prob" | "belief" | "mass")``, ``decide``, ``augment``, ``save`` and the
-row-order and index conventions: results keep the index and row order of ``newdata``.
+model-specific parts (``summary``, ``tidy``, ``glance``, ``_to_dict``). This base supplies
+``predict(type="prob" | "belief" | "mass")``, ``decide`` (the closed-form fast path of the one
+decision engine, :func:`evstat.belief.binary_decisions`) and the training-frame facts; the
+protocol (:mod:`evstat.results`) supplies ``augment``, ``save``, ``plot`` and ``report``.
 """
 
 from __future__ import annotations
 
-import json
 import warnings
-from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from evstat.belief import MassArray
-from evstat.belief import decide as belief_decide
-from evstat.calibration.summary import Summary
+from evstat.belief import MassArray, binary_decisions
 from evstat.formula import ModelFrame
+from evstat.results import FORMAT, FORMAT_VERSION, REJECT, STRATEGIES, Results
+from evstat.summary import Summary
 
-__all__ = ["CalibrationResults", "EmptyCellWarning", "FORMAT", "FORMAT_VERSION", "STRATEGIES", "REJECT"]
+__all__ = [
+    "CalibrationResults",
+    "EmptyCellWarning",
+    "FORMAT",
+    "FORMAT_VERSION",
+    "REJECT",
+    "STRATEGIES",
+    "binary_masses",
+    "decide_binary",
+]
 
-FORMAT = "evstat"
-FORMAT_VERSION = 1
-REJECT = "reject"
-#: decision strategies and the rule of :func:`evstat.belief.decide` each uses
-STRATEGIES = {
-    "pessimistic": "upper",
-    "optimistic": "lower",
-    "pignistic": "pignistic",
-    "probabilistic": "upper",
-}
 _TYPES = ("prob", "belief", "mass")
 
 
@@ -43,8 +41,8 @@ class EmptyCellWarning(UserWarning):
     probability is undefined (NaN) while their belief is vacuous (Bel = 0, Pl = 1)."""
 
 
-class CalibrationResults:
-    """Base class of fitted calibrators (not instantiated directly).
+class CalibrationResults(Results):
+    """Base class of fitted binary calibrators (not instantiated directly).
 
     Attributes
     ----------
@@ -84,6 +82,32 @@ class CalibrationResults:
         """Number of calibration rows."""
         return self.model_frame.n
 
+    @property
+    def response(self) -> str:
+        """The response column's name."""
+        return self.model_frame.response
+
+    @property
+    def score_columns(self) -> list[str]:
+        """The data columns the formula's right-hand side uses."""
+        return list(self.model_frame.score_columns)
+
+    @property
+    def n_dropped(self) -> int:
+        """Calibration rows dropped for missing values."""
+        return int(self.model_frame.n_dropped)
+
+    def training_codes(self) -> NDArray[np.intp]:
+        """0 (negative) or 1 (positive) per calibration row."""
+        return np.asarray(self.model_frame.y, dtype=np.intp)
+
+    def training_data(self) -> pd.DataFrame:
+        """The calibration rows' score columns (as the formula saw them) and response labels."""
+        mf = self.model_frame
+        base = pd.DataFrame({c: np.asarray(mf.column(c)) for c in mf.score_columns}, index=mf.index)
+        base[mf.response] = np.where(mf.y == 1, mf.positive, mf.classes[0])
+        return base
+
     def __repr__(self) -> str:
         mf = self.model_frame
         return (
@@ -107,11 +131,7 @@ class CalibrationResults:
     def _design(self, newdata: pd.DataFrame | None, missing: str = "raise") -> tuple[NDArray, pd.Index]:
         if newdata is None:
             return np.asarray(self.model_frame.X), self.model_frame.index
-        if not isinstance(newdata, pd.DataFrame):
-            raise TypeError(
-                f"newdata must be a pandas DataFrame with the score columns "
-                f"{self.model_frame.score_columns}, got {type(newdata).__name__}"
-            )
+        self._check_newdata(newdata)
         return self.model_frame.new_X(newdata, missing=missing)
 
     def belief_frame(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> pd.DataFrame:
@@ -164,6 +184,7 @@ class CalibrationResults:
         strategy: str = "pessimistic",
         reject_cost: float | None = None,
         missing: str = "raise",
+        rho: float = 0.5,
     ) -> pd.Series:
         """Decide the class of each row with 0-1 costs and an optional reject option.
 
@@ -172,10 +193,12 @@ class CalibrationResults:
         (R*(positive) = 1 - Bel({1}), R*(negative) = Pl({1}) = 1 - Bel({0})), the
         ``"optimistic"`` one the lower expected cost (R_*(positive) = 1 - Pl({1}),
         R_*(negative) = Bel({1})), ``"pignistic"`` the expected cost under BetP, and
-        ``"probabilistic"`` the expected cost under theta_hat (1 - theta_hat for positive).
+        ``"probabilistic"`` the expected cost under theta_hat (1 - theta_hat for positive),
+        ``"hurwicz"`` the ``rho`` mixture of the upper and lower costs.
         With ``reject_cost`` in [0, 1] a row is rejected when that cost is strictly lower than
         the expected cost of the chosen class; ties between the two classes go to the negative
-        class, ties between a class and reject go to the class.
+        class, ties between a class and reject go to the class (the tie policy of
+        :data:`evstat.belief.TIE_TOL`).
 
         Returns
         -------
@@ -183,14 +206,7 @@ class CalibrationResults:
             Categorical with categories ``(negative, positive[, "reject"])``, indexed like
             ``newdata``.
         """
-        if strategy not in STRATEGIES:
-            raise ValueError(f"strategy must be one of {tuple(STRATEGIES)}, got {strategy!r}")
-        if reject_cost is not None:
-            rc = float(reject_cost)
-            if not 0.0 <= rc <= 1.0 or np.isnan(rc):
-                raise ValueError(
-                    f"reject_cost must lie in [0, 1] (0-1 costs are used for the classes), got {reject_cost!r}"
-                )
+        rc = self._check_decision(strategy, reject_cost)
         X, index = self._design(newdata, missing)
         with warnings.catch_warnings():
             # theta's warnings: the evidential strategies do not use it, and the probabilistic
@@ -209,9 +225,9 @@ class CalibrationResults:
                 f"the probabilistic strategy needs a probability, but {bad.size} of {bel.size} "
                 f"rows (index {labels}) have none: {self._nan_theta_fix}"
             )
-        return decide_binary(
-            bel, pl, self.classes, STRATEGIES[strategy], reject_cost, index
-        )
+        if strategy == "probabilistic":
+            return decide_binary(None, None, self.classes, strategy, rc, index, p=bel)
+        return decide_binary(bel, pl, self.classes, strategy, rc, index, rho=rho)
 
     def calibration_belief(self) -> pd.DataFrame:
         """[theta, bel, pl] on the calibration rows (computed once, then cached)."""
@@ -245,100 +261,47 @@ class CalibrationResults:
         )
 
     # ---------------------------------------------------------------- broom verbs
-    def augment(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> pd.DataFrame:
-        """``newdata`` (or the calibration data's score columns) with added columns
-        ``.theta``, ``.bel``, ``.pl``, ``.ignorance`` (= Pl - Bel) and ``.betp``."""
-        if newdata is None:
-            mf = self.model_frame
-            base = pd.DataFrame(
-                {c: np.asarray(mf._data[c]) for c in mf.score_columns}, index=mf.index
-            )
-            base[mf.response] = np.where(mf.y == 1, mf.positive, mf.classes[0])
-            b = self.belief_frame(None, missing)
-            out = base.copy()
-        else:
-            # positions, not labels, select the kept rows (the index may repeat labels)
-            positional = newdata.reset_index(drop=True)
-            b = self.belief_frame(positional, missing)
-            out = newdata.iloc[b.index.to_numpy()].copy()
-        out[".theta"] = b["theta"].to_numpy()
-        out[".bel"] = b["bel"].to_numpy()
-        out[".pl"] = b["pl"].to_numpy()
-        out[".ignorance"] = (b["pl"] - b["bel"]).to_numpy()
-        out[".betp"] = ((b["bel"] + b["pl"]) / 2.0).to_numpy()
-        return out
-
-    # ---------------------------------------------------------------- plots and reports
-    def plot(self, kind: str = "reliability", newdata: pd.DataFrame | None = None, ax: Any = None, **kwargs: Any) -> Any:
-        """Draw a figure of the fitted calibrator; returns the matplotlib Axes.
-
-        ``kind`` is one of ``"reliability"``, ``"calibration_map"`` (one score column),
-        ``"decision_regions"`` (two or more), ``"contours"`` (calibrators with a predictive
-        contour, e.g. evlogit), ``"profile"`` (coefficient profiles, e.g. evlogit),
-        ``"reject_curve"``, ``"ignorance"``; a kind that does not apply raises ValueError.
-        ``kwargs`` go to the plotting function (see :func:`evstat.plotting.plot`).
-        """
-        from evstat import plotting
-
-        return plotting.plot(self, kind=kind, newdata=newdata, ax=ax, **kwargs)
-
-    def report(
-        self,
-        path: str | Path,
-        newdata: pd.DataFrame | None = None,
-        y: Any = None,
-        title: str | None = None,
-        date: Any = None,
-        **kwargs: Any,
-    ) -> Path:
-        """Write a self-contained HTML report of this calibrator (see :func:`evstat.report.report`).
-
-        ``newdata`` with labels (the response column, or ``y``) is used for the metrics; ``date``
-        fixes the only line that changes between runs. Returns the path written.
-        """
-        from evstat.report import report
-
-        return report(path, self, newdata=newdata, y=y, title=title, date=date, **kwargs)
+    def _augment_columns(self, newdata: pd.DataFrame | None, missing: str) -> pd.DataFrame:
+        """``.theta``, ``.bel``, ``.pl``, ``.ignorance`` (= Pl - Bel) and ``.betp``."""
+        b = self.belief_frame(newdata, missing)
+        return pd.DataFrame(
+            {
+                ".theta": b["theta"].to_numpy(),
+                ".bel": b["bel"].to_numpy(),
+                ".pl": b["pl"].to_numpy(),
+                ".ignorance": (b["pl"] - b["bel"]).to_numpy(),
+                ".betp": ((b["bel"] + b["pl"]) / 2.0).to_numpy(),
+            },
+            index=b.index,
+        )
 
     # ---------------------------------------------------------------- persistence
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable description (format ``"evstat"``, with a format version)."""
-        d = {
-            "format": FORMAT,
-            "format_version": FORMAT_VERSION,
-            "method": self.method,
-            "model_frame": self.model_frame.to_dict(),
-        }
-        d.update(self._to_dict())
-        return d
-
-    def save(self, path: str | Path) -> Path:
-        """Save the fitted model as JSON (never pickle); reload with :func:`evstat.load`."""
-        path = Path(path)
-        path.write_text(json.dumps(self.to_dict(), indent=1, allow_nan=True), encoding="utf-8")
-        return path
+    def _frame_dict(self) -> dict[str, Any]:
+        return {"model_frame": self.model_frame.to_dict()}
 
 
 def decide_binary(
-    bel: NDArray,
-    pl: NDArray,
+    bel: NDArray | None,
+    pl: NDArray | None,
     classes: tuple,
-    rule: str,
+    strategy: str,
     reject_cost: float | None,
     index: pd.Index,
+    p: NDArray | None = None,
+    rho: float = 0.5,
 ) -> pd.Series:
-    """Decisions on the binary frame through :func:`evstat.belief.decide` with 0-1 costs."""
+    """Categorical decisions on the binary frame ``classes = (negative, positive)`` with 0-1
+    costs, through the closed-form path :func:`evstat.belief.binary_decisions` of the one engine
+    (``strategy`` from :data:`evstat.belief.STRATEGIES`, or a rule name "upper"/"lower")."""
+    strategy = {"upper": "pessimistic", "lower": "optimistic"}.get(strategy, strategy)
     neg, pos = classes
-    masses = binary_masses(bel, pl, classes, index)
+    choice, _, rejected = binary_decisions(bel, pl, strategy, reject_cost, p=p, rho=rho)
+    labels = np.array([neg, pos], dtype=object)[choice]
     actions = [neg, pos]
-    loss = np.array([[0.0, 1.0], [1.0, 0.0]])
     if reject_cost is not None:
         actions.append(REJECT)
-        loss = np.vstack([loss, [float(reject_cost), float(reject_cost)]])
-    loss_df = pd.DataFrame(loss, index=pd.Index(actions, dtype=object), columns=pd.Index([neg, pos], dtype=object))
-    res = belief_decide(masses, loss_df, rule=rule)
-    chosen = np.asarray(res.choice, dtype=object)
-    cat = pd.Categorical(chosen, categories=pd.Index(actions, dtype=object))
+        labels[rejected] = REJECT
+    cat = pd.Categorical(labels, categories=pd.Index(actions, dtype=object))
     return pd.Series(cat, index=index, name="decision")
 
 

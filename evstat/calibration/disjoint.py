@@ -25,8 +25,8 @@ from evstat.calibration.beta import betacal
 from evstat.calibration.binning import EmptyCellWarning, _score_columns, evbinning
 from evstat.calibration.isotonic import isotonic
 from evstat.calibration.logistic import evlogit
-from evstat.calibration.registry import from_dict, register
-from evstat.calibration.summary import Summary, format_number
+from evstat.results import from_dict, register
+from evstat.summary import Summary, format_number
 from evstat.formula import ModelFrame, model_frame
 
 __all__ = ["dempster_binary", "DisjointCalibration", "ConflictWarning", "disjoint"]
@@ -319,7 +319,6 @@ class DisjointCalibration(CalibrationResults):
         return cls(mf, d["base_method"], cals, conflict=d["conflict"], prob=d["prob"])
 
 
-register(DisjointCalibration)
 
 
 def dempster_binary(
@@ -475,3 +474,6 @@ def disjoint(
         except TypeError as err:
             raise TypeError(f"disjoint(method={method!r}) passed options {sorted(options)} to {method}: {err}") from None
     return DisjointCalibration(mf, method, calibrators, conflict=conflict, prob=prob)
+
+
+register(DisjointCalibration, example=lambda y, d: disjoint(f"{y} ~ s1 + s2", d))

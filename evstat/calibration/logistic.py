@@ -23,8 +23,8 @@ from scipy.stats import norm
 from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
 
 from evstat.calibration.base import CalibrationResults
-from evstat.calibration.registry import register
-from evstat.calibration.summary import Summary, format_number
+from evstat.results import register
+from evstat.summary import Summary, format_number
 from evstat.formula import ModelFrame, model_frame
 from evstat.likelihood import (
     CoefficientProfile,
@@ -386,7 +386,6 @@ class LogitCalibration(CalibrationResults):
         return cls(mf, targets=d["targets"], params=d["params"])
 
 
-register(LogitCalibration)
 
 
 def evlogit(
@@ -443,3 +442,6 @@ def evlogit(
         raise ValueError(f"targets must be 'platt' (smoothed, the default) or 'binary', got {targets!r}")
     mf = model_frame(formula, data, positive=positive, missing=missing)
     return LogitCalibration(mf, targets=targets)
+
+
+register(LogitCalibration, example=lambda y, d: evlogit(f"{y} ~ s1 + s2", d))

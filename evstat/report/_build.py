@@ -23,7 +23,7 @@ from evstat.report._tables import Table, cell, table
 
 __all__ = ["FitSection", "build_context", "named_fits"]
 
-STRATEGIES = ("pessimistic", "optimistic", "probabilistic")
+from evstat.metrics.evidential import DECISION_STRATEGIES as STRATEGIES  # noqa: E402  (Minary et al.'s three)
 
 
 @dataclass
@@ -221,7 +221,7 @@ def _eval_rows(fit: Any, newdata: pd.DataFrame | None, y: Any) -> tuple[pd.DataF
     new_labels = evaluation_labels(fit, newdata, y) if newdata is not None else None
     if newdata is not None and new_labels is not None:
         return newdata, new_labels, f"new data ({len(newdata)} rows)", new_labels
-    cal = np.asarray(fit.model_frame.y, dtype=float)
+    cal = np.asarray(fit.training_codes(), dtype=float)
     return None, cal, f"calibration data ({fit.nobs} rows, in-sample)", new_labels
 
 
@@ -342,12 +342,12 @@ def build_context(
             )
             sec.figures, sec.figure_notes = figs, fnotes
             sections.append(sec)
-            mf = fit.model_frame
+            n_neg, n_pos = (int(c) for c in fit.class_counts)
             ign = (pred_new["pl"] - pred_new["bel"]).to_numpy(dtype=float)
             overview_rows.append({
                 "model": name, "method": fit.method, "formula": fit.formula,
-                "calibration rows": f"{mf.n} (N+ = {mf.n_pos}, N- = {mf.n_neg})",
-                "J": len(mf.score_columns), "positive class": str(fit.positive),
+                "calibration rows": f"{fit.nobs} (N+ = {n_pos}, N- = {n_neg})",
+                "J": len(fit.score_columns), "positive class": str(fit.positive),
                 "mean ignorance": float(np.mean(ign)) if ign.size else np.nan,
             })
         comparison = _comparison(named, evals, rc) if len(named) > 1 else []
@@ -370,11 +370,11 @@ def build_context(
     ]
     data_lines = []
     for name, fit in named.items():
-        mf = fit.model_frame
+        n_neg, n_pos = (int(c) for c in fit.class_counts)
         data_lines.append((f"Calibration data ({name})",
-                           f"{mf.n} rows used (N+ = {mf.n_pos}, N- = {mf.n_neg}"
-                           + (f", {mf.n_dropped} dropped for missing values" if mf.n_dropped else "")
-                           + f"); score columns: {', '.join(mf.score_columns)}"))
+                           f"{fit.nobs} rows used (N+ = {n_pos}, N- = {n_neg}"
+                           + (f", {fit.n_dropped} dropped for missing values" if fit.n_dropped else "")
+                           + f"); score columns: {', '.join(fit.score_columns)}"))
     if newdata is not None:
         data_lines.append(("New data", f"{newdata.shape[0]} rows x {newdata.shape[1]} columns"))
     messages = []
