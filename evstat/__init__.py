@@ -22,6 +22,7 @@ from evstat.belief import Frame, MassArray, MassFunction, combine  # noqa: E402
 from evstat.calibration import betacal, disjoint, evbinning, evlogit, isotonic, load  # noqa: E402
 from evstat.classifiers import credal_knn, eknn, gbt  # noqa: E402
 from evstat.comparison import compare  # noqa: E402
+from evstat import active  # noqa: E402
 from evstat import metrics, plotting  # noqa: E402
 from evstat.report import report  # noqa: E402
 
@@ -30,6 +31,7 @@ __all__ = [
     "MassArray",
     "MassFunction",
     "__version__",
+    "active",
     "belief",
     "betacal",
     "combine",
