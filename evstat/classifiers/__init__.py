@@ -7,7 +7,8 @@ two or more classes, with the calibrators' results protocol (:mod:`evstat.classi
   leave-one-out (Zouhal and Denoeux 1998);
 * :func:`gbt` - the GBT-based classifier of Denoeux and Smets (2006), eqs. 59-65;
 * :func:`credal_knn` - the credal K-NN classifier EC of Liu, Pan and Dezert (paper 002), with
-  meta-classes and an outlier class.
+  meta-classes and an outlier class;
+* :func:`evnn` - the evidential neural network of Denoeux (2000), as evclass's proDS functions.
 
 Examples
 --------
@@ -23,6 +24,7 @@ from __future__ import annotations
 from evstat.classifiers.base import OUTLIER, ClassifierResults
 from evstat.classifiers.credal import CredalKNNClassifier, credal_knn, ec_dbar, ec_masses, ec_support
 from evstat.classifiers.eknn import EkNNClassifier, eknn, eknn_loo_cost, eknn_masses, initial_gamma
+from evstat.classifiers.evnn import EvNNClassifier, evnn, evnn_cost, evnn_init, evnn_masses
 from evstat.classifiers.gbt import GBTClassifier, gbt, gbt_masses
 
 __all__ = [
@@ -34,10 +36,15 @@ __all__ = [
     "ec_masses",
     "ec_support",
     "EkNNClassifier",
+    "EvNNClassifier",
     "GBTClassifier",
     "eknn",
     "eknn_loo_cost",
     "eknn_masses",
+    "evnn",
+    "evnn_cost",
+    "evnn_init",
+    "evnn_masses",
     "gbt",
     "gbt_masses",
     "initial_gamma",
