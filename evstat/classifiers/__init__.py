@@ -19,16 +19,30 @@ Examples
 from __future__ import annotations
 
 from evstat.classifiers.base import ClassifierResults
-from evstat.classifiers.eknn import EkNNClassifier, eknn, eknn_loo_cost, eknn_masses, initial_gamma
+from evstat.classifiers.eknn import (
+    EkNNClassifier,
+    EkNNFitWarning,
+    GammaFit,
+    eknn,
+    eknn_loo_cost,
+    eknn_masses,
+    evclass_initial_gamma,
+    fit_gamma,
+    initial_gamma,
+)
 from evstat.classifiers.gbt import GBTClassifier, gbt, gbt_masses
 
 __all__ = [
     "ClassifierResults",
     "EkNNClassifier",
+    "EkNNFitWarning",
+    "GammaFit",
     "GBTClassifier",
     "eknn",
     "eknn_loo_cost",
     "eknn_masses",
+    "evclass_initial_gamma",
+    "fit_gamma",
     "gbt",
     "gbt_masses",
     "initial_gamma",
