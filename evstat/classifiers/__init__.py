@@ -5,7 +5,9 @@ two or more classes, with the calibrators' results protocol (:mod:`evstat.classi
 
 * :func:`eknn` - the evidential k-nearest-neighbour rule (Denoeux 1995) with gamma learnt by
   leave-one-out (Zouhal and Denoeux 1998);
-* :func:`gbt` - the GBT-based classifier of Denoeux and Smets (2006), eqs. 59-65.
+* :func:`gbt` - the GBT-based classifier of Denoeux and Smets (2006), eqs. 59-65;
+* :func:`credal_knn` - the credal K-NN classifier EC of Liu, Pan and Dezert (paper 002), with
+  meta-classes and an outlier class.
 
 Examples
 --------
@@ -18,7 +20,8 @@ Examples
 
 from __future__ import annotations
 
-from evstat.classifiers.base import ClassifierResults
+from evstat.classifiers.base import OUTLIER, ClassifierResults
+from evstat.classifiers.credal import CredalKNNClassifier, credal_knn, ec_dbar, ec_masses, ec_support
 from evstat.classifiers.eknn import (
     EkNNClassifier,
     EkNNFitWarning,
@@ -34,6 +37,12 @@ from evstat.classifiers.gbt import GBTClassifier, gbt, gbt_masses
 
 __all__ = [
     "ClassifierResults",
+    "CredalKNNClassifier",
+    "OUTLIER",
+    "credal_knn",
+    "ec_dbar",
+    "ec_masses",
+    "ec_support",
     "EkNNClassifier",
     "EkNNFitWarning",
     "GammaFit",
