@@ -23,7 +23,17 @@ from __future__ import annotations
 
 from evstat.classifiers.base import OUTLIER, ClassifierResults
 from evstat.classifiers.credal import CredalKNNClassifier, credal_knn, ec_dbar, ec_masses, ec_support
-from evstat.classifiers.eknn import EkNNClassifier, eknn, eknn_loo_cost, eknn_masses, initial_gamma
+from evstat.classifiers.eknn import (
+    EkNNClassifier,
+    EkNNFitWarning,
+    GammaFit,
+    eknn,
+    eknn_loo_cost,
+    eknn_masses,
+    evclass_initial_gamma,
+    fit_gamma,
+    initial_gamma,
+)
 from evstat.classifiers.evnn import EvNNClassifier, evnn, evnn_cost, evnn_init, evnn_masses
 from evstat.classifiers.gbt import GBTClassifier, gbt, gbt_masses
 
@@ -36,11 +46,15 @@ __all__ = [
     "ec_masses",
     "ec_support",
     "EkNNClassifier",
+    "EkNNFitWarning",
+    "GammaFit",
     "EvNNClassifier",
     "GBTClassifier",
     "eknn",
     "eknn_loo_cost",
     "eknn_masses",
+    "evclass_initial_gamma",
+    "fit_gamma",
     "evnn",
     "evnn_cost",
     "evnn_init",
