@@ -288,7 +288,7 @@ def reject_curve(
     if not strategies:
         raise ValueError("strategies is empty; pass at least one of " f"{DECISION_STRATEGIES}.")
     for s in strategies:
-        check_choice(s, "each strategy", tuple(_DECISION_VOCABULARY))
+        check_choice(s, "each strategy", DECISION_STRATEGIES)
     n = yy.shape[0]
     frames = []
     for s in strategies:

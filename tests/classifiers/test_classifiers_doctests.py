@@ -10,7 +10,9 @@ import pytest
 MODULES = [
     "evstat.classifiers",
     "evstat.classifiers._response",
+    "evstat.classifiers.credal",
     "evstat.classifiers.eknn",
+    "evstat.classifiers.evnn",
     "evstat.classifiers.gbt",
 ]
 
