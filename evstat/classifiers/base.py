@@ -302,6 +302,8 @@ class ClassifierResults(Results):
                 )
             X, index = self._design(newdata, missing)
             return self._present_credal(self._credal_masks(X), index)
+        if strategy not in STRATEGIES:  # the vocabulary of evstat.belief, plus this family's "credal"
+            raise ValueError(f"strategy must be one of {(*STRATEGIES, 'credal')}, got {strategy!r}")
         if loss is not None:
             self._check_decision(strategy, None)
             if reject_cost is not None:

@@ -97,10 +97,10 @@ def score_class_predictions(
     Examples
     --------
     >>> score_class_predictions([0, 2], [[0.8, 0.1, 0.1], [0.2, 0.2, 0.6]]).round(4)
-    n             2.0000
-    error_rate    0.0000
-    brier         0.1500
-    log_loss      0.3670
+    n             2.000
+    error_rate    0.000
+    brier         0.150
+    log_loss      0.367
     dtype: float64
     """
     yy = np.asarray(y, dtype=np.intp).ravel()
