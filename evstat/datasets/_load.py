@@ -41,7 +41,7 @@ def names() -> list[str]:
     --------
     >>> from evstat.datasets import names
     >>> names()[:3]
-    ['glass', 'heart', 'heart_scores']
+    ['australian', 'glass', 'heart']
     """
     return sorted(p.stem for p in data_dir().glob("*.csv"))
 
