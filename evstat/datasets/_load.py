@@ -40,8 +40,8 @@ def names() -> list[str]:
     Examples
     --------
     >>> from evstat.datasets import names
-    >>> names()[:3]
-    ['australian', 'glass', 'heart']
+    >>> [n for n in names() if n.startswith("heart")]
+    ['heart', 'heart_scores']
     """
     return sorted(p.stem for p in data_dir().glob("*.csv"))
 
