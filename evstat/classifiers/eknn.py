@@ -47,6 +47,7 @@ from evstat.calibration.summary import Summary
 from evstat.classifiers._neighbors import knn
 from evstat.classifiers._response import ClassFrame, class_frame
 from evstat.classifiers.base import ClassifierResults, clip01
+from evstat.formula import schema
 
 __all__ = ["EkNNClassifier", "eknn", "eknn_masses", "eknn_loo_cost", "initial_gamma"]
 
@@ -467,6 +468,32 @@ class EkNNClassifier(ClassifierResults):
             "converged": self.converged,
             "message": self.message,
         }
+
+    @classmethod
+    def _schema_fields(cls) -> dict[str, schema.Spec]:
+        per_class = schema.Ref("class_frame.levels", "there are {n} classes")
+        return {
+            "k": schema.Int(min=1),
+            "alpha": schema.Float(min=0.0, max=1.0),
+            "lam": schema.Float(min=0.0),
+            "gamma": schema.List(schema.Float(min=0.0), length=per_class),
+            "gamma_init": schema.List(schema.Float(min=0.0), length=per_class),
+            "optimized": schema.Bool(),
+            "cost_init": schema.Float(),
+            "cost": schema.Float(),
+            "loo_error": schema.Float(min=0.0, max=1.0),
+            "n_iter": schema.Int(min=0),
+            "converged": schema.Bool(),
+            "message": schema.Str(max_len=10_000),
+        }
+
+    @classmethod
+    def _schema_checks(cls) -> list[Any]:
+        def k_rows(d: Mapping[str, Any], root: Any) -> str | None:
+            n = len(d["class_frame"]["codes"])
+            return f"k = {d['k']} exceeds the {n} training rows" if d["k"] > n else None
+
+        return [k_rows]
 
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> EkNNClassifier:
