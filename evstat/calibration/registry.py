@@ -27,6 +27,8 @@ def load(path: str | Path) -> Any:
     after it was saved is refused), the whole content is validated against the model's schema
     (types, shapes, finite numbers, consistent lengths; one error naming the field), and the
     stored formula must pass :mod:`evstat.formula.whitelist` before patsy rebuilds the design.
+    The schema is checked first (so a malformed field is named even in an edited file), then
+    the checksum (so a well-formed but edited file is refused as modified).
 
     Parameters
     ----------
@@ -78,9 +80,7 @@ def load(path: str | Path) -> Any:
             f"{source} has format version {str(version)[:20]}{older}; this evstat reads "
             f"version {FORMAT_VERSION}. Refit and save the model with this version."
         )
-    _known(d, source)
-    verify_checksum(d, source)
-    return from_dict(d, source=source)
+    return _build(d, source, verify=True)
 
 
 def _known(d: Mapping[str, Any], source: str) -> type:
@@ -115,11 +115,19 @@ def from_dict(d: dict[str, Any], source: str = "the description") -> Any:
     The description is validated against the model's schema first (see :func:`load`); the
     checksum is checked by :func:`load` only (``to_dict()`` has none).
     """
+    return _build(d, source, verify=False)
+
+
+def _build(d: dict[str, Any], source: str, verify: bool) -> Any:
+    """Schema first (precise, field-level messages), then the checksum, then the model (whose
+    formula the whitelist checks before patsy evaluates it)."""
     cls = _known(d, source)
     try:
         validate(d, cls.schema())
     except SchemaError as err:
         raise SchemaError(f"{source} does not match the schema of a saved {cls.method} model: {err}") from None
+    if verify:
+        verify_checksum(d, source)
     try:
         return cls._from_dict(d)
     except (KeyError, IndexError, TypeError, AttributeError) as err:  # defensive: schema-valid but inconsistent

@@ -290,7 +290,7 @@ def check_code(code: str, formula: str | None = None, columns: Iterable[str] | N
     --------
     >>> from evstat.formula.whitelist import check_code
     >>> check_code("np.log(s) + I(s**2)")
-    >>> check_code("open('x')")
+    >>> check_code("open('x')")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     evstat.formula.whitelist.UnsafeFormulaError: term "open('x')" of formula "open('x')" is not allowed: the function 'open' is not one of the documented formula functions. ...
@@ -424,14 +424,14 @@ def check_formula(formula: str, columns: Iterable[str] | None = None) -> None:
     --------
     >>> from evstat.formula.whitelist import check_formula
     >>> check_formula('y ~ svm1 + Q("svm 2") + center(s) - 1')
-    >>> check_formula("y ~ svm 1", columns=["y", "svm 1"])
+    >>> check_formula("y ~ svm 1", columns=["y", "svm 1"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     evstat.formula.whitelist.UnsafeFormulaError: 'svm 1' in formula 'y ~ svm 1' is a column name that is not a Python identifier (it has a space or another special character): quote it as Q("svm 1")
-    >>> check_formula("y ~ I(s + 0*__import__('os').getpid())")
+    >>> check_formula("y ~ I(s + 0*__import__('os').getpid())")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    evstat.formula.whitelist.UnsafeFormulaError: term "I(s + 0*__import__('os').getpid())" of formula ... is not allowed: ...
+    evstat.formula.whitelist.UnsafeFormulaError: term "I(s + 0 * __import__('os').getpid())" of formula ... is not allowed: ...
     """
     if not isinstance(formula, str):
         raise TypeError(f"formula must be a string such as 'y ~ s1 + s2', got {type(formula).__name__}")
