@@ -31,6 +31,7 @@ from evstat.likelihood import (
     LogisticLikelihood,
     ParameterContour,
     PredictiveContour,
+    linear_predictor,
     newton_mle,
     platt_targets,
     predictive_belief,
@@ -272,7 +273,7 @@ class LogitCalibration(CalibrationResults):
 
     # ------------------------------------------------------------------ protocol
     def _prob_array(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
-        return expit(X @ self._lik.beta_hat)
+        return expit(linear_predictor(X, self._lik.beta_hat))
 
     def _belief_arrays(self, X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray]:
         m = X.shape[0]

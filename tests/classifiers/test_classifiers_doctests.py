@@ -10,6 +10,7 @@ import pytest
 MODULES = [
     "evstat.classifiers",
     "evstat.classifiers._response",
+    "evstat.classifiers.credal",
     "evstat.classifiers.eknn",
     "evstat.classifiers.gbt",
 ]

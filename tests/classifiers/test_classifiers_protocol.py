@@ -17,7 +17,7 @@ import evstat as ev
 from evstat.belief import Frame, MassArray, loss_matrix
 from evstat.calibration import CalibrationResults
 from evstat.calibration.base import decide_binary
-from evstat.classifiers import EkNNClassifier, GBTClassifier
+from evstat.classifiers import CredalKNNClassifier, EkNNClassifier, GBTClassifier
 from evstat.formula import ModelFrame
 
 
@@ -51,6 +51,7 @@ def new():
 
 
 FITTERS = {
+    "credal_knn": lambda f, d, **kw: ev.credal_knn(f, d, k=7, outlier=False, **kw),
     "eknn": lambda f, d, **kw: ev.eknn(f, d, k=7, **kw),
     "gbt": lambda f, d, **kw: ev.gbt(f, d, radius=1.2, **kw),
 }
@@ -245,6 +246,9 @@ def test_save_load_round_trip(tmp_path, kind, binfit, multifit, new):
         pd.testing.assert_series_equal(back.gamma, fit.gamma)
         assert (back.k, back.alpha, back.lam, back.cost, back.loo_error) == (
             fit.k, fit.alpha, fit.lam, fit.cost, fit.loo_error)
+    elif isinstance(fit, CredalKNNClassifier):
+        pd.testing.assert_series_equal(back.dbar, fit.dbar)
+        assert (back.k, back.rho, back.outlier, back.loo_error) == (fit.k, fit.rho, fit.outlier, fit.loo_error)
     else:
         assert isinstance(back, GBTClassifier) and back.radius == fit.radius
 
