@@ -691,6 +691,12 @@ class EkNNClassifier(ClassifierResults):
         }
 
     @classmethod
+    def schema(cls) -> schema.Dict:
+        spec = super().schema()
+        spec.optional["warning"] = schema.Str(max_len=10_000)  # absent in files of older evstat
+        return spec
+
+    @classmethod
     def _schema_checks(cls) -> list[Any]:
         def k_rows(d: Mapping[str, Any], root: Any) -> str | None:
             n = len(d["class_frame"]["codes"])

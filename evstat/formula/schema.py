@@ -50,6 +50,7 @@ __all__ = [
     "Lazy",
     "List",
     "Map",
+    "Nullable",
     "Ref",
     "Scalar",
     "SchemaError",
@@ -293,6 +294,17 @@ class Map(Spec):
             raise self.fail(path, f"has {len(value)} keys (at most {self.max_keys})")
         for key, v in value.items():
             self.value.check(v, f"{path}[{key!r}]", root)
+
+
+class Nullable(Spec):
+    """``null`` or a value of ``spec``."""
+
+    def __init__(self, spec: Spec) -> None:
+        self.spec = spec
+
+    def check(self, value: Any, path: str, root: Any) -> None:
+        if value is not None:
+            self.spec.check(value, path, root)
 
 
 class Lazy(Spec):
