@@ -349,6 +349,7 @@ MODELS = {
     "eknn": ("y ~ svm1 + svm2", {}, "gamma"),
     "gbt": ("y ~ svm1 + svm2", {}, "radius"),
     "credal_knn": ("y ~ svm1 + svm2", {"rho": "loo"}, "dbar"),
+    "evnn": ("y ~ svm1 + svm2", {"seed": 1}, "W"),
 }
 
 
@@ -365,7 +366,7 @@ def test_every_model_round_trips_and_is_validated(cal, tmp_path, method):
     with pytest.raises(SchemaError, match=f"lacks the required key '{key}'"):
         ev.load(_write(tmp_path / "missing.json", {k: v for k, v in d.items() if k != key}))
     # edited without the checksum
-    frame = "class_frame" if method in ("eknn", "gbt", "credal_knn") else "model_frame"
+    frame = "class_frame" if method in ("eknn", "gbt", "credal_knn", "evnn") else "model_frame"
     edited = json.loads(path.read_text())
     data = (edited[frame]["design"] if frame == "class_frame" else edited[frame])["data"]
     first = next(iter(data))

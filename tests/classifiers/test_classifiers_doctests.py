@@ -12,6 +12,7 @@ MODULES = [
     "evstat.classifiers._response",
     "evstat.classifiers.credal",
     "evstat.classifiers.eknn",
+    "evstat.classifiers.evnn",
     "evstat.classifiers.gbt",
 ]
 
