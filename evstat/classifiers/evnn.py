@@ -472,7 +472,7 @@ class EvNNClassifier(ClassifierResults):
             "lam": schema.Float(min=0.0),
             "mu": schema.Float(min=0.0),
             "seed": schema.Scalar(),
-            "optimizer": schema.Str(choices=["harris", "lbfgs"]),
+            "optimizer": schema.Str(choices=list(OPTIMIZERS)),
             "cost_init": schema.Float(),
             "cost": schema.Float(),
             "train_error": schema.Float(min=0.0, max=1.0),
