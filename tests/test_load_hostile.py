@@ -375,6 +375,15 @@ def test_every_model_round_trips_and_is_validated(cal, tmp_path, method):
         ev.load(_write(tmp_path / "edited.json", edited, rechecksum=False))
 
 
+def test_every_registered_model_declares_a_schema():
+    from evstat.calibration.registry import _REGISTRY
+
+    for method, cls in _REGISTRY.items():
+        spec = cls.schema()
+        assert set(spec.required) >= {"format", "format_version", "method"}, method
+        assert "checksum" in spec.optional, method
+
+
 def test_model_specific_consistency(cal, tmp_path):
     d = json.loads(ev.evbinning("y ~ svm1 + svm2", cal).save(tmp_path / "b.json").read_text())
     bad = dict(d, k=[n + 1 for n in d["n"]])

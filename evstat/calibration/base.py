@@ -312,7 +312,10 @@ class CalibrationResults:
     @classmethod
     def _schema_fields(cls) -> dict[str, schema.Spec]:
         """Schema of the keys :meth:`_to_dict` writes (each subclass declares its own)."""
-        raise NotImplementedError
+        raise NotImplementedError(
+            f"the {cls.method} model declares no schema (_schema_fields), so evstat.load cannot "
+            "validate it; every registered model must declare one"
+        )
 
     @classmethod
     def _schema_checks(cls) -> list[Any]:
