@@ -35,9 +35,13 @@ from evstat.belief import decide as belief_decide
 from evstat.belief import loss_matrix
 from evstat.calibration.base import FORMAT, FORMAT_VERSION, REJECT, STRATEGIES, CalibrationResults
 from evstat.calibration.summary import Summary
-from evstat.classifiers._response import ClassFrame
+from evstat.classifiers._response import CLASS_FRAME, ClassFrame
+from evstat.formula import schema
 
-__all__ = ["ClassifierResults"]
+__all__ = ["ClassifierResults", "OUTLIER"]
+
+#: the credal decision for the whole frame (the ignorant class: an outlier)
+OUTLIER = "outlier"
 
 _TYPES = ("prob", "belief", "mass")
 #: rows of dense masses processed at once (times 2**M entries)
@@ -270,11 +274,19 @@ class ClassifierResults(CalibrationResults):
         strictly lower than the expected cost of every class. Ties go to the first action in
         order: the classes in frame order, then reject.
 
+        ``strategy="credal"`` is the credal decision of Liu, Pan and Dezert (paper 002): the
+        focal set of maximal mass (ties to the lower bitmask), which may be a class, a
+        meta-class (a union of classes) or the whole frame, reported as the outlier class. Its
+        output form differs: an object Series whose entries are a class label (a singleton), a
+        ``frozenset`` of class labels (a meta-class) or the string ``"outlier"``
+        (:data:`OUTLIER`); the credal measures of :mod:`evstat.metrics` (``credal_rates``,
+        ``credal_confusion``) read it. For :func:`evstat.credal_knn` see its own rule.
+
         Parameters
         ----------
         newdata : pandas.DataFrame, optional
             Score rows (the training rows when None).
-        strategy : {"pessimistic", "optimistic", "pignistic", "probabilistic"}
+        strategy : {"pessimistic", "optimistic", "pignistic", "probabilistic", "credal"}
         reject_cost : float in [0, 1], optional
             Cost of the reject action (0-1 costs for the classes).
         missing : {"raise", "drop"}
@@ -287,10 +299,21 @@ class ClassifierResults(CalibrationResults):
         -------
         pandas.Series
             Categorical with categories the actions (the classes, then ``"reject"`` if
-            ``reject_cost`` is given), indexed like ``newdata``.
+            ``reject_cost`` is given), indexed like ``newdata``; with ``strategy="credal"`` an
+            object Series of labels, frozensets of labels and ``"outlier"``.
         """
+        if strategy == "credal":
+            if reject_cost is not None or loss is not None:
+                raise ValueError(
+                    "strategy='credal' decides by maximal mass (sets of classes and the outlier "
+                    "class); it takes neither reject_cost nor loss"
+                )
+            X, index = self._design(newdata, missing)
+            return self._present_credal(self._credal_masks(X), index)
         if strategy not in STRATEGIES:
-            raise ValueError(f"strategy must be one of {tuple(STRATEGIES)}, got {strategy!r}")
+            raise ValueError(
+                f"strategy must be one of {(*STRATEGIES, 'credal')}, got {strategy!r}"
+            )
         rule = "pignistic" if strategy == "probabilistic" else STRATEGIES[strategy]
         if loss is not None:
             if reject_cost is not None:
@@ -326,6 +349,31 @@ class ClassifierResults(CalibrationResults):
         actions = pd.Index(list(L.index), dtype=object)
         chosen = np.asarray(res.choice, dtype=object)
         return pd.Series(pd.Categorical(chosen, categories=actions), index=index, name="decision")
+
+    # ---------------------------------------------------------------- credal decisions
+    def _credal_masks(self, X: NDArray[np.float64]) -> NDArray[np.intp]:
+        """Bitmask of the focal set of maximal mass per row (ties to the lower mask); 0 for the
+        whole frame (the outlier class). Chunked over rows."""
+        M = self.n_classes
+        full = (1 << M) - 1
+        out = np.empty(X.shape[0], dtype=np.intp)
+        step = max(1, _DENSE_ENTRIES // (1 << M))
+        for a in range(0, X.shape[0], step):
+            v = self._mass_values(X[a : a + step])
+            out[a : a + step] = np.argmax(v[:, 1:], axis=1) + 1
+        out[out == full] = 0
+        return out
+
+    def _present_credal(self, masks: NDArray[np.intp], index: pd.Index) -> pd.Series:
+        """Credal decisions as labels (singletons), frozensets (meta-classes) and OUTLIER."""
+        M = self.n_classes
+        levels = list(self.levels)
+        names = np.empty(1 << M, dtype=object)
+        names[0] = OUTLIER
+        for mk in range(1, 1 << M):
+            members = [levels[j] for j in range(M) if mk >> j & 1]
+            names[mk] = members[0] if len(members) == 1 else frozenset(members)
+        return pd.Series(names[np.asarray(masks, dtype=np.intp)], index=index, name="decision", dtype=object)
 
     # ---------------------------------------------------------------- plots and reports
     def _require_binary(self, what: str) -> None:
@@ -408,6 +456,12 @@ class ClassifierResults(CalibrationResults):
         }
         d.update(self._to_dict())
         return d
+
+    _frame_key: ClassVar[str] = "class_frame"
+
+    @classmethod
+    def _frame_schema(cls) -> schema.Spec:
+        return CLASS_FRAME
 
     @classmethod
     def _class_frame_from(cls, d: Mapping[str, Any]) -> ClassFrame:

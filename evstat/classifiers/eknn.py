@@ -33,7 +33,9 @@ m_i(Omega)`` and ``e_ik = m_i({w_k}) + lambda m_i(Omega) - t_ik``,
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -47,12 +49,32 @@ from evstat.calibration.summary import Summary
 from evstat.classifiers._neighbors import knn
 from evstat.classifiers._response import ClassFrame, class_frame
 from evstat.classifiers.base import ClassifierResults, clip01
+from evstat.classifiers.partial import PartialEkNNClassifier, fit_partial, read_label_masses
+from evstat.formula import schema
 
-__all__ = ["EkNNClassifier", "eknn", "eknn_masses", "eknn_loo_cost", "initial_gamma"]
+__all__ = [
+    "EkNNClassifier",
+    "EkNNFitWarning",
+    "GammaFit",
+    "eknn",
+    "eknn_loo_cost",
+    "eknn_masses",
+    "evclass_initial_gamma",
+    "fit_gamma",
+    "initial_gamma",
+]
 
 #: the optimiser keeps log(gamma) within this distance of log(initial gamma) (a factor 1e6)
 LOG_GAMMA_RANGE = float(np.log(1e6))
 _OPTIONS = {"maxiter": 1000, "ftol": 1e-13, "gtol": 1e-10, "maxcor": 10}
+#: one L-BFGS-B stage may move each log(gamma_q) by at most this much (a factor 10)
+LOG_STEP = float(np.log(10.0))
+#: a fit whose leave-one-out masses all have m(Omega) above 1 - VACUOUS_TOL is "vacuous"
+VACUOUS_TOL = 1e-6
+
+
+class EkNNFitWarning(UserWarning):
+    """The leave-one-out optimum of :func:`eknn` is vacuous or on a bound of the search box."""
 
 
 # ------------------------------------------------------------------------------------------------
@@ -245,6 +267,189 @@ def initial_gamma(X: ArrayLike, codes: ArrayLike, n_classes: int) -> NDArray[np.
     return out
 
 
+def evclass_initial_gamma(X: ArrayLike, codes: ArrayLike, n_classes: int) -> NDArray[np.float64]:
+    """evclass's starting values (``EkNNinit``): ``gamma_q = 1 / (mean Euclidean distance
+    between two rows of class q)``.
+
+    evclass stores ``sqrt(gamma)`` = ``1 / sqrt(mean distance)``; in Zouhal and Denoeux's
+    parametrisation used here that is ``gamma = 1 / mean distance``. Unlike
+    :func:`initial_gamma` it is not scale-free (``gamma d^2`` changes with the unit of the
+    scores). A class with fewer than two rows, or no spread, takes the value of the whole
+    training set; if that has no spread either, 1.
+
+    Examples
+    --------
+    >>> evclass_initial_gamma([[0.0], [2.0], [10.0], [11.0], [13.0]], [0, 0, 1, 1, 1], 2).round(4).tolist()
+    [0.5, 0.5]
+    """
+    from scipy.spatial.distance import pdist
+
+    X = np.asarray(X, dtype=np.float64)
+    codes = np.asarray(codes, dtype=np.intp)
+
+    def md(rows: NDArray[np.float64]) -> float:
+        return float(np.mean(pdist(rows))) if rows.shape[0] >= 2 else 0.0
+
+    overall = md(X)
+    out = np.empty(n_classes)
+    for q in range(n_classes):
+        v = md(X[codes == q])
+        if not v > 0:
+            v = overall
+        out[q] = 1.0 / v if v > 0 else 1.0
+    return out
+
+
+@dataclass(frozen=True)
+class GammaFit:
+    """Result of :func:`fit_gamma`: the best gamma over all starts and how it was reached."""
+
+    gamma: NDArray[np.float64]
+    cost: float
+    n_iter: int
+    converged: bool
+    message: str
+    start: int
+    """Position (in the list of starts tried) of the start that reached the best cost."""
+    starts: int
+    """Number of starts tried."""
+    vacuous: bool
+    """Every leave-one-out mass has m(Omega) > 1 - 1e-6 at the optimum."""
+    on_bound: bool
+    """Some log(gamma_q) is on the search box."""
+    warning: str
+    """Empty, or why the optimum is suspect (vacuous, on a bound)."""
+
+
+def _bounded_descent(eta0: NDArray[np.float64], lo: NDArray[np.float64], hi: NDArray[np.float64],
+                     args: tuple) -> tuple[NDArray[np.float64], float, int, bool, str]:
+    """L-BFGS-B in stages, each confined to ``+/- LOG_STEP`` around the stage's start (and to
+    the box ``[lo, hi]``); a new stage starts where the last one stopped on its own step box, and
+    the descent ends when a stage stops inside it (a local minimum) or gains nothing."""
+    eta = np.clip(eta0, lo, hi)
+    cost = eknn_loo_cost(eta, *args)[0]
+    n_iter, converged, message = 0, False, ""
+    for _ in range(200):
+        slo, shi = np.maximum(lo, eta - LOG_STEP), np.minimum(hi, eta + LOG_STEP)
+        res = minimize(eknn_loo_cost, eta, args=args, jac=True, method="L-BFGS-B",
+                       bounds=list(zip(slo, shi, strict=True)), options=_OPTIONS)
+        n_iter += int(res.nit)
+        x = np.asarray(res.x, dtype=np.float64)
+        c = float(res.fun)
+        converged, message = bool(res.success), str(res.message)
+        if not c < cost:  # no gain: stay (never return a worse point than the stage's start)
+            break
+        eta, cost = x, c
+        # stopped on the stage's own step box (not the global one): continue from there
+        edge = ((np.isclose(x, slo, rtol=0, atol=1e-9) & (slo > lo))
+                | (np.isclose(x, shi, rtol=0, atol=1e-9) & (shi < hi)))
+        if not edge.any():
+            break
+    return eta, cost, n_iter, converged, message
+
+
+def fit_gamma(
+    labels: NDArray[np.intp],
+    sq_dist: NDArray[np.float64],
+    codes: NDArray[np.intp],
+    alpha: float,
+    lam: float,
+    starts: Sequence[ArrayLike],
+) -> GammaFit:
+    """Minimise the leave-one-out cost :func:`eknn_loo_cost` over ``gamma`` from several starts.
+
+    From each start, L-BFGS-B on ``log(gamma)`` runs in stages of bounded length (each
+    ``log(gamma_q)`` moves at most ``log(10)`` per stage), so that the first line search cannot
+    jump onto the flat region of very large gamma where every mass is vacuous and the cost is
+    constant (scipy's first step has unit length along the gradient, and its line search may
+    extrapolate to the box). The search box is ``log(1e6)`` around the starts (below the
+    smallest, above the largest). The best cost over all starts is kept (the first start wins
+    a tie). If that optimum is vacuous (every leave-one-out mass has ``m(Omega) > 1 - 1e-6``) or
+    on the box, six more starts are tried (the first start times ``10^-3, ..., 10^3``); if
+    the best optimum is still vacuous or on the box, ``warning`` says so.
+
+    Parameters
+    ----------
+    labels, sq_dist : numpy.ndarray, shape (n, K)
+        Classes of, and squared distances to, the ``K`` nearest neighbours of every training
+        row other than itself.
+    codes : numpy.ndarray, shape (n,)
+        Class of every training row.
+    alpha, lam : float
+        As :func:`eknn_loo_cost`.
+    starts : sequence of array-like, shape (M,)
+        Starting gammas (positive), tried in order; :func:`eknn` passes :func:`initial_gamma`
+        (or the user's ``gamma``) and :func:`evclass_initial_gamma`.
+
+    Returns
+    -------
+    GammaFit
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lab = np.array([[0, 1], [0, 1], [1, 0], [1, 0]])
+    >>> d2 = np.array([[1.0, 4.0], [1.0, 4.0], [1.0, 4.0], [1.0, 4.0]])
+    >>> codes = np.array([0, 0, 1, 1])
+    >>> fit = fit_gamma(lab, d2, codes, 0.95, 0.5, [[1.0, 1.0]])
+    >>> fit.cost < eknn_loo_cost(np.log([1.0, 1.0]), lab, d2, codes, 0.95, 0.5)[0], fit.warning
+    (True, '')
+    """
+    args = (labels, sq_dist, codes, float(alpha), float(lam))
+    etas = [np.log(np.asarray(g, dtype=np.float64)) for g in starts]
+    if not etas:
+        raise ValueError("fit_gamma needs at least one start")
+    lo = np.min(etas, axis=0) - LOG_GAMMA_RANGE
+    hi = np.max(etas, axis=0) + LOG_GAMMA_RANGE
+    M = etas[0].shape[0]
+
+    def status(eta: NDArray[np.float64]) -> tuple[bool, bool]:
+        mo = eknn_masses(labels, sq_dist, np.exp(eta), alpha, M)[:, -1]
+        vac = bool(np.all(mo > 1.0 - VACUOUS_TOL))
+        bound = bool(np.any(np.isclose(eta, lo, rtol=0, atol=1e-6) | np.isclose(eta, hi, rtol=0, atol=1e-6)))
+        return vac, bound
+
+    best: tuple | None = None
+    n_iter = 0
+    tried = 0
+
+    def run(queue: list[NDArray[np.float64]]) -> None:
+        nonlocal best, n_iter, tried
+        for eta0 in queue:
+            eta, c, nit, conv, msg = _bounded_descent(eta0, lo, hi, args)
+            n_iter += nit
+            if best is None or c < best[1]:
+                best = (eta, c, conv, msg, tried)
+            tried += 1
+
+    run(etas)
+    vac, bound = status(best[0])
+    if vac or bound:
+        run([etas[0] + np.log(10.0) * k for k in (-3, -2, -1, 1, 2, 3)])
+        vac, bound = status(best[0])
+    eta, c, conv, msg, start = best
+    why = []
+    if vac:
+        why.append("every leave-one-out mass is vacuous (m(Omega) > 1 - 1e-6): the cost is on its flat "
+                   "plateau and the classifier decides nothing")
+    if bound:
+        g = np.exp(eta)
+        why.append(f"gamma = {np.array2string(g, precision=4)} is on the search box (a factor 1e6 "
+                   "around the starts): the minimum may lie outside")
+    warning = ("; ".join(why) + f" (best of {tried} starts)") if why else ""
+    return GammaFit(gamma=np.exp(eta), cost=float(c), n_iter=n_iter, converged=conv, message=msg,
+                    start=int(start), starts=tried, vacuous=vac, on_bound=bound, warning=warning)
+
+
+def _member_over_card(M: int) -> NDArray[np.float64]:
+    """(2**M, M) matrix whose product with dense masses is BetP."""
+    masks = np.arange(1 << M)
+    member = ((masks[:, None] >> np.arange(M)[None, :]) & 1).astype(np.float64)
+    card = member.sum(axis=1, keepdims=True)
+    card[0] = 1.0
+    return member / card
+
+
 def _dense(f: NDArray[np.float64]) -> NDArray[np.float64]:
     """Dense masses (bitmask order) from [m({w_1}), ..., m({w_M}), m(Omega)]."""
     M = f.shape[1] - 1
@@ -291,6 +496,9 @@ class EkNNClassifier(ClassifierResults):
     converged : bool
     message : str
         The optimiser's message.
+    warning : str
+        Empty, or why the optimum is suspect: every leave-one-out mass vacuous, or gamma on the
+        search box (see :func:`fit_gamma`); also shown by ``summary()`` and ``glance()``.
     """
 
     method = "eknn"
@@ -311,6 +519,7 @@ class EkNNClassifier(ClassifierResults):
         n_iter: int,
         converged: bool,
         message: str,
+        warning: str = "",
     ) -> None:
         super().__init__(cf)
         self.k = int(k)
@@ -326,6 +535,7 @@ class EkNNClassifier(ClassifierResults):
         self.n_iter = int(n_iter)
         self.converged = bool(converged)
         self.message = str(message)
+        self.warning = str(warning)
 
     # ---------------------------------------------------------------- prediction
     def _focal(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -404,7 +614,7 @@ class EkNNClassifier(ClassifierResults):
     def glance(self) -> pd.DataFrame:
         """One-row summary: method, nobs, n_classes, k, alpha, lam, optimized, converged,
         n_iter, cost_init, cost (leave-one-out), loo_error, mean_ignorance (mean m(Omega) of
-        the leave-one-out predictions)."""
+        the leave-one-out predictions), warning (empty, or why the optimum is suspect)."""
         return pd.DataFrame(
             [
                 {
@@ -421,6 +631,7 @@ class EkNNClassifier(ClassifierResults):
                     "cost": self.cost,
                     "loo_error": self.loo_error,
                     "mean_ignorance": float(np.mean(self._loo_focal()[:, -1])),
+                    "warning": self.warning,
                 }
             ]
         )
@@ -435,9 +646,11 @@ class EkNNClassifier(ClassifierResults):
         if self.optimized:
             s.add_info(
                 "Optimiser",
-                f"L-BFGS-B on log(gamma), {self.n_iter} iterations, "
-                + ("converged" if self.converged else f"NOT converged ({self.message})"),
+                f"L-BFGS-B on log(gamma) in bounded steps from several starts, {self.n_iter} "
+                "iterations, " + ("converged" if self.converged else f"NOT converged ({self.message})"),
             )
+            if self.warning:
+                s.add_info("WARNING", self.warning)
         else:
             s.add_info("Optimiser", "none (gamma fixed at gamma_init)")
         s.add_info("LOO cost", f"{self.cost:.6g} (at gamma_init: {self.cost_init:.6g})")
@@ -466,13 +679,47 @@ class EkNNClassifier(ClassifierResults):
             "n_iter": self.n_iter,
             "converged": self.converged,
             "message": self.message,
+            "warning": self.warning,
         }
+
+    @classmethod
+    def _schema_fields(cls) -> dict[str, schema.Spec]:
+        per_class = schema.Ref("class_frame.levels", "there are {n} classes")
+        return {
+            "k": schema.Int(min=1),
+            "alpha": schema.Float(min=0.0, max=1.0),
+            "lam": schema.Float(min=0.0),
+            "gamma": schema.List(schema.Float(min=0.0), length=per_class),
+            "gamma_init": schema.List(schema.Float(min=0.0), length=per_class),
+            "optimized": schema.Bool(),
+            "cost_init": schema.Float(),
+            "cost": schema.Float(),
+            "loo_error": schema.Float(min=0.0, max=1.0),
+            "n_iter": schema.Int(min=0),
+            "converged": schema.Bool(),
+            "message": schema.Str(max_len=10_000),
+        }
+
+    @classmethod
+    def schema(cls) -> schema.Dict:
+        spec = super().schema()
+        spec.optional["warning"] = schema.Str(max_len=10_000)  # absent in files of older evstat
+        return spec
+
+    @classmethod
+    def _schema_checks(cls) -> list[Any]:
+        def k_rows(d: Mapping[str, Any], root: Any) -> str | None:
+            n = len(d["class_frame"]["codes"])
+            return f"k = {d['k']} exceeds the {n} training rows" if d["k"] > n else None
+
+        return [k_rows]
 
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> EkNNClassifier:
         keys = ("k", "alpha", "lam", "gamma", "gamma_init", "optimized", "cost_init", "cost",
                 "loo_error", "n_iter", "converged", "message")
-        return cls(cls._class_frame_from(d), **{key: d[key] for key in keys})
+        # files written before the optimiser recorded warnings have none
+        return cls(cls._class_frame_from(d), **{key: d[key] for key in keys}, warning=d.get("warning", ""))
 
 
 register(EkNNClassifier)
@@ -568,7 +815,8 @@ def eknn(
     gamma: ArrayLike | Mapping[Any, float] | None = None,
     positive: Any = None,
     missing: str = "raise",
-) -> EkNNClassifier:
+    label_masses: Any = None,
+) -> EkNNClassifier | PartialEkNNClassifier:
     """Evidential k-nearest-neighbour classifier (Denoeux 1995) with gamma learnt by
     leave-one-out (Zouhal and Denoeux 1998).
 
@@ -607,10 +855,20 @@ def eknn(
         order, as :func:`evstat.evlogit`).
     missing : {"raise", "drop"}
         Training rows with missing values: an error (default) or dropped.
+    label_masses : evstat.belief.MassArray or pandas.DataFrame, optional
+        Partially supervised learning (Denoeux and Zouhal 2001): the training labels as mass
+        functions on the frame of the response's levels, one row per data row (a MassArray, or
+        a DataFrame of per-class plausibility columns read as consonant mass functions). Each
+        neighbour's label mass is discounted by ``alpha exp(-gamma d^2)`` and the ``k`` are
+        combined by Dempster's rule (:mod:`evstat.classifiers.partial` gives the choices). The
+        response column still names the classes; when every label mass is categorical on the
+        response's class, the result is exactly that of crisp labels.
 
     Returns
     -------
     EkNNClassifier
+        (a :class:`evstat.classifiers.partial.PartialEkNNClassifier` when some label mass is not
+        categorical on the response's class)
         With ``predict(type="prob" | "belief" | "mass")``, ``decide``, ``summary``, ``tidy``,
         ``glance``, ``augment``, ``neighbors``, ``predict_loo`` and ``save``.
 
@@ -624,10 +882,15 @@ def eknn(
 
     Notes
     -----
-    *Optimiser.* scipy's L-BFGS-B on ``log(gamma)`` with the analytic gradient
-    (:func:`eknn_loo_cost`), started at ``gamma_init``, each ``log(gamma_q)`` kept within
-    ``log(1e6)`` of its start; deterministic (no random start). evclass's ``EkNNfit``
-    minimises the same cost by an adaptive-step gradient descent on ``sqrt(gamma)``.
+    *Optimiser* (:func:`fit_gamma`). scipy's L-BFGS-B on ``log(gamma)`` with the analytic
+    gradient (:func:`eknn_loo_cost`), in stages that move each ``log(gamma_q)`` by at most
+    ``log(10)``, from two starts: ``gamma_init`` and evclass's (:func:`evclass_initial_gamma`);
+    the best cost is kept. A single unbounded L-BFGS-B run can end on the flat plateau of very
+    large gamma, where every mass is vacuous (its first line search may jump to the box); when
+    the best optimum is vacuous or on the box (``log(1e6)`` around the starts), six more starts
+    are tried, and if it still is, ``warning`` says so and an :class:`EkNNFitWarning` is issued.
+    Deterministic (no random start). evclass's ``EkNNfit`` minimises the same cost by an
+    adaptive-step gradient descent on ``sqrt(gamma)``.
 
     *Neighbours.* Exact squared Euclidean distances; ties between equal distances are broken
     by training-row order (the earlier row is nearer). In leave-one-out, row ``i`` is left out
@@ -659,30 +922,26 @@ def eknn(
     lm = _check_lam(lam, M)
     X = cf.X
     codes = cf.codes
+    if label_masses is not None:
+        values = read_label_masses(label_masses, cf, data.index)
+        if not np.all(values[np.arange(cf.n), 1 << codes] == 1.0):
+            hard = np.argmax(values @ _member_over_card(M), axis=1)
+            g0p = initial_gamma(X, hard, M) if gamma is None else _check_gamma(gamma, cf.levels)
+            return fit_partial(cf, values, kk, a, lm, g0p, bool(optimize))
     g0 = initial_gamma(X, codes, M) if gamma is None else _check_gamma(gamma, cf.levels)
     idx, d2 = knn(X, X, kk, exclude_self=True)
     labels = codes[idx]
     eta0 = np.log(g0)
     cost0, _ = eknn_loo_cost(eta0, labels, d2, codes, a, lm)
     if optimize:
-        res = minimize(
-            eknn_loo_cost,
-            eta0,
-            args=(labels, d2, codes, a, lm),
-            jac=True,
-            method="L-BFGS-B",
-            bounds=[(e - LOG_GAMMA_RANGE, e + LOG_GAMMA_RANGE) for e in eta0],
-            options=_OPTIONS,
-        )
-        eta = np.asarray(res.x, dtype=np.float64)
-        g = np.exp(eta)
-        cost, _ = eknn_loo_cost(eta, labels, d2, codes, a, lm)
-        if cost > cost0:  # defensive: never return a worse point than the start
-            g, cost = g0, cost0
-        n_iter, converged, message = int(res.nit), bool(res.success), str(res.message)
+        opt = fit_gamma(labels, d2, codes, a, lm, [g0, evclass_initial_gamma(X, codes, M)])
+        g, cost = opt.gamma, opt.cost
+        n_iter, converged, message, warning = opt.n_iter, opt.converged, opt.message, opt.warning
+        if warning:
+            warnings.warn(f"ev.eknn: {warning}", EkNNFitWarning, stacklevel=2)
     else:
         g, cost = g0, cost0
-        n_iter, converged, message = 0, True, "not optimised"
+        n_iter, converged, message, warning = 0, True, "not optimised", ""
     f = eknn_masses(labels, d2, g, a, M)
     loo_error = float(np.mean(np.argmax(f[:, :M], axis=1) != codes))
     return EkNNClassifier(
@@ -699,4 +958,5 @@ def eknn(
         n_iter=n_iter,
         converged=converged,
         message=message,
+        warning=warning,
     )

@@ -15,6 +15,6 @@ True
 from __future__ import annotations
 
 from evstat.datasets._load import data_dir, load, names
-from evstat.datasets.simulate import simulate_gaussian
+from evstat.datasets.simulate import simulate_credal_sim2, simulate_credal_test12, simulate_gaussian
 
-__all__ = ["data_dir", "load", "names", "simulate_gaussian"]
+__all__ = ["data_dir", "load", "names", "simulate_credal_sim2", "simulate_credal_test12", "simulate_gaussian"]

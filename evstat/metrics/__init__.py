@@ -12,11 +12,19 @@ calibrator can be scored:
 Modules: ``probabilistic`` (error rate, Brier score and decomposition, log loss), ``reliability``
 (ECE, MCE, reliability table, Wilson intervals), ``tests`` (Hosmer-Lemeshow, Spiegelhalter),
 ``evidential`` (ignorance, decisions with reject, reject curves, interval coverage), ``gebel``
-(Gebel's CR, 1 - RMSE, WCR, Cal) and ``summary`` (``score_predictions``).
+(Gebel's CR, 1 - RMSE, WCR, Cal), ``credal`` (error, imprecision and outlier rates and the
+confusion table of credal decisions: sets of classes) and ``summary`` (``score_predictions``).
 """
 
 from __future__ import annotations
 
+from evstat.metrics.credal import (
+    credal_confusion,
+    credal_error_rate,
+    credal_rates,
+    imprecision_rates,
+    outlier_rate,
+)
 from evstat.metrics.evidential import (
     betp_brier,
     decide_binary,
@@ -50,6 +58,11 @@ __all__ = [
     "brier_decomposition",
     "brier_score",
     "cal",
+    "credal_confusion",
+    "credal_error_rate",
+    "credal_rates",
+    "imprecision_rates",
+    "outlier_rate",
     "correctness_rate",
     "decide_binary",
     "decision_metrics",

@@ -10,8 +10,11 @@ import pytest
 MODULES = [
     "evstat.classifiers",
     "evstat.classifiers._response",
+    "evstat.classifiers.credal",
     "evstat.classifiers.eknn",
+    "evstat.classifiers.evnn",
     "evstat.classifiers.gbt",
+    "evstat.classifiers.partial",
 ]
 
 

@@ -23,6 +23,7 @@ RAW = {
     "glass": (214, 10, "Type", {1: 70, 2: 76, 3: 17, 5: 13, 6: 9, 7: 29}),
     "vehicle": (846, 19, "Class", {"bus": 218, "opel": 212, "saab": 217, "van": 199}),
     "iris": (150, 5, "Species", {"setosa": 50, "versicolor": 50, "virginica": 50}),
+    "australian": (690, 15, "Class", {0: 383, 1: 307}),
 }
 
 # Score tables: dataset -> (class column of the source, positive label, source rows).
@@ -95,8 +96,8 @@ def test_known_first_rows() -> None:
 
 
 def test_unknown_name_raises_value_error_listing_names() -> None:
-    with pytest.raises(ValueError, match=r"unknown dataset 'australian'.*available datasets.*sonar"):
-        load("australian")
+    with pytest.raises(ValueError, match=r"unknown dataset 'adult'.*available datasets.*sonar"):
+        load("adult")
     with pytest.raises(ValueError, match=r"heart_scores"):
         load("no_such_data")
 
@@ -247,3 +248,25 @@ def test_score_table_svms_rank_the_positive_class_higher(
         diff = s[y == 1][:, None] - s[y == 0][None, :]
         auc = float(np.mean((diff > 0) + 0.5 * (diff == 0)))
         assert auc > 0.55, (name, col, auc)
+
+
+# --------------------------------------------------------------------------- credal simulators
+def test_credal_simulators_match_the_paper_design() -> None:
+    from evstat.datasets import simulate_credal_sim2, simulate_credal_test12
+
+    train, test = simulate_credal_test12(seed=3)
+    assert train["y"].value_counts().tolist() == [50, 50, 50] and len(test) == 150
+    a, b = simulate_credal_test12(seed=3)
+    pd.testing.assert_frame_equal(a, train)
+    pd.testing.assert_frame_equal(b, test)
+    big, _ = simulate_credal_test12(n=20000, seed=1)
+    means = big.groupby("y")[["x1", "x2"]].mean().to_numpy()
+    np.testing.assert_allclose(means, [[0, 0], [6, 0], [3, 4]], atol=0.06)
+    vars_ = big.groupby("y")[["x1", "x2"]].var().to_numpy()
+    np.testing.assert_allclose(vars_, [[2, 2], [2.5, 2.5], [1.5, 1.5]], rtol=0.05)
+    tr, te = simulate_credal_sim2(3000, 10, seed=2)
+    assert len(tr) == 12000 and len(te) == 40
+    v = tr.groupby("y")[["x1", "x2"]].var().to_numpy()
+    np.testing.assert_allclose(v, [[1, 6], [1, 6], [6, 1], [6, 1]], rtol=0.08)
+    with pytest.raises(ValueError, match="n_train must be a positive integer"):
+        simulate_credal_sim2(0)

@@ -1,0 +1,361 @@
+"""Query strategies: which unlabelled pool rows to label next (Ramel, Pichon & Delmotte 2018).
+
+For a pool row with score vector s, a binary evidential calibration gives the mass function
+m({1}) = Bel, m({0}) = 1 - Pl, m({0,1}) = Pl - Bel. The strategies rank the pool rows by
+
+``"hartley"`` (HS, eq. 4 of 003)
+    the generalised Hartley measure GH(m) = sum_A m(A) log2 |A|, which on {0, 1} is the
+    ignorance m({0,1}) = Pl - Bel;
+``"pignistic"`` (PS, eq. 5)
+    the Shannon entropy (bits) of the pignistic probability BetP(1) = (Bel + Pl) / 2;
+``"random"`` (RS)
+    nothing: n rows drawn uniformly without replacement, the passive reference;
+``"eir"`` (expected ignorance reduction; ours, beyond the paper)
+    the fall of the mean ignorance over the reference rows (the pool) expected from labelling
+    the candidate, weighting its two possible labels by its BetP:
+    ``R(c) = I - [BetP_c(1) I(c, 1) + BetP_c(0) I(c, 0)]``, where ``I`` is the current mean
+    ignorance on the reference rows and ``I(c, y)`` the mean after refitting with ``(s_c, y)``
+    added. For evidential binning this is exact and closed form: labelling a row of cell j
+    changes only (k_j, n_j), so ``R = n_ref(j) / N_ref * [ign(k_j, n_j) - BetP ign(k_j + 1,
+    n_j + 1) - (1 - BetP) ign(k_j, n_j + 1)]`` for every cell at once (the partition is kept:
+    with ``breaks="uniform"``, :func:`evstat.active.update` recuts the axes when a new row lies
+    outside the calibration range, which this formula does not anticipate). For any other
+    calibrator (evlogit) it refits twice per candidate with :func:`evstat.active.update`; to
+    keep that affordable, only the ``candidates`` rows of largest ignorance (HS order) are
+    scored, and the mean ignorance is taken over at most ``reference`` pool rows drawn at
+    random (seeded). Both prefilters are documented approximations; ``candidates=None,
+    reference=None`` scores every row on the whole pool.
+
+Ties. Rows whose criterion is exactly equal (bit for bit, e.g. all the rows of one bin) are in
+random order: the rows are first shuffled with the seeded generator, then sorted stably by
+decreasing criterion, so every tied row is equally likely to be chosen, and the same seed gives
+the same choice.
+
+Batches (``n > 1``). ``batch="greedy"`` (default) picks one row at a time, and after each pick
+refits with that row labelled by its expected label (the more probable class under BetP; at
+BetP = 1/2 a seeded coin) before ranking the rest, so that a batch does not pile up in one
+region whose ignorance the first rows would already have lowered (the "kriging believer"
+heuristic). ``batch="top"`` takes the n best rows of one ranking (no refit; cheap, but for
+binning all n rows come from the same cell). Random sampling draws n rows at once either way.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+__all__ = ["STRATEGIES", "criterion", "pool_belief", "query"]
+
+#: query strategies and what they maximise
+STRATEGIES = {
+    "hartley": "ignorance Pl - Bel (generalised Hartley measure)",
+    "pignistic": "Shannon entropy of BetP (bits)",
+    "random": "nothing (uniform draw without replacement)",
+    "eir": "expected fall of the mean ignorance on the pool",
+}
+_BATCH = ("greedy", "top")
+
+
+def _check_fit(fit: Any) -> None:
+    if not hasattr(fit, "model_frame") or not hasattr(fit, "_belief_arrays"):
+        raise TypeError(
+            f"fit must be a fitted evstat calibrator (e.g. ev.evlogit(...)), got {type(fit).__name__}"
+        )
+    if len(fit.classes) != 2:
+        raise ValueError(f"active calibration needs a binary calibrator; this one has classes {fit.classes}")
+
+
+def check_pool(fit: Any, pool: Any, name: str = "pool") -> pd.DataFrame:
+    """Validate a pool of unlabelled rows for ``fit``: a non-empty DataFrame with a unique index
+    and finite values in every score column. Returns it unchanged."""
+    if not isinstance(pool, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame of unlabelled score rows, got {type(pool).__name__}")
+    if len(pool) == 0:
+        raise ValueError(f"the {name} is empty: there is no row left to query; add unlabelled rows")
+    if not pool.index.is_unique:
+        dup = pool.index[pool.index.duplicated()].unique()
+        raise ValueError(
+            f"the {name}'s index has duplicated labels ({list(dup[:5])}): rows are identified by "
+            "their index, make it unique (e.g. pool.reset_index(drop=True))"
+        )
+    cols = fit.model_frame.score_columns
+    absent = [c for c in cols if c not in pool.columns]
+    if absent:
+        raise ValueError(f"the {name} lacks the score column(s) {absent} of the formula {fit.formula!r}")
+    for c in cols:
+        v = pd.to_numeric(pool[c], errors="coerce").to_numpy(dtype=np.float64)
+        bad = ~np.isfinite(v)
+        if bad.any():
+            rows = list(pool.index[bad][:5])
+            raise ValueError(
+                f"score column {c!r} of the {name} has {int(bad.sum())} missing or non-finite "
+                f"value(s) (index {rows}{', ...' if bad.sum() > 5 else ''}): remove those rows or "
+                "fill in their scores before querying"
+            )
+    return pool
+
+
+def pool_belief(fit: Any, pool: pd.DataFrame) -> pd.DataFrame:
+    """Bel, Pl, ignorance (Pl - Bel) and BetP(1) = (Bel + Pl) / 2 of every pool row.
+
+    Examples
+    --------
+    >>> import evstat as ev
+    >>> from evstat.active import pool_belief
+    >>> fit = ev.evbinning("y ~ x1", ev.datasets.simulate_gaussian(40, seed=1), bins=2)
+    >>> pool_belief(fit, ev.datasets.simulate_gaussian(3, seed=2)).columns.tolist()
+    ['theta', 'bel', 'pl', 'ignorance', 'betp']
+    """
+    X, index = fit._design(pool)
+    with warnings.catch_warnings():  # theta (k/n of an empty cell) is not used: Bel/Pl are defined
+        for w in getattr(fit, "_theta_warnings", ()):
+            warnings.simplefilter("ignore", w)
+        th, bel, pl = fit._belief_arrays(X)
+    bel = np.asarray(bel, dtype=np.float64)
+    pl = np.asarray(pl, dtype=np.float64)
+    return pd.DataFrame(
+        {"theta": th, "bel": bel, "pl": pl, "ignorance": pl - bel, "betp": 0.5 * (bel + pl)}, index=index
+    )
+
+
+def _entropy2(p: NDArray[np.float64]) -> NDArray[np.float64]:
+    q = np.clip(p, 0.0, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = -(np.where(q > 0, q * np.log2(q), 0.0) + np.where(q < 1, (1 - q) * np.log2(1 - q), 0.0))
+    return h
+
+
+def _mean_ignorance(fit: Any, ref: pd.DataFrame) -> float:
+    b = pool_belief(fit, ref)
+    return float(b["ignorance"].mean())
+
+
+def _eir_binning(fit: Any, bel: pd.DataFrame, pool: pd.DataFrame, ref: pd.DataFrame) -> NDArray[np.float64]:
+    """Exact expected ignorance reduction for a cell calibration (counts only)."""
+    from evstat.likelihood.bernoulli import binomial_belief
+
+    k, n = fit.k, fit.n
+    _, b0, p0 = binomial_belief(k, n)
+    ign = np.where(n > 0, np.asarray(p0) - np.asarray(b0), 1.0)
+    _, b1, p1 = binomial_belief(k + 1, n + 1)
+    _, bz, pz = binomial_belief(k, n + 1)
+    ign_pos = np.asarray(p1) - np.asarray(b1)
+    ign_neg = np.asarray(pz) - np.asarray(bz)
+    ref_cells = fit._cells_of(fit._design(ref)[0])
+    n_ref = np.bincount(ref_cells, minlength=k.size).astype(np.float64)
+    cells = fit._cells_of(fit._design(pool)[0])
+    betp = bel["betp"].to_numpy()
+    after = betp * ign_pos[cells] + (1 - betp) * ign_neg[cells]
+    return n_ref[cells] / len(ref) * (ign[cells] - after)
+
+
+def _eir_refit(
+    fit: Any, bel: pd.DataFrame, pool: pd.DataFrame, ref: pd.DataFrame, candidates: int | None,
+    refit: Callable[[pd.DataFrame], Any] | None,
+) -> NDArray[np.float64]:
+    """Expected ignorance reduction by refitting with each label (NaN outside the candidates)."""
+    from evstat.active.update import update
+
+    ign = bel["ignorance"].to_numpy()
+    out = np.full(len(pool), np.nan)
+    order = np.argsort(-ign, kind="stable")
+    chosen = order if candidates is None else order[: min(candidates, len(pool))]
+    base = _mean_ignorance(fit, ref)
+    neg, pos = fit.classes
+    resp = fit.model_frame.response
+    for i in chosen:
+        row = pool.iloc[[i]].copy()
+        row.index = pd.Index([("__eir__", 0)], tupleize_cols=False)
+        means = []
+        for lab in (pos, neg):
+            row[resp] = [lab]
+            means.append(_mean_ignorance(update(fit, row, refit=refit), ref))
+        b = bel["betp"].iloc[i]
+        out[i] = base - (b * means[0] + (1 - b) * means[1])
+    return out
+
+
+def criterion(
+    fit: Any,
+    pool: pd.DataFrame,
+    strategy: str = "hartley",
+    seed: int | np.random.Generator | None = None,
+    candidates: int | None = 20,
+    reference: int | None = 200,
+    refit: Callable[[pd.DataFrame], Any] | None = None,
+) -> pd.DataFrame:
+    """The pool rows' belief and the value each strategy maximises (column ``criterion``).
+
+    ``random`` has criterion 0 for every row. For ``eir`` on a non-binning calibrator, rows
+    outside the ``candidates`` prefilter have criterion NaN (never chosen). See the module
+    docstring for the definitions.
+
+    Examples
+    --------
+    >>> import evstat as ev
+    >>> from evstat.active import criterion
+    >>> fit = ev.evbinning("y ~ x1", ev.datasets.simulate_gaussian(40, seed=1), bins=2)
+    >>> c = criterion(fit, ev.datasets.simulate_gaussian(5, seed=2), "pignistic")
+    >>> bool((c["criterion"] <= 1).all())
+    True
+    """
+    _check_fit(fit)
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}; use one of {list(STRATEGIES)}")
+    check_pool(fit, pool)
+    rng = np.random.default_rng(seed)
+    if strategy == "random":
+        out = pd.DataFrame(index=pool.index)
+        out["criterion"] = 0.0
+        return out
+    bel = pool_belief(fit, pool)
+    if strategy == "hartley":
+        crit = bel["ignorance"].to_numpy()
+    elif strategy == "pignistic":
+        crit = _entropy2(bel["betp"].to_numpy())
+    else:
+        ref = pool
+        if reference is not None and len(pool) > reference:
+            ref = pool.iloc[np.sort(rng.choice(len(pool), size=reference, replace=False))]
+        if hasattr(fit, "k") and hasattr(fit, "_cells_of") and getattr(fit, "method", "") == "evbinning":
+            crit = _eir_binning(fit, bel, pool, ref)
+        else:
+            crit = _eir_refit(fit, bel, pool, ref, candidates, refit)
+    bel["criterion"] = crit
+    return bel
+
+
+def _rank(values: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.intp]:
+    """Positions in decreasing order of ``values`` (NaN last), exact ties in seeded random order."""
+    perm = rng.permutation(values.size)
+    v = np.where(np.isnan(values[perm]), -np.inf, values[perm])
+    return perm[np.argsort(-v, kind="stable")]
+
+
+def _check_n(n: Any, size: int) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"n must be a whole number of rows to query, got {n!r}")
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n}")
+    if n > size:
+        raise ValueError(f"n = {n} rows asked but the pool has only {size}: ask for at most {size}")
+    return int(n)
+
+
+def query(
+    fit: Any,
+    pool: pd.DataFrame,
+    n: int = 1,
+    strategy: str = "hartley",
+    seed: int | np.random.Generator | None = None,
+    batch: str = "greedy",
+    candidates: int | None = 20,
+    reference: int | None = 200,
+    refit: Callable[[pd.DataFrame], Any] | None = None,
+) -> pd.DataFrame:
+    """The ``n`` pool rows to label next.
+
+    Parameters
+    ----------
+    fit : CalibrationResults
+        A fitted binary evidential calibrator (evlogit, evbinning, isotonic, disjoint, ...).
+    pool : pandas.DataFrame
+        Unlabelled rows with the formula's score columns (other columns are kept); a unique index.
+    n : int
+        Rows to return, 1 <= n <= len(pool).
+    strategy : {"hartley", "pignistic", "random", "eir"}
+        See the module docstring.
+    seed : int or numpy.random.Generator, optional
+        Breaks ties (and draws the random rows, the EIR reference rows and the coin of the
+        expected labels); the same seed gives the same rows.
+    batch : {"greedy", "top"}
+        How ``n > 1`` rows are chosen (module docstring).
+    candidates, reference : int or None
+        EIR prefilters for calibrators without the closed form (module docstring).
+    refit : callable, optional
+        ``DataFrame -> fit`` used by greedy batches and EIR to refit (default
+        :func:`evstat.active.update`'s rule).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The chosen rows of ``pool`` (its index and columns kept) in the order chosen, with
+        ``bel``, ``pl``, ``ignorance``, ``betp`` under the current fit, the ``criterion`` value
+        when chosen, and ``rank`` (1 = first chosen).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import evstat as ev
+    >>> # cell s = 1 holds k = 1 of n = 2 (ignorance 2/3), cell s = 0 k = 2 of n = 6
+    >>> cal = pd.DataFrame({"s": [0, 0, 0, 0, 0, 0, 1, 1], "y": [0, 0, 0, 0, 1, 1, 1, 0]})
+    >>> fit = ev.evbinning("y ~ s", cal, bins=2)
+    >>> pool = pd.DataFrame({"s": [0, 1, 0, 1]}, index=list("abcd"))
+    >>> ev.active.query(fit, pool, n=1, strategy="hartley", seed=0)[["s", "ignorance", "rank"]].round(4)
+       s  ignorance  rank
+    b  1     0.6667     1
+    """
+    _check_fit(fit)
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}; use one of {list(STRATEGIES)}")
+    if batch not in _BATCH:
+        raise ValueError(f"unknown batch rule {batch!r}; use one of {list(_BATCH)}")
+    check_pool(fit, pool)
+    n = _check_n(n, len(pool))
+    rng = np.random.default_rng(seed)
+    if strategy == "random":
+        pos = rng.choice(len(pool), size=n, replace=False)
+        bel = pool_belief(fit, pool.iloc[pos])
+        out = pool.iloc[pos].copy()
+        for c in ("bel", "pl", "ignorance", "betp"):
+            out[c] = bel[c].to_numpy()
+        out["criterion"] = 0.0
+        out["rank"] = np.arange(1, n + 1)
+        return out
+    if n == 1 or batch == "top":
+        crit = criterion(fit, pool, strategy, rng, candidates, reference, refit)
+        pos = _rank(crit["criterion"].to_numpy(), rng)[:n]
+        return _assemble(pool, crit, pos)
+    from evstat.active.update import update
+
+    chosen: list[Any] = []
+    parts: list[pd.DataFrame] = []
+    current, rest = fit, pool
+    neg, posl = fit.classes
+    resp = fit.model_frame.response
+    for r in range(n):
+        crit = criterion(current, rest, strategy, rng, candidates, reference, refit)
+        i = int(_rank(crit["criterion"].to_numpy(), rng)[0])
+        row = _assemble(rest, crit, np.array([i]))
+        if r == 0:
+            parts.append(row)
+        else:  # report the belief under the original fit, the criterion under the updated one
+            b0 = pool_belief(fit, rest.iloc[[i]])
+            for c in ("bel", "pl", "ignorance", "betp"):
+                row[c] = b0[c].to_numpy()
+            parts.append(row)
+        chosen.append(rest.index[i])
+        if r < n - 1:
+            b = float(crit["betp"].iloc[i])
+            lab = posl if b > 0.5 else neg if b < 0.5 else (posl if rng.random() < 0.5 else neg)
+            new = rest.iloc[[i]].copy()
+            new.index = pd.Index([("__expected__", r)], tupleize_cols=False)
+            new[resp] = [lab]
+            current = update(current, new, refit=refit)
+            rest = rest.drop(index=rest.index[i])
+    out = pd.concat(parts)
+    out["rank"] = np.arange(1, n + 1)
+    return out
+
+
+def _assemble(pool: pd.DataFrame, crit: pd.DataFrame, pos: NDArray[np.intp]) -> pd.DataFrame:
+    out = pool.iloc[pos].copy()
+    for c in ("bel", "pl", "ignorance", "betp", "criterion"):
+        out[c] = crit[c].to_numpy()[pos]
+    out["rank"] = np.arange(1, len(pos) + 1)
+    return out
