@@ -37,13 +37,15 @@ import importlib
 import json
 from abc import ABC, abstractmethod
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from evstat.belief.decision import REJECT, STRATEGIES, check_strategy
+from evstat.formula import schema
+from evstat.formula.schema import SchemaError, Spec, read_json, validate, verify_checksum
 
 __all__ = [
     "FORMAT",
@@ -58,11 +60,13 @@ __all__ = [
     "load",
     "register",
     "registered",
+    "schema_of",
     "upward",
 ]
 
 FORMAT = "evstat"
-FORMAT_VERSION = 1
+#: Version 2 (issue 9) added the ``checksum`` entry and full schema validation.
+FORMAT_VERSION = 2
 #: the values of ``predict(type=...)``
 RESULT_TYPES = ("prob", "belief", "mass")
 
@@ -109,7 +113,7 @@ def check_reject_cost(reject_cost: Any) -> float | None:
 
 
 def register(
-    cls: type,
+    cls: Any,
     example: Callable[[str, pd.DataFrame], Any] | None = None,
     n_classes: tuple[int, ...] = (2,),
 ) -> type:
@@ -155,6 +159,34 @@ def registered() -> dict[str, type]:
 def load(path: str | Path) -> Any:
     """Load a model saved with ``fit.save(path)`` (JSON with a format version).
 
+    Loading never runs code: the file is read by a bounded, strict JSON reader
+    (:func:`evstat.formula.schema.read_json`), its SHA-256 checksum is verified (a file modified
+    after it was saved is refused), the whole content is validated against the model's schema
+    (types, shapes, finite numbers, consistent lengths; one error naming the field), and the
+    stored formula must pass :mod:`evstat.formula.whitelist` before patsy rebuilds the design.
+    The schema is checked first (so a malformed field is named even in an edited file), then
+    the checksum (so a well-formed but edited file is refused as modified).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The ``.json`` file (a named pipe such as ``<(cat fit.json)`` works too).
+
+    Returns
+    -------
+    Results
+        The fitted model, of the class that saved it.
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file.
+    ValueError
+        Anything else, with a message naming the problem: a folder, not JSON, too large, another
+        format or format version, an unknown model kind, a checksum mismatch, a field that does
+        not match the schema (:class:`evstat.formula.schema.SchemaError`), a formula outside the
+        whitelist (:class:`evstat.formula.whitelist.UnsafeFormulaError`).
+
     Examples
     --------
     >>> import tempfile, os, evstat as ev
@@ -165,28 +197,78 @@ def load(path: str | Path) -> Any:
     True
     """
     path = Path(path)
+    source = repr(str(path))
     try:
-        d = json.loads(path.read_text(encoding="utf-8"))
+        d = read_json(path, "saved model")
     except FileNotFoundError:
-        raise FileNotFoundError(f"no saved model at {str(path)!r}") from None
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{str(path)!r} is not a JSON file saved by evstat ({err})") from None
+        raise FileNotFoundError(f"no saved model at {source}") from None
     if not isinstance(d, dict) or d.get("format") != FORMAT:
-        raise ValueError(f"{str(path)!r} is not a model saved by evstat (no 'format': 'evstat' entry)")
-    if d.get("format_version") != FORMAT_VERSION:
+        raise ValueError(f"{source} is not a model saved by evstat (no 'format': 'evstat' entry)")
+    version = d.get("format_version")
+    if version != FORMAT_VERSION:
+        older = (
+            " (written by an older evstat, without a checksum)"
+            if isinstance(version, int) and not isinstance(version, bool) and 0 < version < FORMAT_VERSION
+            else ""
+        )
         raise ValueError(
-            f"{str(path)!r} has format version {d.get('format_version')!r}; this evstat reads "
+            f"{source} has format version {str(version)[:20]}{older}; this evstat reads "
             f"version {FORMAT_VERSION}. Refit and save the model with this version."
         )
-    return from_dict(d, source=repr(str(path)))
+    return _build(d, source, verify=True)
+
+
+def _known(d: Mapping[str, Any], source: str) -> type:
+    method = d.get("method")
+    if not isinstance(method, str) or method not in _REGISTRY:
+        shown = repr(method)[:60]
+        raise ValueError(f"{source} holds an unknown calibrator {shown}; known: {sorted(_REGISTRY)}")
+    return _REGISTRY[method]
+
+
+def schema_of(d: Any, path: str = "") -> Spec:
+    """The schema of a saved model description, chosen by its ``method`` (for nested models)."""
+    if not isinstance(d, dict):
+        return _Refuse("must be a saved model (an object)")
+    method = d.get("method")
+    if not isinstance(method, str) or method not in _REGISTRY:
+        return _Refuse(f"holds an unknown calibrator {repr(method)[:60]}; known: {sorted(_REGISTRY)}")
+    return _REGISTRY[method].schema()
+
+
+class _Refuse(Spec):
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def check(self, value: Any, path: str, root: Any) -> None:
+        raise self.fail(path or "the description", self.message)
 
 
 def from_dict(d: dict[str, Any], source: str = "the description") -> Any:
-    """Rebuild a fitted model from ``fit.to_dict()`` (dispatching on its ``method``)."""
-    method = d.get("method")
-    if method not in _REGISTRY:
-        raise ValueError(f"{source} holds an unknown calibrator {method!r}; known: {sorted(_REGISTRY)}")
-    return _REGISTRY[method]._from_dict(d)  # type: ignore[attr-defined]
+    """Rebuild a fitted model from ``fit.to_dict()`` (dispatching on its ``method``).
+
+    The description is validated against the model's schema first (see :func:`load`); the
+    checksum is checked by :func:`load` only (``to_dict()`` has none).
+    """
+    return _build(d, source, verify=False)
+
+
+def _build(d: dict[str, Any], source: str, verify: bool) -> Any:
+    """Schema first (precise, field-level messages), then the checksum, then the model (whose
+    formula the whitelist checks before patsy evaluates it)."""
+    cls = _known(d, source)
+    try:
+        validate(d, cls.schema())
+    except SchemaError as err:
+        raise SchemaError(f"{source} does not match the schema of a saved {cls.method} model: {err}") from None
+    if verify:
+        verify_checksum(d, source)
+    try:
+        return cls._from_dict(d)
+    except (KeyError, IndexError, TypeError, AttributeError) as err:  # defensive: schema-valid but inconsistent
+        raise ValueError(
+            f"{source} holds an inconsistent {cls.method} model ({type(err).__name__}: {err}); refit and save it again"
+        ) from None
 
 
 class Results(ABC):
@@ -292,9 +374,49 @@ class Results(ABC):
         """The columns ``augment`` adds, indexed by the kept positions of ``newdata`` (which has
         a RangeIndex), or by the training index when ``newdata`` is None."""
 
+    #: key and schema of the training-frame description every saved model of the class holds
+    _frame_key: ClassVar[str] = "model_frame"
+
+    @classmethod
+    @abstractmethod
+    def _frame_schema(cls) -> Spec:
+        """The schema of the training frame's description."""
+
     @abstractmethod
     def _frame_dict(self) -> dict[str, Any]:
-        """The training frame's part of :meth:`to_dict` (e.g. ``{"model_frame": ...}``)."""
+        """The training frame's description (stored under :attr:`_frame_key`)."""
+
+    @classmethod
+    def _schema_fields(cls) -> dict[str, Spec]:
+        """Schema of the keys :meth:`_to_dict` writes (each subclass declares its own)."""
+        raise NotImplementedError(
+            f"the {cls.method} model declares no schema (_schema_fields), so evstat.load cannot "
+            "validate it; every registered model must declare one"
+        )
+
+    @classmethod
+    def _schema_checks(cls) -> list[Any]:
+        """Cross-field checks ``(d, root) -> message or None`` run after the keys are valid."""
+        return []
+
+    @classmethod
+    def schema(cls) -> schema.Dict:
+        """The schema of a saved model of this class, checked by :func:`evstat.load`.
+
+        The common keys (``format``, ``format_version``, ``method``, the training frame and the
+        optional ``checksum``) plus the class's own keys; see :mod:`evstat.formula.schema`.
+        """
+        return schema.Dict(
+            {
+                "format": schema.Str(choices=[FORMAT]),
+                "format_version": schema.Int(choices=[FORMAT_VERSION]),
+                "method": schema.Str(choices=[cls.method]),
+                cls._frame_key: cls._frame_schema(),
+                **cls._schema_fields(),
+            },
+            optional={"checksum": schema.Str(max_len=100)},
+            checks=cls._schema_checks(),
+        )
 
     @abstractmethod
     def _to_dict(self) -> dict[str, Any]:
@@ -367,12 +489,26 @@ class Results(ABC):
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable description (format ``"evstat"``, with a format version)."""
         d: dict[str, Any] = {"format": FORMAT, "format_version": FORMAT_VERSION, "method": self.method}
-        d.update(self._frame_dict())
+        d[self._frame_key] = self._frame_dict()
         d.update(self._to_dict())
         return d
 
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
+        """Copies (``copy.deepcopy``) and transport to worker processes (joblib, Dask) go through
+        :meth:`to_dict` and :func:`from_dict`, as ``save``/``load`` do: what travels is the JSON
+        description, and rebuilding it runs nothing but the whitelisted formula. Files stay JSON
+        (never pickle files)."""
+        return (from_dict, (self.to_dict(),))
+
     def save(self, path: str | Path) -> Path:
-        """Save the fitted model as JSON (never pickle); reload with :func:`evstat.load`."""
+        """Save the fitted model as JSON (never pickle); reload with :func:`evstat.load`.
+
+        The file holds :meth:`to_dict` and a ``"checksum"`` entry, the SHA-256 of its canonical
+        serialisation (:func:`evstat.formula.schema.checksum`): :func:`evstat.load` refuses a
+        file whose content was modified after it was saved.
+        """
         path = Path(path)
-        path.write_text(json.dumps(self.to_dict(), indent=1, allow_nan=True), encoding="utf-8")
+        d = self.to_dict()
+        d["checksum"] = schema.checksum(d)
+        path.write_text(json.dumps(d, indent=1, allow_nan=False), encoding="utf-8")
         return path

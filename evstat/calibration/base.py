@@ -18,7 +18,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from evstat.belief import MassArray, binary_decisions
-from evstat.formula import ModelFrame
+from evstat.formula import ModelFrame, schema
 from evstat.results import FORMAT, FORMAT_VERSION, REJECT, STRATEGIES, Results
 from evstat.summary import Summary
 
@@ -276,8 +276,14 @@ class CalibrationResults(Results):
         )
 
     # ---------------------------------------------------------------- persistence
+    _frame_key: ClassVar[str] = "model_frame"
+
+    @classmethod
+    def _frame_schema(cls) -> schema.Spec:
+        return schema.MODEL_FRAME
+
     def _frame_dict(self) -> dict[str, Any]:
-        return {"model_frame": self.model_frame.to_dict()}
+        return self.model_frame.to_dict()
 
 
 def decide_binary(

@@ -33,7 +33,8 @@ from numpy.typing import NDArray
 from evstat.belief import Frame, MassArray
 from evstat.belief import decide as belief_decide
 from evstat.belief import loss_matrix
-from evstat.classifiers._response import ClassFrame
+from evstat.classifiers._response import CLASS_FRAME, ClassFrame
+from evstat.formula import schema
 from evstat.results import REJECT, STRATEGIES, Results
 from evstat.summary import Summary
 
@@ -390,7 +391,13 @@ class ClassifierResults(Results):
 
     # ---------------------------------------------------------------- persistence
     def _frame_dict(self) -> dict[str, Any]:
-        return {"class_frame": self.class_frame.to_dict()}
+        return self.class_frame.to_dict()
+
+    _frame_key: ClassVar[str] = "class_frame"
+
+    @classmethod
+    def _frame_schema(cls) -> schema.Spec:
+        return CLASS_FRAME
 
     @classmethod
     def _class_frame_from(cls, d: Mapping[str, Any]) -> ClassFrame:
