@@ -55,7 +55,7 @@ STRATEGY_STYLE: dict[str, dict[str, Any]] = {
 }
 DATASET_LABEL = {
     "sonar": "Sonar", "ionosphere": "Ionosphere", "pima": "Pima (Diabetes)", "heart": "Heart",
-    "wdbc": "WDBC (for Australian)", "simulated": "Simulated",
+    "australian": "Australian", "wdbc": "WDBC (not in the paper)", "simulated": "Simulated",
 }
 FIG4_METHODS = ("joint_binning", "joint_binning_prob", "disjoint_binning", "joint_logistic", "joint_logistic_prob",
                 "disjoint_logistic")
@@ -487,7 +487,7 @@ def render_html(results: Any, command: str | None = None, date: Any = None, fron
                                            "(r = 1) and the evidential k-NN (kappa = 15) on the score vectors, and of "
                                            "the evidential joint binning and logistic calibrations.",
                                 "svg": _svg(fig6(summary[summary["method"].isin(m6)], datasets), "fig6", "Fig. 6")})
-        front = frontiers(results.seed, grid=frontier_grid)
+        front = frontiers(results.seed, grid=frontier_grid, svm=getattr(results, "svm", "default"))
         figures.append({"id": "fig7", "title": "Fig. 7: decision frontiers at R_rej = 0.15",
                         "caption": f"Simulated data (one draw): three SVMs trained on 30 rows each, evidential joint "
                                    f"logistic calibration on {FIG8_CAL_SIZES[0]} rows (left) and on {FIG8_CAL_SIZES[1]} "
@@ -505,7 +505,7 @@ def render_html(results: Any, command: str | None = None, date: Any = None, fron
                                        "15 (right) rows.",
                             "svg": _svg(fig8(r15), "fig8", "Fig. 8")})
         if len(rc):
-            first = [d for d in ("simulated", "wdbc", "pima") if d in set(rc["dataset"])]
+            first = [d for d in ("simulated", "australian", "pima", "wdbc") if d in set(rc["dataset"])]
             second = [d for d in ("heart", "ionosphere", "sonar") if d in set(rc["dataset"])]
             for fid, ds, what in (("fig9", first, "Fig. 9"), ("fig10", second, "Fig. 10")):
                 if ds:
@@ -527,7 +527,7 @@ def render_html(results: Any, command: str | None = None, date: Any = None, fron
     table2 = [[DATASET_LABEL.get(d, d), str(TABLE2[d].train1), str(TABLE2[d].train2),
                ", ".join(str(v) for v in TABLE2[d].train3), str(TABLE2[d].test)] for d in datasets]
     T = _tables_mod()
-    tables["table2"] = T.Table(title="Sizes per round (Table 2 of the paper; WDBC replaces Australian)",
+    tables["table2"] = T.Table(title="Sizes per round (Table 2 of the paper; WDBC, not in the paper, takes Australian's sizes)",
                                columns=["Data set", "#Train1", "#Train2", "#Train3", "#Test"], rows=table2,
                                numeric=[False, True, True, False, True])
     date_text = str(date) if date is not None else _dt.date.today().isoformat()
