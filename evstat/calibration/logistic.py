@@ -31,6 +31,7 @@ from evstat.likelihood import (
     LogisticLikelihood,
     ParameterContour,
     PredictiveContour,
+    linear_predictor,
     newton_mle,
     platt_targets,
     predictive_belief,
@@ -38,7 +39,7 @@ from evstat.likelihood import (
 )
 from evstat.likelihood.logistic import information, loglik_eta
 
-__all__ = ["LogitCalibration", "evlogit", "fit_logistic_likelihood"]
+__all__ = ["LogitCalibration", "completely_separated", "evlogit", "fit_logistic_likelihood"]
 
 _TARGETS = ("platt", "binary")
 #: rows per block when predicting Bel/Pl (bounds memory; a progress bar shows per block)
@@ -100,10 +101,42 @@ def fit_logistic_likelihood(
     return lik, glm
 
 
-def _binomial_deviance(t: NDArray, mu: NDArray) -> float:
+def _binomial_deviance(t: NDArray, eta: NDArray) -> float:
+    """``2 (l_saturated - l(eta))`` with the log-likelihood in log space (``log_expit``), so that
+    fitted probabilities that round to 0 or 1 (linear predictors beyond +-37, common under
+    separation) give the right finite deviance, not ``inf`` from ``log(1 - 1.0)``."""
     from scipy.special import xlogy
 
-    return float(2.0 * np.sum(xlogy(t, t) - xlogy(t, mu) + xlogy(1 - t, 1 - t) - xlogy(1 - t, 1 - mu)))
+    saturated = float(np.sum(xlogy(t, t) + xlogy(1 - t, 1 - t)))
+    return 2.0 * (saturated - float(loglik_eta(eta, t)))
+
+
+def completely_separated(X: NDArray, y: NDArray) -> bool:
+    """Whether a hyperplane puts every positive on one side and every negative on the other.
+
+    Complete separation (Albert & Anderson 1984): some ``beta`` has ``x_i . beta > 0`` for every
+    positive and ``< 0`` for every negative, i.e. the linear programme
+    ``(2 y_i - 1) x_i . beta >= 1`` is feasible (scipy's HiGHS). With 0/1 targets the MLE does
+    not exist then; Platt's targets keep it finite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.c_[np.ones(4), [-2.0, -1.0, 1.0, 2.0]]
+    >>> completely_separated(X, np.array([0, 0, 1, 1])), completely_separated(X, np.array([0, 1, 0, 1]))
+    (True, False)
+    """
+    from scipy.optimize import linprog
+
+    y = np.asarray(y)
+    if y.min() == y.max():
+        return False
+    sign = np.where(y > 0.5, 1.0, -1.0)
+    res = linprog(
+        np.zeros(X.shape[1]), A_ub=-(sign[:, None] * X), b_ub=-np.ones(X.shape[0]),
+        bounds=[(None, None)] * X.shape[1], method="highs",
+    )
+    return bool(res.status == 0)
 
 
 class LogitCalibration(CalibrationResults):
@@ -199,12 +232,19 @@ class LogitCalibration(CalibrationResults):
 
     @property
     def deviance(self) -> float:
-        return _binomial_deviance(self.t, expit(self._lik.X @ self._lik.beta_hat))
+        return _binomial_deviance(self.t, self._lik.X @ self._lik.beta_hat)
 
     @property
     def null_deviance(self) -> float:
         mu0 = np.mean(self.t) if "Intercept" in self.terms else 0.5
-        return _binomial_deviance(self.t, np.full_like(self.t, mu0))
+        return _binomial_deviance(self.t, np.full_like(self.t, np.log(mu0) - np.log1p(-mu0)))
+
+    @property
+    def separated(self) -> bool:
+        """Whether the scores separate the classes completely (:func:`completely_separated`)."""
+        if not hasattr(self, "_separated"):
+            self._separated = completely_separated(self._lik.X, np.asarray(self.model_frame.y))
+        return self._separated
 
     @property
     def df_resid(self) -> int:
@@ -272,7 +312,7 @@ class LogitCalibration(CalibrationResults):
 
     # ------------------------------------------------------------------ protocol
     def _prob_array(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
-        return expit(X @ self._lik.beta_hat)
+        return expit(linear_predictor(X, self._lik.beta_hat))
 
     def _belief_arrays(self, X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray]:
         m = X.shape[0]
@@ -306,7 +346,8 @@ class LogitCalibration(CalibrationResults):
 
     def glance(self) -> pd.DataFrame:
         """One-row model summary: nobs, n_pos, n_neg, targets, loglik, deviance, null_deviance,
-        df_null, df_residual, aic, bic, mean_ignorance (on the calibration rows)."""
+        df_null, df_residual, aic, bic, mean_ignorance (on the calibration rows), separated
+        (the scores separate the classes completely)."""
         mf = self.model_frame
         cb = self.calibration_belief()
         return pd.DataFrame(
@@ -325,6 +366,7 @@ class LogitCalibration(CalibrationResults):
                     "aic": self.aic,
                     "bic": self.bic,
                     "mean_ignorance": float(np.mean(cb["pl"] - cb["bel"])),
+                    "separated": self.separated,
                 }
             ]
         )
@@ -373,6 +415,16 @@ class LogitCalibration(CalibrationResults):
             formatters={"value": lambda v: format_number(v, 6), "df": lambda v: "" if np.isnan(v) else str(int(v))},
             notes=["AIC as R's binomial glm (computed from the 0/1 labels)."] if self.targets == "platt" else [],
         )
+        if self.separated:
+            s.add_note(
+                "The scores separate the classes completely (a hyperplane puts every positive on "
+                "one side and every negative on the other): with 0/1 targets the MLE would not "
+                "exist; Platt's targets keep the coefficients finite, but nothing in the data "
+                "says how fast theta moves from 0 to 1 between the classes."
+                if self.targets == "platt" else
+                "The scores separate the classes completely: with 0/1 targets the MLE does not "
+                "exist (the coefficients diverge); use the default Platt targets."
+            )
         self._summary_ignorance(s)
         return s
 

@@ -7,7 +7,8 @@ two or more classes, with the calibrators' results protocol (:mod:`evstat.classi
   leave-one-out (Zouhal and Denoeux 1998);
 * :func:`gbt` - the GBT-based classifier of Denoeux and Smets (2006), eqs. 59-65;
 * :func:`credal_knn` - the credal K-NN classifier EC of Liu, Pan and Dezert (paper 002), with
-  meta-classes and an outlier class.
+  meta-classes and an outlier class;
+* :func:`evnn` - the evidential neural network of Denoeux (2000), as evclass's proDS functions.
 
 Examples
 --------
@@ -33,7 +34,9 @@ from evstat.classifiers.eknn import (
     fit_gamma,
     initial_gamma,
 )
+from evstat.classifiers.evnn import EvNNClassifier, evnn, evnn_cost, evnn_init, evnn_masses
 from evstat.classifiers.gbt import GBTClassifier, gbt, gbt_masses
+from evstat.classifiers.partial import PartialEkNNClassifier
 
 __all__ = [
     "ClassifierResults",
@@ -46,12 +49,18 @@ __all__ = [
     "EkNNClassifier",
     "EkNNFitWarning",
     "GammaFit",
+    "EvNNClassifier",
     "GBTClassifier",
+    "PartialEkNNClassifier",
     "eknn",
     "eknn_loo_cost",
     "eknn_masses",
     "evclass_initial_gamma",
     "fit_gamma",
+    "evnn",
+    "evnn_cost",
+    "evnn_init",
+    "evnn_masses",
     "gbt",
     "gbt_masses",
     "initial_gamma",

@@ -56,6 +56,12 @@ FORMAT_VERSION = 1
 #: ``lm.fit`` (LINPACK dqrdc2 with limited column pivoting, tol = 1e-7).
 _COLLINEAR_TOL = 1e-7
 
+#: Largest magnitude of a calibration design value: the likelihood's information matrix sums
+#: squares of the design values, which overflow float64 beyond about 1.3e154 (R's glm fails
+#: there too); calibration scores larger than this must be rescaled. (Test rows are not bound
+#: by it: the predictive belief is computed on the direction of each row.)
+MAX_DESIGN_ABS = 1e150
+
 _FUNCTIONS: dict[str, Any] = {
     "np": np,
     "numpy": np,
@@ -404,6 +410,22 @@ def _same_level(level: Any, value: Any) -> bool:
 # ---------------------------------------------------------------------------------------------
 # design checks
 # ---------------------------------------------------------------------------------------------
+
+
+def _check_magnitude(X: np.ndarray, terms: list[str]) -> None:
+    """Calibration design values beyond ``MAX_DESIGN_ABS``: their squares overflow."""
+    if X.shape[0] == 0:
+        return
+    big = np.max(np.abs(X), axis=0)
+    for j, term in enumerate(terms):
+        if big[j] > MAX_DESIGN_ABS:
+            rows = int(np.sum(np.abs(X[:, j]) > MAX_DESIGN_ABS))
+            raise ValueError(
+                f"design column {term!r} has values up to {big[j]:.3g} in magnitude ({rows} of "
+                f"{_rows(X.shape[0])} beyond {MAX_DESIGN_ABS:.0e}): their squares overflow "
+                "float64, so the likelihood cannot be fitted; rescale the scores (divide them by "
+                f"a power of ten, e.g. I({term} / {10.0 ** np.floor(np.log10(big[j])):.0e}))"
+            )
 
 
 def _check_constant(X: np.ndarray, terms: list[str]) -> None:
@@ -1110,6 +1132,7 @@ def model_frame(
             f"data has {_rows(n)}{dropped_note}, but this calibrator needs at least {min_rows} "
             "rows: add calibration rows"
         )
+    _check_magnitude(X, terms)
     _check_constant(X, terms)
     _check_collinear(X, terms)
     return _make_frame(

@@ -22,7 +22,13 @@ from evstat.likelihood.linear_profile import (
     profile_loglik_reference,
 )
 from evstat.likelihood.logistic import loglik, newton_mle, platt_targets
-from evstat.likelihood.predictive import PredictiveContour, predictive_belief, profile_level_set
+from evstat.likelihood.predictive import (
+    PredictiveContour,
+    linear_predictor,
+    predictive_belief,
+    profile_level_set,
+    row_scale,
+)
 
 __all__ = [
     "CoefficientProfile",
@@ -32,6 +38,7 @@ __all__ = [
     "bernoulli_belief",
     "binomial_belief",
     "binomial_contour",
+    "linear_predictor",
     "loglik",
     "newton_mle",
     "platt_targets",
@@ -40,4 +47,5 @@ __all__ = [
     "profile_level_set",
     "profile_loglik",
     "profile_loglik_reference",
+    "row_scale",
 ]

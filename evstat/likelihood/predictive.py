@@ -21,9 +21,35 @@ at every node (vectorised constrained Newton,
 :func:`evstat.likelihood.linear_profile.profile_loglik`), checks the log-concave tail bound at
 both ends of each interval and widens the interval of any row where the bound exceeds ``tol``.
 (A fixed Gauss-Legendre rule without error control, the first fast path, was wrong by up to
-1e-4 for test rows far outside the calibration scores, where the contour is far from Gaussian.)
+1e-4 for test rows far outside the calibration scores, where the contour is far from Gaussian;
+it was kept for cross-checks and is now removed: the tests compare with the reference path.)
 The reference path integrates the exact contour on theta with adaptive quadrature
 (:func:`evstat.likelihood.bernoulli.bernoulli_belief`) using statsmodels refits.
+
+Extreme test rows. Write a design row as ``x = r u`` with ``r = max_j |x_j|`` (a norm that
+cannot overflow) and ``|u|_max = 1``. The constraint ``x . beta = eta`` is ``u . beta = eta / r``,
+so ``l_p(eta; x) = l_p(eta / r; u)``: every profile is computed on the direction ``u``, whose
+problems are as well conditioned as those of ordinary rows, and ``eta_hat = r (u . beta_hat)``
+where ``x . beta_hat`` overflows. As ``r`` grows, the contour in eta widens in proportion
+(Wald scale ``sigma = r sqrt(u' Sigma u)``) while theta (1 - theta) keeps unit width around
+eta = 0, so the integrals become the contour at eta = 0 times the logistic masses. With
+``F = expit``, ``pl0 = pl(0)`` and ``s = d log pl / d eta (0) = nu / r`` (``nu``: the Lagrange
+multiplier of the profile of ``u`` at 0), a first-order expansion of pl about 0 gives
+
+    int_{-inf}^{eta_hat} pl(eta) F'(eta) d eta = pl0 (F(eta_hat) + s M(eta_hat)),     (W)
+    int_{eta_hat}^{inf}  pl(eta) F'(eta) d eta = pl0 (1 - F(eta_hat) - s M(eta_hat)),
+    M(h) = int_{-inf}^h eta F'(eta) d eta = -(|h| F(-|h|) + log(1 + exp(-|h|))).
+
+The neglected second-order term is ``pl''(0) / 2 int eta^2 F' <= (pi^2 / 6) / sigma^2`` (the
+curvature of pl is of order 1 / sigma^2), so (W) is used for rows with ``sigma > WIDE_SIGMA``
+(1e6), where it is below 2e-12, and the quadrature below that (it resolves the unit-width peak
+of theta (1 - theta) inside an interval of 14 sigma by bisection; at sigma = 1e14 it no longer
+did, and gave Bel = Pl = 1, and at 1e200 the Wald variance overflowed). The limit as ``r -> inf``
+along ``x = (1, r v)`` (a model with intercept, scores growing along v) follows from (W): with
+``psi = v . beta`` (the slopes alone) and ``c`` its relative profile likelihood at psi = 0,
+``Bel = 1 - c, Pl = 1`` if ``psi_hat > 0`` and ``Bel = 0, Pl = c`` if ``psi_hat < 0``: the
+random level sets of the coefficients either cover the hyperplane ``psi = 0`` (then theta
+ranges over all of (0, 1)) or lie on one side of it (then theta is 0 or 1).
 """
 
 from __future__ import annotations
@@ -40,17 +66,14 @@ from evstat.likelihood.linear_profile import (
     profile_loglik_reference,
 )
 
-__all__ = ["PredictiveContour", "predictive_belief", "profile_level_set"]
-
-_GL_CACHE: dict[int, tuple[NDArray, NDArray]] = {}
-
-
-def _gauss_legendre(k: int) -> tuple[NDArray, NDArray]:
-    if k not in _GL_CACHE:
-        x, w = np.polynomial.legendre.leggauss(k)
-        _GL_CACHE[k] = ((x + 1.0) / 2.0, w / 2.0)
-    return _GL_CACHE[k]
-
+__all__ = [
+    "WIDE_SIGMA",
+    "PredictiveContour",
+    "linear_predictor",
+    "predictive_belief",
+    "profile_level_set",
+    "row_scale",
+]
 
 def _wald_mode(eta_hat: NDArray, sigma: NDArray, lo: NDArray, hi: NDArray) -> NDArray:
     """Mode of ``-(eta - eta_hat)^2 / (2 sigma^2) + log theta(1-theta)`` clamped to [lo, hi]."""
@@ -92,38 +115,6 @@ def _tail_bound(
     if side < 0:  # an interval that stops before eta_hat leaves the gap [hi, eta_hat] as a tail
         return tail_lo + np.where(hi < eta_hat, tail_hi, 0.0)
     return tail_hi + np.where(lo > eta_hat, tail_lo, 0.0)
-
-
-def _side_integral(
-    lik: LogisticLikelihood,
-    A: NDArray,
-    eta_hat: NDArray,
-    sigma: NDArray,
-    side: int,
-    width: NDArray,
-    panels: int,
-    nodes: int,
-) -> tuple[NDArray, NDArray]:
-    """Integral of f over one side of eta_hat (side=-1: left, +1: right) and its tail bound."""
-    lo, hi = _side_interval(eta_hat, sigma, side, width)
-    x, w = _gauss_legendre(nodes)
-    edges = np.linspace(0.0, 1.0, panels + 1)
-    u = (edges[:-1, None] + np.diff(edges)[:, None] * x[None, :]).ravel()  # (panels*nodes,)
-    wu = (np.diff(edges)[:, None] * w[None, :]).ravel()
-    span = hi - lo
-    eta = lo[:, None] + span[:, None] * u[None, :]
-    lp, slope = profile_loglik(lik, A[:, None, :], eta)
-    logf = lp - lik.loglik_hat + log_expit(eta) + log_expit(-eta)
-    dlogf = slope + 1.0 - 2.0 * expit(eta)
-    f = np.exp(np.minimum(logf, 0.0))
-    integral = span * (f @ wu)
-    # tail bounds (log-concavity): beyond the outermost nodes, f(b) / |outward decay rate|;
-    # this bounds the mass outside [first node, last node], which contains the mass outside
-    # [lo, hi], so it is a conservative bound on what the rule neglects
-    f_lo, d_lo = f[:, 0], dlogf[:, 0]
-    f_hi, d_hi = f[:, -1], dlogf[:, -1]
-    tail = _tail_bound(f_lo, d_lo, f_hi, d_hi, lo, hi, eta_hat, side)
-    return integral, tail
 
 
 def _clenshaw_curtis(N: int) -> tuple[NDArray, NDArray]:
@@ -197,41 +188,128 @@ def _side_integral_adaptive(
     return integral, tail
 
 
+#: a test row whose linear predictor has a Wald standard error above this (in units of eta)
+#: takes the wide-contour expansion (module docstring): the contour then varies on a scale of
+#: at least WIDE_SIGMA while theta (1 - theta) has unit scale, and the neglected second-order
+#: term is about (pi^2 / 6) / WIDE_SIGMA^2 = 2e-12
+WIDE_SIGMA = 1e6
+
+
+def row_scale(A: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Split design rows into directions and scales: ``A = r[:, None] * U`` with ``r = max_j |A_j|``.
+
+    The maximum norm never overflows (a Euclidean norm of rows of 1e200 does), every direction
+    has largest entry 1 and a zero row keeps ``U = 0``, ``r = 0``. Because
+    ``l_p(e; r u) = l_p(e / r; u)``, profiles of huge rows are computed on ``U``.
+
+    Examples
+    --------
+    >>> U, r = row_scale([[1.0, 1e300], [0.0, 0.0]])
+    >>> U.tolist(), r.tolist()
+    ([[1e-300, 1.0], [0.0, 0.0]], [1e+300, 0.0])
+    """
+    A = np.atleast_2d(np.asarray(A, dtype=float))
+    r = np.max(np.abs(A), axis=1) if A.shape[1] else np.zeros(A.shape[0])
+    U = A / np.where(r > 0, r, 1.0)[:, None]
+    return U, r
+
+
+def linear_predictor(A: ArrayLike, beta: ArrayLike) -> NDArray[np.float64]:
+    """``A @ beta`` without NaN from overflow: rows whose products overflow (``inf - inf``)
+    are computed as ``r (u . beta)`` (see :func:`row_scale`), which is finite or +-inf.
+
+    Examples
+    --------
+    >>> linear_predictor([[1.0, 1e308, -1e308]], [0.0, 3.0, -3.0]).tolist()
+    [inf]
+    """
+    A = np.atleast_2d(np.asarray(A, dtype=float))
+    beta = np.asarray(beta, dtype=float)
+    with np.errstate(over="ignore", invalid="ignore"):
+        eta = A @ beta
+        bad = ~np.isfinite(eta)
+        if bad.any():
+            U, r = row_scale(A[bad])
+            eta[bad] = r * (U @ beta)
+    return eta
+
+
+def _wide_belief(
+    lik: LogisticLikelihood, U: NDArray, r: NDArray, eta_hat: NDArray
+) -> tuple[NDArray, NDArray]:
+    """Lower and upper integrals of rows with a very wide contour (module docstring, eq. W)."""
+    lp0, nu0 = profile_loglik(lik, U, np.zeros(U.shape[0]))
+    pl0 = np.exp(np.minimum(lp0 - lik.loglik_hat, 0.0))
+    slope = nu0 / r  # d log pl / d eta at eta = 0
+    h = np.abs(eta_hat)
+    with np.errstate(over="ignore", invalid="ignore"):
+        F = expit(eta_hat)
+        # M(h) = int_{-inf}^h eta theta (1 - theta) d eta, an odd-looking but even function of h
+        M = np.where(h < 1e3, -(h * expit(-h) + np.log1p(np.exp(-np.minimum(h, 1e3)))), 0.0)
+    low = np.clip(pl0 * (F + slope * M), 0.0, F)
+    up = np.clip(pl0 * ((1.0 - F) - slope * M), 0.0, 1.0 - F)
+    return low, up
+
+
+def _reference_belief(
+    lik: LogisticLikelihood, U: NDArray, r: NDArray, eta_hat: NDArray
+) -> tuple[NDArray, NDArray]:
+    """Reference path: ``scipy.integrate.quad`` on theta of the contour from statsmodels refits."""
+    theta_hat = expit(eta_hat)
+    bel = np.empty(U.shape[0])
+    pl = np.empty(U.shape[0])
+    with np.errstate(over="ignore", invalid="ignore"):
+        sig = r * np.sqrt(np.einsum("bi,ij,bj->b", U, lik.cov, U))
+    for i in range(U.shape[0]):
+        u, ri = U[i], float(r[i])
+
+        def contour(th: float, u: NDArray = u, ri: float = ri) -> float:
+            if th <= 0.0 or th >= 1.0:
+                return 0.0
+            lp = profile_loglik_reference(lik, u, logit(th) / ri)[0]
+            return float(np.exp(min(float(lp) - lik.loglik_hat, 0.0)))
+
+        with np.errstate(over="ignore", invalid="ignore"):
+            pts = expit(eta_hat[i] + sig[i] * np.array([-6, -3, -1.5, -0.5, 0.5, 1.5, 3, 6]))
+        pts = pts[np.isfinite(pts)]
+        bel[i], pl[i] = bernoulli_belief(contour, float(theta_hat[i]), points=pts)
+    return theta_hat - bel, pl - theta_hat
+
+
 def predictive_belief(
     lik: LogisticLikelihood,
     A: ArrayLike,
     method: str = "fast",
     tol: float = 1e-10,
     acc: float = 1e-6,
-    panels: int | None = None,
-    nodes: int | None = None,
     width: float = 7.0,
     max_widen: int = 8,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """theta_hat, Bel({1}) and Pl({1}) for test design rows ``A`` (m, p).
 
+    Right for every finite design row, however large (module docstring: rows are split into a
+    direction and a scale, and rows with a very wide contour take the expansion (W)).
+
     Parameters
     ----------
     lik : LogisticLikelihood
     A : array (m, p)
-        Test design rows.
+        Test design rows (finite).
     method : {"fast", "reference"}
         ``"fast"``: vectorised adaptive Clenshaw-Curtis quadrature in eta with exact profiles at
-        the nodes and log-concave tail checks (the default). ``"reference"``: adaptive
+        the nodes and log-concave tail checks, and the expansion (W) for rows whose Wald
+        standard error of eta exceeds ``WIDE_SIGMA`` (the default). ``"reference"``: adaptive
         quadrature (``scipy.integrate.quad``) of the exact contour on theta with one statsmodels
-        refit per evaluation (slow; for checking).
+        refit per evaluation (slow; for checking), for every row.
     tol : float
         Fast path: bound on the neglected tail mass per side; rows whose bound exceeds it get a
         wider interval (doubling up to ``max_widen`` times).
     acc : float
         Fast path: a panel is accepted when its order-16 and order-8 Clenshaw-Curtis values differ
         by at most ``acc``; the error of the accepted order-16 value is far smaller. Measured
-        against a 16 x 20-point Gauss-Legendre rule and the reference path, the errors on Bel
-        and Pl were below 2e-8 for n = 10 ... 1000, J = 1 ... 3 and test rows up to ten times
-        outside the calibration scores (tests/likelihood).
-    panels, nodes : int, optional
-        Instead of the adaptive rule, a fixed composite Gauss-Legendre rule of ``panels`` x
-        ``nodes`` points per side (for cross-checks, e.g. 16 x 20).
+        against the reference path, the errors on Bel and Pl were below 2e-8 for n = 10 ... 1000,
+        J = 1 ... 3 and test rows up to ten times outside the calibration scores
+        (tests/likelihood).
     width : float
         Fast path: initial half-width of each side's interval in units of the Wald scale of f.
 
@@ -239,63 +317,76 @@ def predictive_belief(
     -------
     theta_hat, bel, pl : arrays (m,)
         With ``0 <= bel <= theta_hat <= pl <= 1`` (clipped to that order against rounding).
+
+    Examples
+    --------
+    >>> import evstat as ev
+    >>> fit = ev.evlogit("y ~ x1", data=ev.datasets.simulate_gaussian(40, seed=1))
+    >>> from evstat.likelihood import profile_loglik
+    >>> th, bel, pl = predictive_belief(fit.likelihood, [[1.0, 0.5], [1.0, 1e300], [1.0, -1e300]])
+    >>> bool(np.all((0 <= bel) & (bel <= th) & (th <= pl) & (pl <= 1)))
+    True
+
+    The limit for huge scores: with ``c`` the relative profile likelihood of the slope at 0,
+    ``Bel = 1 - c, Pl = 1`` (slope > 0, score -> +inf) and ``Bel = 0, Pl = c`` (score -> -inf):
+
+    >>> c = np.exp(profile_loglik(fit.likelihood, [0.0, 1.0], 0.0)[0] - fit.likelihood.loglik_hat)
+    >>> bool(np.allclose([bel[1], pl[1], bel[2], pl[2]], [1 - c, 1, 0, c], rtol=0, atol=1e-12))
+    True
     """
     A = np.atleast_2d(np.asarray(A, dtype=float))
-    eta_hat = A @ lik.beta_hat
+    if not np.all(np.isfinite(A)):
+        bad = np.flatnonzero(~np.all(np.isfinite(A), axis=1))
+        raise ValueError(
+            f"test design rows must be finite; rows {bad[:10].tolist()} hold inf or NaN (an "
+            "overflow of the formula's terms? rescale the scores)"
+        )
+    eta_hat = linear_predictor(A, lik.beta_hat)
     theta_hat = expit(eta_hat)
-    if A.shape[0] == 0:
-        empty = np.zeros(0)
-        return empty, empty.copy(), empty.copy()
-    zero = ~np.any(A != 0.0, axis=1)
-    if zero.any():
-        # a zero design row (a model without intercept at s = 0): eta = 0 whatever beta, so
-        # theta = 1/2 is known exactly and Bel = Pl = 1/2
-        bel = theta_hat.copy()
-        pl = theta_hat.copy()
-        if (~zero).any():
-            _, bel[~zero], pl[~zero] = predictive_belief(
-                lik, A[~zero], method=method, tol=tol, acc=acc, panels=panels, nodes=nodes,
-                width=width, max_widen=max_widen,
-            )
-        return theta_hat, bel, pl
-    if method == "reference":
-        bel = np.empty(A.shape[0])
-        pl = np.empty(A.shape[0])
-        sig = np.sqrt(np.einsum("bi,ij,bj->b", A, lik.cov, A))
-        for i in range(A.shape[0]):
-            a = A[i]
-
-            def contour(th: float, a: NDArray = a) -> float:
-                if th <= 0.0 or th >= 1.0:
-                    return 0.0
-                lp = profile_loglik_reference(lik, a, logit(th))[0]
-                return float(np.exp(min(float(lp) - lik.loglik_hat, 0.0)))
-
-            pts = expit(eta_hat[i] + sig[i] * np.array([-6, -3, -1.5, -0.5, 0.5, 1.5, 3, 6]))
-            bel[i], pl[i] = bernoulli_belief(contour, float(theta_hat[i]), points=pts)
-        return theta_hat, bel, pl
-    if method != "fast":
+    m = A.shape[0]
+    low = np.zeros(m)
+    up = np.zeros(m)
+    if method not in ("fast", "reference"):
         raise ValueError(f"method must be 'fast' or 'reference', got {method!r}")
-    fixed = panels is not None or nodes is not None
-    if fixed:
-        panels = 4 if panels is None else int(panels)
-        nodes = 12 if nodes is None else int(nodes)
-        if panels < 1 or nodes < 2:
-            raise ValueError(f"need panels >= 1 and nodes >= 2, got {panels} and {nodes}")
     if not acc > 0:
         raise ValueError(f"acc must be positive, got {acc}")
-    sigma = np.sqrt(np.einsum("bi,ij,bj->b", A, lik.cov, A))
-    sigma = np.maximum(sigma, 1e-300)
+    U, r = row_scale(A)
+    # a zero design row (a model without intercept at s = 0): eta = 0 whatever beta, so
+    # theta = 1/2 is known exactly and Bel = Pl = 1/2
+    live = r > 0
+    if method == "reference":
+        idx = np.flatnonzero(live)
+        low[idx], up[idx] = _reference_belief(lik, U[idx], r[idx], eta_hat[idx])
+    else:
+        with np.errstate(over="ignore"):
+            sigma = r * np.sqrt(np.einsum("bi,ij,bj->b", U, lik.cov, U))
+        wide = live & (sigma > WIDE_SIGMA)
+        idx = np.flatnonzero(wide)
+        if idx.size:
+            low[idx], up[idx] = _wide_belief(lik, U[idx], r[idx], eta_hat[idx])
+        idx = np.flatnonzero(live & ~wide)
+        if idx.size:
+            low[idx], up[idx] = _regular_belief(
+                lik, A[idx], U[idx], r[idx], eta_hat[idx], np.maximum(sigma[idx], 1e-300),
+                tol, acc, width, max_widen,
+            )
+    bel = np.clip(theta_hat - low, 0.0, theta_hat)
+    pl = np.clip(theta_hat + up, theta_hat, 1.0)
+    return theta_hat, bel, pl
+
+
+def _regular_belief(
+    lik: LogisticLikelihood, A: NDArray, U: NDArray, r: NDArray, eta_hat: NDArray, sigma: NDArray,
+    tol: float, acc: float, width: float, max_widen: int,
+) -> tuple[NDArray, NDArray]:
+    """Lower and upper integrals by the adaptive rule with tail checks (the ordinary rows)."""
     out = {}
     for side in (-1, 1):
         integral = np.empty(A.shape[0])
         todo = np.arange(A.shape[0])
         w = np.full(A.shape[0], float(width))
         for attempt in range(max_widen + 1):
-            if fixed:
-                val, tail = _side_integral(lik, A[todo], eta_hat[todo], sigma[todo], side, w[todo], panels, nodes)
-            else:
-                val, tail = _side_integral_adaptive(lik, A[todo], eta_hat[todo], sigma[todo], side, w[todo], acc)
+            val, tail = _side_integral_adaptive(lik, A[todo], eta_hat[todo], sigma[todo], side, w[todo], acc)
             integral[todo] = val
             ok = tail <= tol
             todo = todo[~ok]
@@ -304,12 +395,10 @@ def predictive_belief(
             w[todo] *= 2.0
         if todo.size:
             # the last resort: adaptive quadrature with the reference profile
-            _, rb, rp = predictive_belief(lik, A[todo], method="reference")
-            integral[todo] = (theta_hat[todo] - rb) if side < 0 else (rp - theta_hat[todo])
+            rl, ru = _reference_belief(lik, U[todo], r[todo], eta_hat[todo])
+            integral[todo] = rl if side < 0 else ru
         out[side] = integral
-    bel = np.clip(theta_hat - out[-1], 0.0, theta_hat)
-    pl = np.clip(theta_hat + out[1], theta_hat, 1.0)
-    return theta_hat, bel, pl
+    return out[-1], out[1]
 
 
 def profile_level_set(
@@ -328,7 +417,8 @@ def profile_level_set(
     -------
     lower, upper : arrays of shape (m, len(gamma)) (or (m,) for scalar gamma)
     """
-    A = np.atleast_2d(np.asarray(A, dtype=float))
+    A, scale = row_scale(A)  # l_p(e; r u) = l_p(e / r; u): ends on u, times r
+    scale = np.where(scale > 0, scale, 1.0)[:, None]
     g = np.asarray(gamma, dtype=float)
     scalar = g.ndim == 0
     g = np.atleast_1d(g)
@@ -378,7 +468,7 @@ def profile_level_set(
             todo.ravel()[idx[conv]] = False
         end[todo] = e[todo]
         res[side] = end
-    lo, hi = res[-1.0], res[1.0]
+    lo, hi = res[-1.0] * scale, res[1.0] * scale
     if scalar:
         return lo[:, 0], hi[:, 0]
     return lo, hi
@@ -406,7 +496,7 @@ class PredictiveContour:
         self._lik = lik
         self.A = np.atleast_2d(np.asarray(A, dtype=float))
         self.index = pd.RangeIndex(self.A.shape[0]) if index is None else index
-        self.eta_hat = self.A @ lik.beta_hat
+        self.eta_hat = linear_predictor(self.A, lik.beta_hat)
         self.theta_hat = expit(self.eta_hat)
 
     def __len__(self) -> int:
@@ -420,7 +510,9 @@ class PredictiveContour:
         eta = np.asarray(eta, dtype=float)
         if eta.ndim <= 1:
             eta = np.broadcast_to(np.atleast_1d(eta)[None, :], (len(self), np.atleast_1d(eta).size))
-        lp, _ = profile_loglik(self._lik, self.A[:, None, :], eta)
+        U, r = row_scale(self.A)
+        with np.errstate(invalid="ignore"):  # l_p(e; r u) = l_p(e / r; u); zero rows give NaN
+            lp, _ = profile_loglik(self._lik, U[:, None, :], eta / np.where(r > 0, r, np.nan)[:, None])
         return np.minimum(lp - self._lik.loglik_hat, 0.0)
 
     def __call__(self, theta: ArrayLike) -> NDArray[np.float64]:

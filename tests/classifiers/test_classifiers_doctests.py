@@ -12,7 +12,9 @@ MODULES = [
     "evstat.classifiers._response",
     "evstat.classifiers.credal",
     "evstat.classifiers.eknn",
+    "evstat.classifiers.evnn",
     "evstat.classifiers.gbt",
+    "evstat.classifiers.partial",
 ]
 
 

@@ -17,7 +17,7 @@ import evstat as ev
 from evstat.belief import Frame, MassArray, loss_matrix
 from evstat.calibration import CalibrationResults
 from evstat.calibration.base import decide_binary
-from evstat.classifiers import CredalKNNClassifier, EkNNClassifier, GBTClassifier
+from evstat.classifiers import CredalKNNClassifier, EkNNClassifier, EvNNClassifier, GBTClassifier
 from evstat.formula import ModelFrame
 
 
@@ -53,6 +53,7 @@ def new():
 FITTERS = {
     "credal_knn": lambda f, d, **kw: ev.credal_knn(f, d, k=7, outlier=False, **kw),
     "eknn": lambda f, d, **kw: ev.eknn(f, d, k=7, **kw),
+    "evnn": lambda f, d, **kw: ev.evnn(f, d, prototypes=4, seed=0, **kw),
     "gbt": lambda f, d, **kw: ev.gbt(f, d, radius=1.2, **kw),
 }
 
@@ -193,8 +194,11 @@ def test_summary_tidy_glance(binfit, multifit):
         assert fit.formula in text and "Classes" in text
         assert "<h3>" in s.as_html() and str(s) == text
         t = fit.tidy()
-        assert t["class"].tolist() == list(fit.levels)
-        assert t["n"].sum() == fit.nobs
+        if isinstance(fit, EvNNClassifier):  # one row per prototype
+            assert t["prototype"].tolist() == list(range(fit.n_prototypes))
+        else:
+            assert t["class"].tolist() == list(fit.levels)
+            assert t["n"].sum() == fit.nobs
         g = fit.glance()
         assert g.shape[0] == 1 and g.loc[0, "method"] == fit.method and g.loc[0, "nobs"] == fit.nobs
         assert repr(fit).startswith(f"<{type(fit).__name__} ({fit.method})")
@@ -246,6 +250,9 @@ def test_save_load_round_trip(tmp_path, kind, binfit, multifit, new):
         pd.testing.assert_series_equal(back.gamma, fit.gamma)
         assert (back.k, back.alpha, back.lam, back.cost, back.loo_error) == (
             fit.k, fit.alpha, fit.lam, fit.cost, fit.loo_error)
+    elif isinstance(fit, EvNNClassifier):
+        np.testing.assert_array_equal(back.W, fit.W)
+        assert (back.cost, back.seed, back.n_iter) == (fit.cost, fit.seed, fit.n_iter)
     elif isinstance(fit, CredalKNNClassifier):
         pd.testing.assert_series_equal(back.dbar, fit.dbar)
         assert (back.k, back.rho, back.outlier, back.loo_error) == (fit.k, fit.rho, fit.outlier, fit.loo_error)
