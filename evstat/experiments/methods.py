@@ -16,7 +16,7 @@ Methods (``name``: what it is)
   ``y ~ svm1 + svm2 + svm3`` fitted to the concatenation of the three calibration halves.
 * ``joint_logistic_prob``: its probabilistic version, theta_hat > 1/2 (same fit).
 * ``joint_binning``: evidential joint binning, :func:`evstat.evbinning` with B_M = 3 uniform bins
-  per score (27 cells); an empty cell is vacuous (Bel = 0, Pl = 1), which decides class 0 (tie).
+  per score (27 cells); an empty cell is vacuous (Bel = 0, Pl = 1), a tie decided by the tie policy.
 * ``joint_binning_prob``: its probabilistic version k/n; an empty cell, where k/n is undefined,
   predicts the positive rate of the calibration data (``empty="prior"``, the paper is silent).
 * ``disjoint_logistic``: Xu et al.'s disjoint approach, each score calibrated alone by evidential
