@@ -100,11 +100,11 @@ def test_interrupted_run_resumes_without_duplicates(reference: tuple[Path, Study
     real = mr._run_unit
     calls = {"n": 0}
 
-    def flaky(unit, seed, methods):  # noqa: ANN001, ANN202
+    def flaky(unit, seed, methods, *settings):  # noqa: ANN001, ANN002, ANN202
         calls["n"] += 1
         if calls["n"] == 4:
             raise KeyboardInterrupt
-        return real(unit, seed, methods)
+        return real(unit, seed, methods, *settings)
 
     monkeypatch.setattr(mr, "_run_unit", flaky)
     out = tmp_path / "r"
