@@ -4,6 +4,7 @@
 
     evstat reproduce minary2019 --rounds 100 --jobs 2 --out reports/minary2019
     evstat reproduce minary2019 --rounds 2 --datasets sonar heart --quiet --out /tmp/smoke
+    evstat reproduce credal-knn --runs 10 --out reports/credal-knn
 
 :func:`add_reproduce_parser` adds the subcommand to the ``evstat`` parser's subparsers and
 :func:`run_reproduce` runs it. Bad options print one line on stderr and exit with status 2; an
@@ -19,7 +20,7 @@ from typing import Any
 
 __all__ = ["STUDIES", "add_reproduce_parser", "main", "run_reproduce"]
 
-STUDIES = ("minary2019",)
+STUDIES = ("minary2019", "credal-knn")
 """Studies ``evstat reproduce`` knows."""
 
 
@@ -65,6 +66,7 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
     >>> a.study, a.rounds, a.jobs, a.seed
     ('minary2019', 2, 1, 2019)
     """
+    from evstat.experiments.credal_knn import K_GRID, REAL_DATASETS
     from evstat.experiments.minary2019 import DATASETS
 
     rep = subparsers.add_parser(
@@ -77,20 +79,33 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
             "joint and disjoint evidential calibrations, GBT and EkNN (Figs. 4 and 6), and the\n"
             "reject option (Figs. 7-10). Writes error_rates.csv, reject_curves.csv, reject_015.csv,\n"
             "summary_error_rates.csv, claims.csv and report.html into --out. An interrupted run\n"
-            "resumes from the CSV files when the same command is run again."
+            "resumes from the CSV files when the same command is run again.\n"
+            "credal-knn: Liu, Pan and Dezert, 'Evidential classifier for imprecise data based on\n"
+            "belief functions' (EC, Test 1.2, Simulation 2, real data with 2-fold CV) and the\n"
+            "examples of Denoeux's lecture (EkNN, evidential neural network, partially supervised\n"
+            "EkNN). Writes CSV files, figures (PNG) and claims.csv into --out."
         ),
         epilog=(
             "Examples:\n"
             "  evstat reproduce minary2019 --rounds 100 --jobs 2 --out reports/minary2019\n"
-            "  evstat reproduce minary2019 --rounds 2 --datasets sonar heart --quiet --out smoke"
+            "  evstat reproduce minary2019 --rounds 2 --datasets sonar heart --quiet --out smoke\n"
+            "  evstat reproduce credal-knn --runs 10 --out reports/credal-knn"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     rep.add_argument("study", choices=STUDIES, metavar="STUDY", help=f"the study: {', '.join(STUDIES)}")
     rep.add_argument("--rounds", type=_positive_int, default=100, metavar="R",
                      help="random partitions per data set (default 100, as the paper)")
-    rep.add_argument("--datasets", nargs="+", choices=DATASETS, metavar="NAME", default=None,
-                     help=f"data sets (default all): {', '.join(DATASETS)}")
+    rep.add_argument("--datasets", nargs="+", choices=(*DATASETS, *REAL_DATASETS), metavar="NAME", default=None,
+                     help=f"data sets (default all): minary2019 {', '.join(DATASETS)}; "
+                          f"credal-knn {', '.join(REAL_DATASETS)}")
+    rep.add_argument("--runs", type=_positive_int, default=10, metavar="R",
+                     help="credal-knn: Monte-Carlo runs of Simulation 2 and repetitions of the 2-fold "
+                          "cross-validation (default 10, as the paper's Monte-Carlo runs)")
+    rep.add_argument("--k-grid", type=_positive_int, nargs="+", default=list(K_GRID), metavar="K",
+                     help=f"credal-knn: K of Simulation 2 (default {' '.join(map(str, K_GRID))})")
+    rep.add_argument("--no-lecture", action="store_true",
+                     help="credal-knn: skip the examples of Denoeux's lecture (EkNN, evidential NN, partial EkNN)")
     rep.add_argument("--seed", type=_seed, default=2019, metavar="S", help="root seed (default 2019)")
     rep.add_argument("--jobs", type=_jobs, default=1, metavar="N",
                      help="parallel worker processes, -1 for every core (default 1); results do not depend on it")
@@ -103,6 +118,17 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _command(args: argparse.Namespace) -> str:
+    if args.study == "credal-knn":
+        parts = ["evstat", "reproduce", args.study, "--runs", str(args.runs)]
+        if args.datasets:
+            parts += ["--datasets", *args.datasets]
+        parts += ["--seed", str(args.seed), "--k-grid", *map(str, args.k_grid)]
+        if args.no_lecture:
+            parts.append("--no-lecture")
+        if args.quiet:
+            parts.append("--quiet")
+        parts += ["--out", args.out]
+        return " ".join(shlex.quote(p) for p in parts)
     parts = ["evstat", "reproduce", args.study, "--rounds", str(args.rounds)]
     if args.datasets:
         parts += ["--datasets", *args.datasets]
@@ -119,8 +145,36 @@ def _command(args: argparse.Namespace) -> str:
 
 def run_reproduce(args: argparse.Namespace) -> int:
     """Run ``evstat reproduce`` with parsed arguments; returns the exit status (0, 2 or 130)."""
-    from evstat.experiments.minary2019 import run_minary2019
+    from evstat.experiments.credal_knn import REAL_DATASETS, run_credal_knn
+    from evstat.experiments.minary2019 import DATASETS, run_minary2019
 
+    if args.study == "credal-knn":
+        wrong = [d for d in (args.datasets or []) if d not in REAL_DATASETS]
+        if wrong:
+            print(f"evstat reproduce: error: credal-knn has no data set {wrong}; choose from "
+                  f"{', '.join(REAL_DATASETS)}", file=sys.stderr)
+            return 2
+        try:
+            res = run_credal_knn(
+                args.out, runs=args.runs, seed=args.seed, k_grid=tuple(args.k_grid),
+                datasets=tuple(args.datasets or REAL_DATASETS), lecture=not args.no_lecture,
+                quiet=args.quiet, command=_command(args),
+            )
+        except KeyboardInterrupt:
+            print("evstat reproduce: interrupted", file=sys.stderr)
+            return 130
+        except (ValueError, TypeError, OSError) as err:
+            print(f"evstat reproduce: error: {' '.join(str(err).split())}", file=sys.stderr)
+            return 2
+        if not args.quiet:
+            print(f"done in {res.seconds:.0f} s", file=sys.stderr)
+        print(f"wrote {res.out}")
+        return 0
+    wrong = [d for d in (args.datasets or []) if d not in DATASETS]
+    if wrong:
+        print(f"evstat reproduce: error: minary2019 has no data set {wrong}; choose from {', '.join(DATASETS)}",
+              file=sys.stderr)
+        return 2
     try:
         res = run_minary2019(
             args.out, rounds=args.rounds, datasets=args.datasets, seed=args.seed, jobs=args.jobs,
