@@ -50,6 +50,7 @@ from evstat.classifiers._neighbors import knn
 from evstat.classifiers._response import ClassFrame, class_frame
 from evstat.classifiers.base import ClassifierResults, clip01
 from evstat.classifiers.partial import PartialEkNNClassifier, fit_partial, read_label_masses
+from evstat.formula import schema
 
 __all__ = [
     "EkNNClassifier",
@@ -680,6 +681,38 @@ class EkNNClassifier(ClassifierResults):
             "message": self.message,
             "warning": self.warning,
         }
+
+    @classmethod
+    def _schema_fields(cls) -> dict[str, schema.Spec]:
+        per_class = schema.Ref("class_frame.levels", "there are {n} classes")
+        return {
+            "k": schema.Int(min=1),
+            "alpha": schema.Float(min=0.0, max=1.0),
+            "lam": schema.Float(min=0.0),
+            "gamma": schema.List(schema.Float(min=0.0), length=per_class),
+            "gamma_init": schema.List(schema.Float(min=0.0), length=per_class),
+            "optimized": schema.Bool(),
+            "cost_init": schema.Float(),
+            "cost": schema.Float(),
+            "loo_error": schema.Float(min=0.0, max=1.0),
+            "n_iter": schema.Int(min=0),
+            "converged": schema.Bool(),
+            "message": schema.Str(max_len=10_000),
+        }
+
+    @classmethod
+    def schema(cls) -> schema.Dict:
+        spec = super().schema()
+        spec.optional["warning"] = schema.Str(max_len=10_000)  # absent in files of older evstat
+        return spec
+
+    @classmethod
+    def _schema_checks(cls) -> list[Any]:
+        def k_rows(d: Mapping[str, Any], root: Any) -> str | None:
+            n = len(d["class_frame"]["codes"])
+            return f"k = {d['k']} exceeds the {n} training rows" if d["k"] > n else None
+
+        return [k_rows]
 
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> EkNNClassifier:

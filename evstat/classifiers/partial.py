@@ -51,6 +51,7 @@ from evstat.calibration.summary import Summary
 from evstat.classifiers._neighbors import CHUNK_ENTRIES, knn
 from evstat.classifiers._response import ClassFrame
 from evstat.classifiers.base import ClassifierResults, clip01
+from evstat.formula import schema
 
 __all__ = ["PartialEkNNClassifier", "partial_eknn_masses", "read_label_masses"]
 
@@ -315,6 +316,32 @@ class PartialEkNNClassifier(ClassifierResults):
                 "optimized": self.optimized, "cost_init": self.cost_init, "cost": self.cost,
                 "loo_error": self.loo_error, "n_iter": self.n_iter, "converged": self.converged,
                 "message": self.message}
+
+    @classmethod
+    def _schema_fields(cls) -> dict[str, schema.Spec]:
+        from evstat.classifiers.eknn import EkNNClassifier
+
+        fields = EkNNClassifier._schema_fields()
+        fields["label_values"] = schema.List(
+            schema.List(schema.Float(min=0.0, max=1.0), what="masses"),
+            length=schema.Ref("class_frame.codes", "there are {n} training rows"), what="rows",
+        )
+        return fields
+
+    @classmethod
+    def _schema_checks(cls) -> list[Any]:
+        def masses(d: Mapping[str, Any], root: Any) -> str | None:
+            width = 1 << len(d["class_frame"]["levels"])
+            for i, row in enumerate(d["label_values"]):
+                if len(row) != width:
+                    return f"label_values[{i}] has {len(row)} masses, but {len(d['class_frame']['levels'])} classes have {width} subsets"
+                if abs(sum(row) - 1.0) > 1e-6:
+                    return f"the masses of label_values[{i}] sum to {sum(row):.6g}, not 1"
+            return None
+
+        from evstat.classifiers.eknn import EkNNClassifier
+
+        return [*EkNNClassifier._schema_checks(), masses]
 
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> PartialEkNNClassifier:
