@@ -69,6 +69,7 @@ __all__ = [
     "experiment1_sigma",
     "experiment2_unit",
     "run_ramel2018",
+    "write_figures",
 ]
 
 DATASETS: tuple[str, ...] = ("australian", "heart", "ionosphere", "sonar", "wdbc", "pima")
@@ -648,8 +649,66 @@ def run_ramel2018(
         exp2_summary(hist).to_csv(out / FILES["exp2_summary"], index=False, float_format="%.6g")
     if exp1 is not None:
         claims(exp1, hist).to_csv(out / FILES["claims"], index=False)
+    write_figures(out)
     record.update({"units": units_run, "seconds": round(time.perf_counter() - t_all, 1), "jobs": int(jobs),
                    "rounds": int(rounds), "command": command})
     settings["runs"] = runs + [record]
     sp.write_text(json.dumps(settings, indent=2) + "\n")
     return {"out": out, "units_run": units_run, "seconds": record["seconds"]}
+
+
+def write_figures(out: str | Path) -> list[Path]:
+    """Fig. 1 (``fig1.png``: RS's mean test ignorance and every strategy's change from RS in %
+    over (sigma, queries)) and Fig. 2 (``fig2.png``: mean test ignorance and Brier score of BetP
+    against queries, averaged over rounds and data sets, bands +- 1 se over rounds; and
+    ``fig2_datasets.png``, per data set) from the CSVs in ``out``. Returns the files written."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from evstat.plotting import active_curves
+
+    out = Path(out)
+    written = []
+    exp1 = _read_done(out / FILES["exp1"])
+    if exp1 is not None:
+        rel = relative_to_rs(exp1)
+        names = [s for s in EXP1_STRATEGIES if s != "RS"]
+        fig, axes = plt.subplots(1, len(names) + 1, figsize=(4.0 * (len(names) + 1), 3.6), layout="constrained")
+        rs = exp1[exp1["strategy"] == "RS"].pivot(index="queries", columns="sigma", values="ignorance")
+        im = axes[0].pcolormesh(rs.columns, rs.index, rs.to_numpy(), shading="nearest", cmap="viridis")
+        fig.colorbar(im, ax=axes[0])
+        axes[0].set_title("(a) RS: mean test ignorance", fontsize="medium")
+        lim = float(np.nanmax(np.abs(rel["relative"])))
+        for ax, name in zip(axes[1:], names):
+            w = rel[rel["strategy"] == name].pivot(index="queries", columns="sigma", values="relative")
+            im = ax.pcolormesh(w.columns, w.index, w.to_numpy(), shading="nearest", cmap="RdBu_r", vmin=-lim, vmax=lim)
+            ax.set_title(f"{name} vs RS (% change)", fontsize="medium")
+        fig.colorbar(im, ax=axes[-1])
+        for ax in axes:
+            ax.set_xlabel("covariance sigma")
+            ax.set_ylabel("queries")
+        fig.savefig(out / "fig1.png", dpi=70)
+        plt.close(fig)
+        written.append(out / "fig1.png")
+    hist = _read_done(out / FILES["exp2"])
+    if hist is not None and len(hist):
+        avg = hist.groupby(["round", "strategy", "queries"], sort=False)[["ignorance", "brier"]].mean().reset_index()
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4), layout="constrained")
+        active_curves(avg, "ignorance", ax=axes[0])
+        active_curves(avg, "brier", ax=axes[1])
+        fig.suptitle(f"Experiment 2: averaged over data sets ({', '.join(sorted(hist['dataset'].unique()))})", fontsize="medium")
+        fig.savefig(out / "fig2.png", dpi=70)
+        plt.close(fig)
+        written.append(out / "fig2.png")
+        ds = [d for d in DATASETS if d in set(hist["dataset"])]
+        fig, axes = plt.subplots(2, len(ds), figsize=(4.2 * len(ds), 7), layout="constrained", squeeze=False)
+        for j, d in enumerate(ds):
+            h = hist[hist["dataset"] == d]
+            active_curves(h, "ignorance", ax=axes[0, j]).set_title(f"{d}: ignorance", fontsize="medium")
+            active_curves(h, "brier", ax=axes[1, j]).set_title(f"{d}: Brier score", fontsize="medium")
+        fig.savefig(out / "fig2_datasets.png", dpi=60)
+        plt.close(fig)
+        written.append(out / "fig2_datasets.png")
+    return written
