@@ -50,6 +50,7 @@ from evstat.classifiers._neighbors import knn
 from evstat.classifiers._response import ClassFrame, class_frame
 from evstat.classifiers.base import ClassifierResults, clip01
 from evstat.classifiers.partial import PartialEkNNClassifier, fit_partial, read_label_masses
+from evstat.formula import schema
 
 __all__ = [
     "EkNNClassifier",
@@ -682,6 +683,38 @@ class EkNNClassifier(ClassifierResults):
         }
 
     @classmethod
+    def _schema_fields(cls) -> dict[str, schema.Spec]:
+        per_class = schema.Ref("class_frame.levels", "there are {n} classes")
+        return {
+            "k": schema.Int(min=1),
+            "alpha": schema.Float(min=0.0, max=1.0),
+            "lam": schema.Float(min=0.0),
+            "gamma": schema.List(schema.Float(min=0.0), length=per_class),
+            "gamma_init": schema.List(schema.Float(min=0.0), length=per_class),
+            "optimized": schema.Bool(),
+            "cost_init": schema.Float(),
+            "cost": schema.Float(),
+            "loo_error": schema.Float(min=0.0, max=1.0),
+            "n_iter": schema.Int(min=0),
+            "converged": schema.Bool(),
+            "message": schema.Str(max_len=10_000),
+        }
+
+    @classmethod
+    def schema(cls) -> schema.Dict:
+        spec = super().schema()
+        spec.optional["warning"] = schema.Str(max_len=10_000)  # absent in files of older evstat
+        return spec
+
+    @classmethod
+    def _schema_checks(cls) -> list[Any]:
+        def k_rows(d: Mapping[str, Any], root: Any) -> str | None:
+            n = len(d["class_frame"]["codes"])
+            return f"k = {d['k']} exceeds the {n} training rows" if d["k"] > n else None
+
+        return [k_rows]
+
+    @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> EkNNClassifier:
         keys = ("k", "alpha", "lam", "gamma", "gamma_init", "optimized", "cost_init", "cost",
                 "loo_error", "n_iter", "converged", "message")
@@ -829,7 +862,8 @@ def eknn(
         neighbour's label mass is discounted by ``alpha exp(-gamma d^2)`` and the ``k`` are
         combined by Dempster's rule (:mod:`evstat.classifiers.partial` gives the choices). The
         response column still names the classes; when every label mass is categorical on the
-        response's class, the result is exactly that of crisp labels.
+        response's class, the result is exactly that of crisp labels. With uncertain labels,
+        ``lam`` defaults to 1 (plausibility output against the labels' plausibilities).
 
     Returns
     -------
@@ -894,7 +928,8 @@ def eknn(
         if not np.all(values[np.arange(cf.n), 1 << codes] == 1.0):
             hard = np.argmax(values @ _member_over_card(M), axis=1)
             g0p = initial_gamma(X, hard, M) if gamma is None else _check_gamma(gamma, cf.levels)
-            return fit_partial(cf, values, kk, a, lm, g0p, bool(optimize))
+            lm_p = 1.0 if lam is None else lm  # see evstat.classifiers.partial: lambda = 1/M collapses
+            return fit_partial(cf, values, kk, a, lm_p, g0p, bool(optimize))
     g0 = initial_gamma(X, codes, M) if gamma is None else _check_gamma(gamma, cf.levels)
     idx, d2 = knn(X, X, kk, exclude_self=True)
     labels = codes[idx]

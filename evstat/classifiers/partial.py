@@ -20,10 +20,14 @@ Choices where the sources are silent (documented and tested):
   mixture of the class scales; ``gamma_q`` for a crisp label of class ``q``).
 * *Training cost.* Leave-one-out, as for EkNN, with output ``o_ik = (1 - lambda) Bel_i({w_k}) +
   lambda Pl_i({w_k})`` (for the singleton-and-Omega masses of EkNN this is ``m({w_k}) + lambda
-  m(Omega)``, evclass's output) and target ``t_ik = BetP_j`` of row ``i``'s own label (the 0/1
-  indicator for a crisp label): ``C = 1/(2n) sum_i sum_k (o_ik - t_ik)^2``, minimised over
-  ``log(gamma)`` by L-BFGS-B with finite-difference gradients (``M`` parameters) from
-  :func:`evstat.classifiers.initial_gamma` of the classes of largest ``BetP``.
+  m(Omega)``, evclass's output) and target ``t_ik = pl_i(w_k)``, the contour of row ``i``'s own
+  label (the 0/1 indicator for a crisp label): ``C = 1/(2n) sum_i sum_k (o_ik - t_ik)^2``,
+  minimised over ``log(gamma)`` by L-BFGS-B with finite-difference gradients (``M`` parameters)
+  from :func:`evstat.classifiers.initial_gamma` of the classes of largest ``BetP``. With uncertain
+  labels the default ``lambda`` is 1 (output plausibility against label plausibility), not EkNN's
+  ``1/M``: measured on Ionosphere with most labels uncertain, ``lambda = 1/M`` (with pignistic or
+  plausibility targets) drives gamma to the vacuous optimum (every prediction ``m(Omega) ~ 1``,
+  test error 0.55-0.63), ``lambda = 1`` does not (reports/credal-knn).
 * *Label input.* A :class:`evstat.belief.MassArray` on the frame of the response's levels (one row
   per data row, aligned on the index when it has one), or a DataFrame of per-class plausibility
   columns (named by the levels, values in [0, 1], max 1 per row), read as the consonant mass
@@ -51,6 +55,7 @@ from evstat.calibration.summary import Summary
 from evstat.classifiers._neighbors import CHUNK_ENTRIES, knn
 from evstat.classifiers._response import ClassFrame
 from evstat.classifiers.base import ClassifierResults, clip01
+from evstat.formula import schema
 
 __all__ = ["PartialEkNNClassifier", "partial_eknn_masses", "read_label_masses"]
 
@@ -317,6 +322,32 @@ class PartialEkNNClassifier(ClassifierResults):
                 "message": self.message}
 
     @classmethod
+    def _schema_fields(cls) -> dict[str, schema.Spec]:
+        from evstat.classifiers.eknn import EkNNClassifier
+
+        fields = EkNNClassifier._schema_fields()
+        fields["label_values"] = schema.List(
+            schema.List(schema.Float(min=0.0, max=1.0), what="masses"),
+            length=schema.Ref("class_frame.codes", "there are {n} training rows"), what="rows",
+        )
+        return fields
+
+    @classmethod
+    def _schema_checks(cls) -> list[Any]:
+        def masses(d: Mapping[str, Any], root: Any) -> str | None:
+            width = 1 << len(d["class_frame"]["levels"])
+            for i, row in enumerate(d["label_values"]):
+                if len(row) != width:
+                    return f"label_values[{i}] has {len(row)} masses, but {len(d['class_frame']['levels'])} classes have {width} subsets"
+                if abs(sum(row) - 1.0) > 1e-6:
+                    return f"the masses of label_values[{i}] sum to {sum(row):.6g}, not 1"
+            return None
+
+        from evstat.classifiers.eknn import EkNNClassifier
+
+        return [*EkNNClassifier._schema_checks(), masses]
+
+    @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> PartialEkNNClassifier:
         keys = ("k", "alpha", "lam", "gamma", "gamma_init", "label_values", "optimized", "cost_init", "cost",
                 "loo_error", "n_iter", "converged", "message")
@@ -347,7 +378,9 @@ def fit_partial(cf: ClassFrame, values: NDArray[np.float64], k: int, alpha: floa
     idx, d2 = knn(cf.X, cf.X, k, exclude_self=True)
     q_nb, b_nb = q[idx], betp[idx]
     eta0 = np.log(g0)
-    args = (q_nb, b_nb, d2, betp, alpha, lam, M)
+    masks = np.arange(1 << M)
+    contour = values @ ((masks[:, None] >> np.arange(M)[None, :]) & 1).astype(np.float64)
+    args = (q_nb, b_nb, d2, contour, alpha, lam, M)
     cost0 = partial_loo_cost(eta0, *args)
     if optimize:
         res = minimize(partial_loo_cost, eta0, args=args, method="L-BFGS-B",

@@ -105,8 +105,8 @@ def test_known_first_rows() -> None:
 
 
 def test_unknown_name_raises_value_error_listing_names() -> None:
-    with pytest.raises(ValueError, match=r"unknown dataset 'statlog_german'.*available datasets.*sonar"):
-        load("statlog_german")
+    with pytest.raises(ValueError, match=r"unknown dataset 'adult'.*available datasets.*sonar"):
+        load("adult")
     with pytest.raises(ValueError, match=r"heart_scores"):
         load("no_such_data")
 
