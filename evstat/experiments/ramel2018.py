@@ -640,7 +640,7 @@ def run_ramel2018(
                 bar.close()
         record["exp2_seconds"] = round(time.perf_counter() - t, 1)
         hist = pd.read_csv(hp)
-        hist = hist[hist["round"] < rounds]
+        hist = hist[(hist["round"] < rounds) & hist["dataset"].isin(ds)]
         order = {s: i for i, s in enumerate(EXP2_STRATEGIES)}
         dorder = {d: i for i, d in enumerate(DATASETS)}
         hist = hist.sort_values(["round", "dataset", "strategy", "queries"],
