@@ -69,7 +69,8 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
 
     rep = subparsers.add_parser(
         "reproduce",
-        help="reproduce a paper's experiments (CSV results and an HTML report)",
+        help="reproduce a paper's experiments (CSV results and an HTML report); needs "
+             "pip install \"evstat[experiments]\"",
         description=(
             "Reproduce the experiments of a paper. minary2019: Minary, Pichon, Mercier, Lefevre\n"
             "and Droit (2019), 'Evidential joint calibration of binary SVM classifiers', section 5:\n"
@@ -77,7 +78,9 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
             "joint and disjoint evidential calibrations, GBT and EkNN (Figs. 4 and 6), and the\n"
             "reject option (Figs. 7-10). Writes error_rates.csv, reject_curves.csv, reject_015.csv,\n"
             "summary_error_rates.csv, claims.csv and report.html into --out. An interrupted run\n"
-            "resumes from the CSV files when the same command is run again."
+            "resumes from the CSV files when the same command is run again.\n"
+            "Needs the experiments extra (scikit-learn, joblib), which 'pip install .' does not\n"
+            "install: pip install \"evstat[experiments]\" (or pip install \".[experiments]\")."
         ),
         epilog=(
             "Examples:\n"
@@ -117,8 +120,39 @@ def _command(args: argparse.Namespace) -> str:
     return " ".join(shlex.quote(p) for p in parts)
 
 
+#: what ``evstat reproduce`` needs beyond ``pip install evstat``: import name -> package name
+EXTRAS = {"sklearn": "scikit-learn", "joblib": "joblib"}
+
+
+def missing_extras() -> list[str]:
+    """The packages of the ``experiments`` extra that cannot be imported (package names).
+
+    Examples
+    --------
+    >>> isinstance(missing_extras(), list)
+    True
+    """
+    import importlib
+
+    missing = []
+    for module, package in EXTRAS.items():
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            missing.append(package)
+    return missing
+
+
 def run_reproduce(args: argparse.Namespace) -> int:
     """Run ``evstat reproduce`` with parsed arguments; returns the exit status (0, 2 or 130)."""
+    missing = missing_extras()
+    if missing:
+        print(
+            f"evstat reproduce: error: needs {' and '.join(missing)}, which 'pip install evstat' does not "
+            'install: run pip install "evstat[experiments]" (or pip install ".[experiments]" in a checkout)',
+            file=sys.stderr,
+        )
+        return 2
     from evstat.experiments.minary2019 import run_minary2019
 
     try:
