@@ -99,7 +99,8 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
         ),
         epilog=(
             "Examples:\n"
-            "  evstat reproduce minary2019 --rounds 100 --jobs 2 --out reports/minary2019\n"
+            "  evstat reproduce minary2019 --rounds 100 --jobs 2 --svm default --out reports/minary2019/svm-default\n"
+            "  evstat reproduce minary2019 --rounds 100 --jobs 2 --svm tuned --out reports/minary2019/svm-tuned\n"
             "  evstat reproduce minary2019 --rounds 2 --datasets sonar heart --quiet --out smoke\n"
             "  evstat reproduce ramel2018 --rounds 100 --jobs 2 --out reports/ramel2018\n"
             "  evstat reproduce credal-knn --runs 10 --out reports/credal-knn"
@@ -125,6 +126,12 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
     rep.add_argument("--no-report", action="store_true", help="write the CSV files only")
     rep.add_argument("--frontier-grid", type=_positive_int, default=81, metavar="G",
                      help="grid points per axis of Fig. 7 (default 81)")
+    rep.add_argument("--svm", choices=("default", "tuned"), default="default",
+                     help="minary2019: SVM hyper-parameters: default = C 1, gamma 'scale'; tuned = C and gamma by "
+                          "cross-validation on each SVM's training rows over LIBSVM grid.py's grid (default: default)")
+    rep.add_argument("--tie", choices=("random", "first"), default="random",
+                     help="minary2019: tie policy of every method's decisions without reject: random (from the round's seed) "
+                          "or first (class 0) (default: random)")
     rep.add_argument("--out", required=True, metavar="DIR", help="output folder (created; reused to resume)")
     return rep
 
@@ -133,7 +140,9 @@ def _command(args: argparse.Namespace) -> str:
     parts = ["evstat", "reproduce", args.study, "--rounds", str(args.rounds)]
     if args.datasets:
         parts += ["--datasets", *args.datasets]
-    parts += ["--seed", str(args.seed), "--jobs", str(args.jobs)]
+    parts += ["--seed", str(args.seed), "--jobs", str(args.jobs), "--svm", args.svm]
+    if args.tie != "random":
+        parts += ["--tie", args.tie]
     if args.frontier_grid != 81:
         parts += ["--frontier-grid", str(args.frontier_grid)]
     if args.quiet:
@@ -187,6 +196,7 @@ def run_reproduce(args: argparse.Namespace) -> int:
         res = run_minary2019(
             args.out, rounds=args.rounds, datasets=args.datasets, seed=args.seed, jobs=args.jobs,
             quiet=args.quiet, report=not args.no_report, command=_command(args), frontier_grid=args.frontier_grid,
+            svm=args.svm, tie=args.tie,
         )
     except KeyboardInterrupt:
         print(f"evstat reproduce: interrupted; run the same command again to resume from {args.out}",
