@@ -133,3 +133,12 @@ def test_reproduce_on_the_cluster_gives_byte_identical_csv_files(client, tmp_pat
     assert csvs and csvs == sorted(p.name for p in (tmp_path / "dask").glob("*.csv"))
     for name in csvs:
         assert filecmp.cmp(tmp_path / "local" / name, tmp_path / "dask" / name, shallow=False), name
+
+
+@pytest.mark.parametrize("name", ["evstat.lazy", "evstat.bulk"])
+def test_docstring_examples(name):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS, verbose=False)
+    assert result.attempted > 0 and result.failed == 0
