@@ -234,6 +234,10 @@ def run_predict(args: argparse.Namespace) -> int:
             reject_cost=args.reject_cost, keep=args.keep, chunksize=args.chunksize, jobs=args.jobs,
             scheduler=args.scheduler, quiet=args.quiet,
         )
+    except ImportError as err:
+        print(f"evstat predict: error: {err}; Parquet and --scheduler need the dask extra: "
+              'pip install "evstat[dask]"', file=sys.stderr)
+        return 2
     except (ValueError, TypeError, KeyError, OSError) as err:
         print(f"evstat predict: error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2

@@ -75,7 +75,8 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
 
     rep = subparsers.add_parser(
         "reproduce",
-        help="reproduce a paper's experiments (CSV results and an HTML report)",
+        help="reproduce a paper's experiments (CSV results and an HTML report); needs "
+             "pip install \"evstat[experiments]\"",
         description=(
             "Reproduce the experiments of a paper. minary2019: Minary, Pichon, Mercier, Lefevre\n"
             "and Droit (2019), 'Evidential joint calibration of binary SVM classifiers', section 5:\n"
@@ -92,11 +93,14 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
             "credal-knn: Liu, Pan and Dezert, 'Evidential classifier for imprecise data based on\n"
             "belief functions' (EC, Test 1.2, Simulation 2, real data with 2-fold CV) and the\n"
             "examples of Denoeux's lecture (EkNN, evidential neural network, partially supervised\n"
-            "EkNN). Writes CSV files, figures (PNG) and claims.csv into --out."
+            "EkNN). Writes CSV files, figures (PNG) and claims.csv into --out.\n"
+            "Needs the experiments extra (scikit-learn, joblib), which 'pip install .' does not\n"
+            "install: pip install \"evstat[experiments]\" (or pip install \".[experiments]\")."
         ),
         epilog=(
             "Examples:\n"
-            "  evstat reproduce minary2019 --rounds 100 --jobs 2 --out reports/minary2019\n"
+            "  evstat reproduce minary2019 --rounds 100 --jobs 2 --svm default --out reports/minary2019/svm-default\n"
+            "  evstat reproduce minary2019 --rounds 100 --jobs 2 --svm tuned --out reports/minary2019/svm-tuned\n"
             "  evstat reproduce minary2019 --rounds 2 --datasets sonar heart --quiet --out smoke\n"
             "  evstat reproduce ramel2018 --rounds 100 --jobs 2 --out reports/ramel2018\n"
             "  evstat reproduce credal-knn --runs 10 --out reports/credal-knn"
@@ -125,6 +129,12 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
     rep.add_argument("--no-report", action="store_true", help="write the CSV files only")
     rep.add_argument("--frontier-grid", type=_positive_int, default=81, metavar="G",
                      help="grid points per axis of Fig. 7 (default 81)")
+    rep.add_argument("--svm", choices=("default", "tuned"), default="default",
+                     help="minary2019: SVM hyper-parameters: default = C 1, gamma 'scale'; tuned = C and gamma by "
+                          "cross-validation on each SVM's training rows over LIBSVM grid.py's grid (default: default)")
+    rep.add_argument("--tie", choices=("random", "first"), default="random",
+                     help="minary2019: tie policy of every method's decisions without reject: random (from the round's seed) "
+                          "or first (class 0) (default: random)")
     rep.add_argument("--out", required=True, metavar="DIR", help="output folder (created; reused to resume)")
     return rep
 
@@ -133,7 +143,9 @@ def _command(args: argparse.Namespace) -> str:
     parts = ["evstat", "reproduce", args.study, "--rounds", str(args.rounds)]
     if args.datasets:
         parts += ["--datasets", *args.datasets]
-    parts += ["--seed", str(args.seed), "--jobs", str(args.jobs)]
+    parts += ["--seed", str(args.seed), "--jobs", str(args.jobs), "--svm", args.svm]
+    if args.tie != "random":
+        parts += ["--tie", args.tie]
     if args.frontier_grid != 81:
         parts += ["--frontier-grid", str(args.frontier_grid)]
     if args.quiet:
@@ -144,16 +156,52 @@ def _command(args: argparse.Namespace) -> str:
     return " ".join(shlex.quote(p) for p in parts)
 
 
+#: what ``evstat reproduce`` needs beyond ``pip install evstat``: import name -> package name
+EXTRAS = {"sklearn": "scikit-learn", "joblib": "joblib"}
+
+
+def missing_extras() -> list[str]:
+    """The packages of the ``experiments`` extra that cannot be imported (package names).
+
+    Examples
+    --------
+    >>> isinstance(missing_extras(), list)
+    True
+    """
+    import importlib
+
+    missing = []
+    for module, package in EXTRAS.items():
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            missing.append(package)
+    return missing
+
+
 def run_reproduce(args: argparse.Namespace) -> int:
     """Run ``evstat reproduce`` with parsed arguments; returns the exit status (0, 2 or 130).
 
     With ``--scheduler ADDRESS`` the study's joblib loops run on that Dask cluster (joblib's
     ``dask`` backend, at least two jobs); units are seeded by their index, so the CSV files are
     the same as a local run's."""
+    missing = missing_extras()
+    if missing:
+        print(
+            f"evstat reproduce: error: needs {' and '.join(missing)}, which 'pip install evstat' does not "
+            'install: run pip install "evstat[experiments]" (or pip install ".[experiments]" in a checkout)',
+            file=sys.stderr,
+        )
+        return 2
     scheduler = getattr(args, "scheduler", None)
     if scheduler is not None:
         import joblib
-        from distributed import Client
+
+        try:
+            from distributed import Client
+        except ImportError:
+            print('evstat reproduce: error: --scheduler needs the dask extra: pip install "evstat[dask]"', file=sys.stderr)
+            return 2
 
         try:
             client = Client(scheduler)
@@ -176,6 +224,7 @@ def run_reproduce(args: argparse.Namespace) -> int:
         res = run_minary2019(
             args.out, rounds=args.rounds, datasets=args.datasets, seed=args.seed, jobs=args.jobs,
             quiet=args.quiet, report=not args.no_report, command=_command(args), frontier_grid=args.frontier_grid,
+            svm=args.svm, tie=args.tie,
         )
     except KeyboardInterrupt:
         print(f"evstat reproduce: interrupted; run the same command again to resume from {args.out}",
