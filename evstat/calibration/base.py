@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 
 from evstat.belief import MassArray, binary_decisions
 from evstat.formula import ModelFrame, schema
+from evstat.lazy import _NOT_DASK, dispatch
 from evstat.results import FORMAT, FORMAT_VERSION, REJECT, STRATEGIES, Results
 from evstat.summary import Summary
 
@@ -161,6 +162,9 @@ class CalibrationResults(Results):
         pandas.Series, pandas.DataFrame or evstat.belief.MassArray
             Indexed like ``newdata`` in its row order.
         """
+        lazy = dispatch(self, "predict", newdata, type=type, missing=missing)
+        if lazy is not _NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
+            return lazy
         if type not in _TYPES:
             raise ValueError(f"type must be one of {_TYPES}, got {type!r}")
         X, index = self._design(newdata, missing)
@@ -206,6 +210,9 @@ class CalibrationResults(Results):
             Categorical with categories ``(negative, positive[, "reject"])``, indexed like
             ``newdata``.
         """
+        lazy = dispatch(self, "decide", newdata, strategy=strategy, reject_cost=reject_cost, missing=missing, rho=rho)
+        if lazy is not _NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
+            return lazy
         rc = self._check_decision(strategy, reject_cost)
         X, index = self._design(newdata, missing)
         with warnings.catch_warnings():

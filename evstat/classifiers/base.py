@@ -35,6 +35,7 @@ from evstat.belief import decide as belief_decide
 from evstat.belief import loss_matrix
 from evstat.classifiers._response import CLASS_FRAME, ClassFrame
 from evstat.formula import schema
+from evstat.lazy import _NOT_DASK, dispatch
 from evstat.results import REJECT, STRATEGIES, Results
 from evstat.summary import Summary
 
@@ -208,6 +209,9 @@ class ClassifierResults(Results):
         pandas.Series, pandas.DataFrame or evstat.belief.MassArray
             Indexed like ``newdata``, in its row order.
         """
+        lazy = dispatch(self, "predict", newdata, type=type, missing=missing)
+        if lazy is not _NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
+            return lazy
         if type not in _TYPES:
             raise ValueError(f"type must be one of {_TYPES}, got {type!r}")
         X, index = self._design(newdata, missing)
@@ -295,6 +299,11 @@ class ClassifierResults(Results):
             ``reject_cost`` is given), indexed like ``newdata``; with ``strategy="credal"`` an
             object Series of labels, frozensets of labels and ``"outlier"``.
         """
+        lazy = dispatch(
+            self, "decide", newdata, strategy=strategy, reject_cost=reject_cost, missing=missing, loss=loss
+        )
+        if lazy is not _NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
+            return lazy
         if strategy == "credal":
             if reject_cost is not None or loss is not None:
                 raise ValueError(
