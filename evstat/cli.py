@@ -5,6 +5,7 @@
     evstat report "y ~ svm1 + svm2 + svm3" --data cal.csv --newdata test.csv -o report.html
     evstat report --example sonar -o sonar-report.html
     evstat reproduce minary2019 --out reports/minary2019    (see evstat.experiments.cli)
+    evstat query "y ~ svm1 + svm2" --data lab.csv --pool pool.csv -n 10 -o next.csv  (evstat.active.cli)
 
 Errors (a missing file, a bad formula, an absent column, ...) print one line on stderr and exit
 with status 2, without a traceback. :func:`main` takes the argument list, so the command runs
@@ -72,7 +73,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="evstat",
         description="evstat: evidential (belief-function) calibration of classifier scores.",
-        epilog="Run 'evstat report --help' or 'evstat reproduce --help' for the options of a command.",
+        epilog="Run 'evstat report --help', 'evstat reproduce --help' or 'evstat query --help' for the options of a command.",
     )
     from evstat import __version__
 
@@ -138,6 +139,10 @@ def _build_parser() -> argparse.ArgumentParser:
     from evstat.experiments.cli import add_reproduce_parser  # `evstat reproduce` (evstat.experiments)
 
     add_reproduce_parser(sub)
+
+    from evstat.active.cli import add_query_parser  # `evstat query` (evstat.active)
+
+    add_query_parser(sub)
     return parser
 
 
@@ -297,12 +302,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, usage errors (already printed)
         return int(exc.code or 0)
     if args.command is None:
-        print("evstat: error: choose a command: report or reproduce (see 'evstat --help')", file=sys.stderr)
+        print("evstat: error: choose a command: report, reproduce or query (see 'evstat --help')", file=sys.stderr)
         return 2
     if args.command == "reproduce":
         from evstat.experiments.cli import run_reproduce
 
         return run_reproduce(args)
+    if args.command == "query":
+        from evstat.active.cli import run_query
+
+        return run_query(args)
     old = warnings.showwarning
     warnings.showwarning = _show_warning
     try:

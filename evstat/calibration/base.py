@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 from evstat.belief import MassArray
 from evstat.belief import decide as belief_decide
 from evstat.calibration.summary import Summary
-from evstat.formula import ModelFrame
+from evstat.formula import ModelFrame, schema
 
 __all__ = [
     "CALIBRATION_SAMPLE_ROWS",
@@ -35,7 +35,8 @@ __all__ = [
 ]
 
 FORMAT = "evstat"
-FORMAT_VERSION = 1
+#: Version 2 (evstat 0.x, issue 9) added the ``checksum`` entry and full schema validation.
+FORMAT_VERSION = 2
 REJECT = "reject"
 #: decision strategies and the rule of :func:`evstat.belief.decide` each uses
 STRATEGIES = {
@@ -366,6 +367,45 @@ class CalibrationResults:
         return report(path, self, newdata=newdata, y=y, title=title, date=date, **kwargs)
 
     # ---------------------------------------------------------------- persistence
+    #: key and schema of the data description every saved model of this class holds
+    _frame_key: ClassVar[str] = "model_frame"
+
+    @classmethod
+    def _frame_schema(cls) -> schema.Spec:
+        return schema.MODEL_FRAME
+
+    @classmethod
+    def _schema_fields(cls) -> dict[str, schema.Spec]:
+        """Schema of the keys :meth:`_to_dict` writes (each subclass declares its own)."""
+        raise NotImplementedError(
+            f"the {cls.method} model declares no schema (_schema_fields), so evstat.load cannot "
+            "validate it; every registered model must declare one"
+        )
+
+    @classmethod
+    def _schema_checks(cls) -> list[Any]:
+        """Cross-field checks ``(d, root) -> message or None`` run after the keys are valid."""
+        return []
+
+    @classmethod
+    def schema(cls) -> schema.Dict:
+        """The schema of a saved model of this class, checked by :func:`evstat.load`.
+
+        The common keys (``format``, ``format_version``, ``method``, the model frame and the
+        optional ``checksum``) plus the class's own keys; see :mod:`evstat.formula.schema`.
+        """
+        return schema.Dict(
+            {
+                "format": schema.Str(choices=[FORMAT]),
+                "format_version": schema.Int(choices=[FORMAT_VERSION]),
+                "method": schema.Str(choices=[cls.method]),
+                cls._frame_key: cls._frame_schema(),
+                **cls._schema_fields(),
+            },
+            optional={"checksum": schema.Str(max_len=100)},
+            checks=cls._schema_checks(),
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable description (format ``"evstat"``, with a format version)."""
         d = {
@@ -378,9 +418,16 @@ class CalibrationResults:
         return d
 
     def save(self, path: str | Path) -> Path:
-        """Save the fitted model as JSON (never pickle); reload with :func:`evstat.load`."""
+        """Save the fitted model as JSON (never pickle); reload with :func:`evstat.load`.
+
+        The file holds :meth:`to_dict` and a ``"checksum"`` entry, the SHA-256 of its canonical
+        serialisation (:func:`evstat.formula.schema.checksum`): :func:`evstat.load` refuses a
+        file whose content was modified after it was saved.
+        """
         path = Path(path)
-        path.write_text(json.dumps(self.to_dict(), indent=1, allow_nan=True), encoding="utf-8")
+        d = self.to_dict()
+        d["checksum"] = schema.checksum(d)
+        path.write_text(json.dumps(d, indent=1, allow_nan=False), encoding="utf-8")
         return path
 
 

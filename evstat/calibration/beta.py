@@ -25,10 +25,10 @@ from scipy.special import log_expit
 
 from evstat.calibration.base import CalibrationResults
 from evstat.calibration.binning import _score_columns
-from evstat.calibration.logistic import LogitCalibration, _targets, fit_logistic_likelihood
+from evstat.calibration.logistic import _TARGETS, LogitCalibration, _targets, fit_logistic_likelihood
 from evstat.calibration.registry import register
 from evstat.calibration.summary import Summary, format_number
-from evstat.formula import ModelFrame, model_frame
+from evstat.formula import ModelFrame, model_frame, schema
 
 __all__ = ["BetaCalibration", "betacal"]
 
@@ -242,6 +242,16 @@ class BetaCalibration(LogitCalibration):
             "refit_negative": self.refit_negative,
             "active": list(self._active),
             "params": self._lik.beta_hat.tolist(),
+        }
+
+    @classmethod
+    def _schema_fields(cls) -> dict[str, schema.Spec]:
+        return {
+            "targets": schema.Str(choices=list(_TARGETS)),
+            "parameters": schema.Str(choices=list(_PARAMETERS)),
+            "refit_negative": schema.Bool(),
+            "active": schema.List(schema.Int(min=0, max=2), min_len=1, max_len=3, what="terms"),
+            "params": schema.List(schema.Float(), length=schema.Ref("active", "active lists {n} terms")),
         }
 
     @classmethod

@@ -30,7 +30,7 @@ from scipy.special import xlogy
 from evstat.calibration.base import CalibrationResults, EmptyCellWarning
 from evstat.calibration.registry import register
 from evstat.calibration.summary import Summary, format_number
-from evstat.formula import ModelFrame, model_frame
+from evstat.formula import ModelFrame, model_frame, schema
 from evstat.likelihood import binomial_belief
 
 __all__ = ["BinningCalibration", "CellCalibration", "EmptyCellWarning", "evbinning"]
@@ -188,6 +188,39 @@ class CellCalibration(CalibrationResults):
             "k": self.k[full].astype(np.int64).tolist(),
             "n": self.n[full].astype(np.int64).tolist(),
         }
+
+    @classmethod
+    def _counts_schema(cls) -> dict[str, schema.Spec]:
+        """Schema of the keys of :meth:`_counts_dict` (checked with :meth:`_counts_check`)."""
+        return {
+            "empty": schema.Str(choices=list(_EMPTY)),
+            "n_cells": schema.Int(min=1, max=MAX_CELLS),
+            "cells": schema.List(schema.Int(min=0), what="cells"),
+            "k": schema.List(schema.Int(min=0), length=schema.Ref("cells", "cells lists {n} cells")),
+            "n": schema.List(schema.Int(min=1), length=schema.Ref("cells", "cells lists {n} cells")),
+        }
+
+    @staticmethod
+    def _counts_check(d: Mapping[str, Any], root: Any) -> str | None:
+        cells, n_cells = d["cells"], d["n_cells"]
+        if any(c >= n_cells for c in cells):
+            return f"cells lists a cell >= n_cells = {n_cells}"
+        if any(b <= a for a, b in zip(cells, cells[1:])):
+            return "cells must be strictly increasing"
+        bad = [i for i, (k, n) in enumerate(zip(d["k"], d["n"])) if k > n]
+        if bad:
+            return f"k[{bad[0]}] = {d['k'][bad[0]]} exceeds n[{bad[0]}] = {d['n'][bad[0]]} (positives in a cell)"
+        rows = len(d["model_frame"]["y"])
+        if sum(d["n"]) != rows:
+            return f"the cell counts n sum to {sum(d['n'])}, but the model frame has {rows} rows"
+        pos = sum(d["model_frame"]["y"])
+        if sum(d["k"]) != pos:
+            return f"the positive counts k sum to {sum(d['k'])}, but the model frame has {pos} positive rows"
+        return None
+
+    @classmethod
+    def _schema_checks(cls) -> list[Any]:
+        return [cls._counts_check]
 
     @staticmethod
     def _counts_from_dict(d: Mapping[str, Any]) -> tuple[NDArray, NDArray]:
@@ -499,6 +532,32 @@ class BinningCalibration(CellCalibration):
         }
         d.update(self._counts_dict())
         return d
+
+    @classmethod
+    def _schema_fields(cls) -> dict[str, schema.Spec]:
+        axes = schema.Ref("axes", "axes lists {n} axes")
+        return {
+            "axes": schema.List(schema.Str(max_len=10_000), min_len=1, what="axes"),
+            "axis_methods": schema.List(schema.Str(max_len=100), length=axes, what="methods"),
+            "cuts": schema.List(schema.List(schema.Float(), what="cuts"), length=axes, what="axes"),
+            "ranges": schema.List(schema.List(schema.Float(), length=2), length=axes, what="axes"),
+            **cls._counts_schema(),
+        }
+
+    @classmethod
+    def _schema_checks(cls) -> list[Any]:
+        def cuts(d: Mapping[str, Any], root: Any) -> str | None:
+            for a, c in zip(d["axes"], d["cuts"]):
+                if any(b <= x for x, b in zip(c, c[1:])):
+                    return f"the cuts of axis {a!r} must be strictly increasing"
+            cells = 1
+            for c in d["cuts"]:
+                cells *= len(c) + 1
+            if cells != d["n_cells"]:
+                return f"n_cells is {d['n_cells']}, but the cuts give {cells} cells"
+            return None
+
+        return [cuts, cls._counts_check]
 
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> BinningCalibration:

@@ -25,9 +25,9 @@ from evstat.calibration.beta import betacal
 from evstat.calibration.binning import EmptyCellWarning, _score_columns, evbinning
 from evstat.calibration.isotonic import isotonic
 from evstat.calibration.logistic import evlogit
-from evstat.calibration.registry import from_dict, register
+from evstat.calibration.registry import from_dict, register, schema_of
 from evstat.calibration.summary import Summary, format_number
-from evstat.formula import ModelFrame, model_frame
+from evstat.formula import ModelFrame, model_frame, schema
 
 __all__ = ["cautious_binary", "dempster_binary", "DisjointCalibration", "ConflictWarning", "disjoint"]
 
@@ -357,6 +357,28 @@ class DisjointCalibration(CalibrationResults):
             "columns": list(self.calibrators),
             "calibrators": [fit.to_dict() for fit in self.calibrators.values()],
         }
+
+    @classmethod
+    def _schema_fields(cls) -> dict[str, schema.Spec]:
+        return {
+            "base_method": schema.Str(choices=list(METHODS)),
+            "conflict": schema.Str(choices=list(_CONFLICT)),
+            "prob": schema.Str(choices=list(_PROB)),
+            "columns": schema.List(schema.Str(max_len=10_000), min_len=1, what="columns"),
+            "calibrators": schema.List(
+                schema.Lazy(schema_of), length=schema.Ref("columns", "columns lists {n} columns"), what="calibrators"
+            ),
+        }
+
+    @classmethod
+    def _schema_checks(cls) -> list[Any]:
+        def same(d: Mapping[str, Any], root: Any) -> str | None:
+            bad = [i for i, c in enumerate(d["calibrators"]) if c["method"] != d["base_method"]]
+            if bad:
+                return f"calibrators[{bad[0]}] is a {d['calibrators'][bad[0]]['method']} model, but base_method is {d['base_method']!r}"
+            return None
+
+        return [same]
 
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> DisjointCalibration:

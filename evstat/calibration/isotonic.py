@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 from evstat.calibration.binning import CellCalibration, _interval_label, _score_columns
 from evstat.calibration.registry import register
 from evstat.calibration.summary import Summary
-from evstat.formula import ModelFrame, model_frame
+from evstat.formula import ModelFrame, model_frame, schema
 
 __all__ = ["IsotonicCalibration", "isotonic", "pav_blocks"]
 
@@ -203,6 +203,30 @@ class IsotonicCalibration(CellCalibration):
         }
         d.update(self._counts_dict())
         return d
+
+    @classmethod
+    def _schema_fields(cls) -> dict[str, schema.Spec]:
+        return {
+            "score": schema.Str(max_len=10_000),
+            "score_min": schema.List(schema.Float(), what="blocks"),
+            "score_max": schema.List(schema.Float(), what="blocks"),
+            "cuts": schema.List(schema.Float(), what="cuts"),
+            **cls._counts_schema(),
+        }
+
+    @classmethod
+    def _schema_checks(cls) -> list[Any]:
+        def blocks(d: Mapping[str, Any], root: Any) -> str | None:
+            m = d["n_cells"]
+            for key, want in (("score_min", m), ("score_max", m), ("cuts", m - 1)):
+                if len(d[key]) != want:
+                    return f"{key} has {len(d[key])} values, but n_cells = {m} blocks need {want}"
+            c = d["cuts"]
+            if any(b <= a for a, b in zip(c, c[1:])):
+                return "cuts must be strictly increasing"
+            return None
+
+        return [blocks, cls._counts_check]
 
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> IsotonicCalibration:

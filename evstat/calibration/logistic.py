@@ -25,7 +25,7 @@ from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
 from evstat.calibration.base import CalibrationResults, _duration
 from evstat.calibration.registry import register
 from evstat.calibration.summary import Summary, format_number
-from evstat.formula import ModelFrame, model_frame
+from evstat.formula import ModelFrame, model_frame, schema
 from evstat.likelihood import (
     CoefficientProfile,
     LogisticLikelihood,
@@ -487,6 +487,15 @@ class LogitCalibration(CalibrationResults):
     # ------------------------------------------------------------------ persistence
     def _to_dict(self) -> dict[str, Any]:
         return {"targets": self.targets, "params": self._lik.beta_hat.tolist()}
+
+    @classmethod
+    def _schema_fields(cls) -> dict[str, schema.Spec]:
+        return {
+            "targets": schema.Str(choices=list(_TARGETS)),
+            "params": schema.List(
+                schema.Float(), length=schema.Ref("model_frame.terms", "the design has {n} columns")
+            ),
+        }
 
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> LogitCalibration:

@@ -36,6 +36,7 @@ from evstat.classifiers.eknn import (
 )
 from evstat.classifiers.evnn import EvNNClassifier, evnn, evnn_cost, evnn_init, evnn_masses
 from evstat.classifiers.gbt import GBTClassifier, gbt, gbt_masses
+from evstat.classifiers.partial import PartialEkNNClassifier
 
 __all__ = [
     "ClassifierResults",
@@ -50,6 +51,7 @@ __all__ = [
     "GammaFit",
     "EvNNClassifier",
     "GBTClassifier",
+    "PartialEkNNClassifier",
     "eknn",
     "eknn_loo_cost",
     "eknn_masses",

@@ -35,13 +35,37 @@ import patsy
 from numpy.typing import NDArray
 from patsy import PatsyError
 
-from evstat.formula import ModelFrame, model_frame
+from evstat.formula import ModelFrame, model_frame, schema
 
-__all__ = ["ClassFrame", "class_frame"]
+__all__ = ["CLASS_FRAME", "ClassFrame", "class_frame"]
 
 FORMAT = "evstat.ClassFrame"
 FORMAT_VERSION = 1
 _SHOW = 5
+
+
+def _class_frame_check(d: Any, root: Any) -> str | None:
+    m = len(d["levels"])
+    bad = [i for i, c in enumerate(d["codes"]) if c >= m]
+    if bad:
+        return f"codes[{bad[0]}] = {d['codes'][bad[0]]} is not a class (there are {m} levels)"
+    return None
+
+
+#: Schema of :meth:`ClassFrame.to_dict` (see :mod:`evstat.formula.schema`).
+CLASS_FRAME = schema.Dict(
+    {
+        "format": schema.Str(choices=[FORMAT]),
+        "version": schema.Int(choices=[FORMAT_VERSION]),
+        "design": schema.MODEL_FRAME,
+        "levels": schema.List(schema.Scalar(), min_len=2, max_len=62, what="levels"),
+        "codes": schema.List(schema.Int(min=0), length=schema.Ref("design.y", "the design has {n} rows"), what="codes"),
+        "positive": schema.Scalar(),
+        "n_dropped": schema.Int(min=0),
+    },
+    checks=[_class_frame_check],
+    scope=True,
+)
 
 
 def _native(value: Any) -> Any:
@@ -268,6 +292,7 @@ class ClassFrame:
                 f"classifier frame format version {d.get('version')!r} is not supported (this "
                 f"evstat reads version {FORMAT_VERSION}); refit and save the model again"
             )
+        schema.validate(d, CLASS_FRAME, "class_frame")
         design = ModelFrame.from_dict(d["design"])
         codes = np.asarray(d["codes"], dtype=np.intp)
         if codes.shape[0] != design.n:

@@ -35,7 +35,8 @@ from evstat.belief import decide as belief_decide
 from evstat.belief import loss_matrix
 from evstat.calibration.base import FORMAT, FORMAT_VERSION, REJECT, STRATEGIES, CalibrationResults
 from evstat.calibration.summary import Summary
-from evstat.classifiers._response import ClassFrame
+from evstat.classifiers._response import CLASS_FRAME, ClassFrame
+from evstat.formula import schema
 
 __all__ = ["ClassifierResults", "OUTLIER"]
 
@@ -455,6 +456,12 @@ class ClassifierResults(CalibrationResults):
         }
         d.update(self._to_dict())
         return d
+
+    _frame_key: ClassVar[str] = "class_frame"
+
+    @classmethod
+    def _frame_schema(cls) -> schema.Spec:
+        return CLASS_FRAME
 
     @classmethod
     def _class_frame_from(cls, d: Mapping[str, Any]) -> ClassFrame:

@@ -75,6 +75,7 @@ from evstat.classifiers._neighbors import CHUNK_ENTRIES, knn
 from evstat.classifiers._response import ClassFrame, class_frame
 from evstat.classifiers.base import OUTLIER, ClassifierResults, clip01
 from evstat.classifiers.eknn import _check_k
+from evstat.formula import schema
 
 __all__ = [
     "CredalKNNClassifier",
@@ -445,6 +446,22 @@ class CredalKNNClassifier(ClassifierResults):
             "loo_path": None if self.loo_path is None else {
                 "rho": self.loo_path["rho"].tolist(), "loo_error": self.loo_path["loo_error"].tolist()},
             "loo_error": self.loo_error,
+        }
+
+    @classmethod
+    def _schema_fields(cls) -> dict[str, schema.Spec]:
+        grid = schema.Ref("loo_path.rho", "the grid has {n} values")
+        return {
+            "k": schema.Int(min=1),
+            "rho": schema.Float(min=0.0),
+            "rho_method": schema.Str(choices=["fixed", "loo"]),
+            "outlier": schema.Bool(),
+            "dbar": schema.List(schema.Float(min=0.0), length=schema.Ref("class_frame.levels", "there are {n} classes")),
+            "loo_path": schema.Nullable(schema.Dict({
+                "rho": schema.List(schema.Float(), min_len=1),
+                "loo_error": schema.List(schema.Float(min=0.0, max=1.0), length=grid),
+            })),
+            "loo_error": schema.Float(min=0.0, max=1.0),
         }
 
     @classmethod

@@ -49,6 +49,8 @@ from evstat.calibration.summary import Summary
 from evstat.classifiers._neighbors import knn
 from evstat.classifiers._response import ClassFrame, class_frame
 from evstat.classifiers.base import ClassifierResults, clip01
+from evstat.classifiers.partial import PartialEkNNClassifier, fit_partial, read_label_masses
+from evstat.formula import schema
 
 __all__ = [
     "EkNNClassifier",
@@ -439,6 +441,15 @@ def fit_gamma(
                     start=int(start), starts=tried, vacuous=vac, on_bound=bound, warning=warning)
 
 
+def _member_over_card(M: int) -> NDArray[np.float64]:
+    """(2**M, M) matrix whose product with dense masses is BetP."""
+    masks = np.arange(1 << M)
+    member = ((masks[:, None] >> np.arange(M)[None, :]) & 1).astype(np.float64)
+    card = member.sum(axis=1, keepdims=True)
+    card[0] = 1.0
+    return member / card
+
+
 def _dense(f: NDArray[np.float64]) -> NDArray[np.float64]:
     """Dense masses (bitmask order) from [m({w_1}), ..., m({w_M}), m(Omega)]."""
     M = f.shape[1] - 1
@@ -672,6 +683,38 @@ class EkNNClassifier(ClassifierResults):
         }
 
     @classmethod
+    def _schema_fields(cls) -> dict[str, schema.Spec]:
+        per_class = schema.Ref("class_frame.levels", "there are {n} classes")
+        return {
+            "k": schema.Int(min=1),
+            "alpha": schema.Float(min=0.0, max=1.0),
+            "lam": schema.Float(min=0.0),
+            "gamma": schema.List(schema.Float(min=0.0), length=per_class),
+            "gamma_init": schema.List(schema.Float(min=0.0), length=per_class),
+            "optimized": schema.Bool(),
+            "cost_init": schema.Float(),
+            "cost": schema.Float(),
+            "loo_error": schema.Float(min=0.0, max=1.0),
+            "n_iter": schema.Int(min=0),
+            "converged": schema.Bool(),
+            "message": schema.Str(max_len=10_000),
+        }
+
+    @classmethod
+    def schema(cls) -> schema.Dict:
+        spec = super().schema()
+        spec.optional["warning"] = schema.Str(max_len=10_000)  # absent in files of older evstat
+        return spec
+
+    @classmethod
+    def _schema_checks(cls) -> list[Any]:
+        def k_rows(d: Mapping[str, Any], root: Any) -> str | None:
+            n = len(d["class_frame"]["codes"])
+            return f"k = {d['k']} exceeds the {n} training rows" if d["k"] > n else None
+
+        return [k_rows]
+
+    @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> EkNNClassifier:
         keys = ("k", "alpha", "lam", "gamma", "gamma_init", "optimized", "cost_init", "cost",
                 "loo_error", "n_iter", "converged", "message")
@@ -772,7 +815,8 @@ def eknn(
     gamma: ArrayLike | Mapping[Any, float] | None = None,
     positive: Any = None,
     missing: str = "raise",
-) -> EkNNClassifier:
+    label_masses: Any = None,
+) -> EkNNClassifier | PartialEkNNClassifier:
     """Evidential k-nearest-neighbour classifier (Denoeux 1995) with gamma learnt by
     leave-one-out (Zouhal and Denoeux 1998).
 
@@ -811,10 +855,20 @@ def eknn(
         order, as :func:`evstat.evlogit`).
     missing : {"raise", "drop"}
         Training rows with missing values: an error (default) or dropped.
+    label_masses : evstat.belief.MassArray or pandas.DataFrame, optional
+        Partially supervised learning (Denoeux and Zouhal 2001): the training labels as mass
+        functions on the frame of the response's levels, one row per data row (a MassArray, or
+        a DataFrame of per-class plausibility columns read as consonant mass functions). Each
+        neighbour's label mass is discounted by ``alpha exp(-gamma d^2)`` and the ``k`` are
+        combined by Dempster's rule (:mod:`evstat.classifiers.partial` gives the choices). The
+        response column still names the classes; when every label mass is categorical on the
+        response's class, the result is exactly that of crisp labels.
 
     Returns
     -------
     EkNNClassifier
+        (a :class:`evstat.classifiers.partial.PartialEkNNClassifier` when some label mass is not
+        categorical on the response's class)
         With ``predict(type="prob" | "belief" | "mass")``, ``decide``, ``summary``, ``tidy``,
         ``glance``, ``augment``, ``neighbors``, ``predict_loo`` and ``save``.
 
@@ -868,6 +922,12 @@ def eknn(
     lm = _check_lam(lam, M)
     X = cf.X
     codes = cf.codes
+    if label_masses is not None:
+        values = read_label_masses(label_masses, cf, data.index)
+        if not np.all(values[np.arange(cf.n), 1 << codes] == 1.0):
+            hard = np.argmax(values @ _member_over_card(M), axis=1)
+            g0p = initial_gamma(X, hard, M) if gamma is None else _check_gamma(gamma, cf.levels)
+            return fit_partial(cf, values, kk, a, lm, g0p, bool(optimize))
     g0 = initial_gamma(X, codes, M) if gamma is None else _check_gamma(gamma, cf.levels)
     idx, d2 = knn(X, X, kk, exclude_self=True)
     labels = codes[idx]

@@ -64,6 +64,7 @@ from evstat.classifiers._neighbors import CHUNK_ENTRIES, sq_distances
 from evstat.classifiers._response import ClassFrame, class_frame
 from evstat.classifiers.base import ClassifierResults, clip01
 from evstat.classifiers.eknn import _check_lam, _dense, _singles
+from evstat.formula import schema
 
 __all__ = ["EvNNClassifier", "evnn", "evnn_cost", "evnn_masses", "evnn_init"]
 
@@ -459,6 +460,36 @@ class EvNNClassifier(ClassifierResults):
             "optimizer": self.optimizer, "cost_init": self.cost_init, "cost": self.cost,
             "train_error": self.train_error, "n_iter": self.n_iter, "converged": self.converged,
         }
+
+    @classmethod
+    def _schema_fields(cls) -> dict[str, schema.Spec]:
+        r = schema.Ref("W", "W has {n} prototypes")
+        return {
+            "W": schema.List(schema.List(schema.Float(), what="coordinates"), min_len=1, what="prototypes"),
+            "gamma": schema.List(schema.Float(), length=r),
+            "beta": schema.List(schema.List(schema.Float(), length=schema.Ref("class_frame.levels", "there are {n} classes")), length=r),
+            "eta": schema.List(schema.Float(), length=r),
+            "lam": schema.Float(min=0.0),
+            "mu": schema.Float(min=0.0),
+            "seed": schema.Scalar(),
+            "optimizer": schema.Str(choices=list(OPTIMIZERS)),
+            "cost_init": schema.Float(),
+            "cost": schema.Float(),
+            "train_error": schema.Float(min=0.0, max=1.0),
+            "n_iter": schema.Int(min=0),
+            "converged": schema.Bool(),
+        }
+
+    @classmethod
+    def _schema_checks(cls) -> list[Any]:
+        def features(d: Mapping[str, Any], root: Any) -> str | None:
+            p = sum(1 for t in d["class_frame"]["design"]["terms"] if t != "Intercept")
+            bad = [i for i, w in enumerate(d["W"]) if len(w) != p]
+            if bad:
+                return f"W[{bad[0]}] has {len(d['W'][bad[0]])} coordinates, but the design has {p} score columns"
+            return None
+
+        return [features]
 
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> EvNNClassifier:

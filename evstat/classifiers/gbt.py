@@ -36,6 +36,7 @@ from evstat.calibration.summary import Summary
 from evstat.classifiers._neighbors import ball_counts
 from evstat.classifiers._response import ClassFrame, class_frame
 from evstat.classifiers.base import ClassifierResults
+from evstat.formula import schema
 
 __all__ = ["GBTClassifier", "gbt", "gbt_masses"]
 
@@ -167,6 +168,10 @@ class GBTClassifier(ClassifierResults):
 
     def _to_dict(self) -> dict[str, Any]:
         return {"radius": self.radius}
+
+    @classmethod
+    def _schema_fields(cls) -> dict[str, schema.Spec]:
+        return {"radius": schema.Float(min=0.0)}
 
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> GBTClassifier:

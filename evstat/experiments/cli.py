@@ -19,7 +19,7 @@ from typing import Any
 
 __all__ = ["STUDIES", "add_reproduce_parser", "main", "run_reproduce"]
 
-STUDIES = ("minary2019",)
+STUDIES = ("minary2019", "ramel2018")
 """Studies ``evstat reproduce`` knows."""
 
 
@@ -65,7 +65,10 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
     >>> a.study, a.rounds, a.jobs, a.seed
     ('minary2019', 2, 1, 2019)
     """
-    from evstat.experiments.minary2019 import DATASETS
+    from evstat.experiments.minary2019 import DATASETS as _MINARY
+    from evstat.experiments.ramel2018 import DATASETS as _RAMEL
+
+    DATASETS = tuple(dict.fromkeys(_MINARY + _RAMEL))
 
     rep = subparsers.add_parser(
         "reproduce",
@@ -77,12 +80,18 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
             "joint and disjoint evidential calibrations, GBT and EkNN (Figs. 4 and 6), and the\n"
             "reject option (Figs. 7-10). Writes error_rates.csv, reject_curves.csv, reject_015.csv,\n"
             "summary_error_rates.csv, claims.csv and report.html into --out. An interrupted run\n"
-            "resumes from the CSV files when the same command is run again."
+            "resumes from the CSV files when the same command is run again.\n"
+            "ramel2018: Ramel, Pichon and Delmotte (2018), 'Active evidential calibration of binary\n"
+            "SVM classifiers': Hartley, pignistic and random sampling (and evstat's expected\n"
+            "ignorance reduction and greedy batches) on a binary-output classifier (Fig. 1, closed\n"
+            "form and counts) and on three SVMs with joint evidential logistic calibration (Fig. 2).\n"
+            "Writes exp1_*.csv, exp2_*.csv, claims.csv and settings.json into --out."
         ),
         epilog=(
             "Examples:\n"
             "  evstat reproduce minary2019 --rounds 100 --jobs 2 --out reports/minary2019\n"
-            "  evstat reproduce minary2019 --rounds 2 --datasets sonar heart --quiet --out smoke"
+            "  evstat reproduce minary2019 --rounds 2 --datasets sonar heart --quiet --out smoke\n"
+            "  evstat reproduce ramel2018 --rounds 100 --jobs 2 --out reports/ramel2018"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -91,7 +100,7 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
                      help="random partitions per data set (default 100, as the paper)")
     rep.add_argument("--datasets", nargs="+", choices=DATASETS, metavar="NAME", default=None,
                      help=f"data sets (default all): {', '.join(DATASETS)}")
-    rep.add_argument("--seed", type=_seed, default=2019, metavar="S", help="root seed (default 2019)")
+    rep.add_argument("--seed", type=_seed, default=2019, metavar="S", help="root seed (default 2019, for every study)")
     rep.add_argument("--jobs", type=_jobs, default=1, metavar="N",
                      help="parallel worker processes, -1 for every core (default 1); results do not depend on it")
     rep.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -121,6 +130,8 @@ def run_reproduce(args: argparse.Namespace) -> int:
     """Run ``evstat reproduce`` with parsed arguments; returns the exit status (0, 2 or 130)."""
     from evstat.experiments.minary2019 import run_minary2019
 
+    if args.study == "ramel2018":
+        return _run_ramel2018(args)
     try:
         res = run_minary2019(
             args.out, rounds=args.rounds, datasets=args.datasets, seed=args.seed, jobs=args.jobs,
@@ -136,6 +147,33 @@ def run_reproduce(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"{res.units_run} units computed in {res.seconds:.0f} s", file=sys.stderr)
     print(f"wrote {res.out}")
+    return 0
+
+
+def _run_ramel2018(args: argparse.Namespace) -> int:
+    from evstat.experiments.ramel2018 import run_ramel2018
+
+    parts = ["evstat", "reproduce", "ramel2018", "--rounds", str(args.rounds)]
+    if args.datasets:
+        parts += ["--datasets", *args.datasets]
+    parts += ["--seed", str(args.seed), "--jobs", str(args.jobs)]
+    if args.quiet:
+        parts.append("--quiet")
+    parts += ["--out", args.out]
+    command = " ".join(shlex.quote(p) for p in parts)
+    try:
+        res = run_ramel2018(args.out, rounds=args.rounds, seed=args.seed, jobs=args.jobs,
+                            datasets=args.datasets, quiet=args.quiet, command=command)
+    except KeyboardInterrupt:
+        print(f"evstat reproduce: interrupted; run the same command again to resume from {args.out}",
+              file=sys.stderr)
+        return 130
+    except (ValueError, TypeError, OSError, ImportError) as err:
+        print(f"evstat reproduce: error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
+    if not args.quiet:
+        print(f"{res['units_run']} units computed in {res['seconds']:.0f} s", file=sys.stderr)
+    print(f"wrote {res['out']}")
     return 0
 
 

@@ -14,12 +14,15 @@ Formula language
   ``positive=`` instead.
 * The right-hand side is a patsy formula evaluated on the data columns. Terms may use
   ``+``, ``-``, ``:``, ``*``, ``0``/``-1`` (no intercept) and functions. The functions available
-  are numpy as ``np``/``numpy``; the R-style shortcuts ``log``, ``log1p``, ``log2``, ``log10``,
-  ``exp``, ``sqrt`` (numpy) and ``logit``, ``expit`` (scipy.special); Python's built-ins; and
-  patsy's built-ins ``I``, ``Q``, ``center``, ``standardize``, ``scale``, ``bs``, ``cr``,
-  ``cc``, ``te``. The environment is fixed (it does not capture the caller's variables), so a
-  fitted model is reproducible and can be saved and reloaded; compute anything else as a column
-  first.
+  are the numpy functions listed in :mod:`evstat.formula.whitelist` as ``np.<name>`` (``np.log``,
+  ``np.exp``, ``np.sqrt``, ``np.clip``, ...); the R-style shortcuts ``log``, ``log1p``, ``log2``,
+  ``log10``, ``exp``, ``sqrt`` (numpy) and ``logit``, ``expit`` (scipy.special); the Python
+  built-ins ``abs``, ``round``, ``pow``; and patsy's ``I``, ``Q``, ``center``, ``standardize``,
+  ``scale``, ``bs``, ``cr``, ``cc``, ``te``. Every formula is checked against that whitelist
+  before anything is evaluated (also when a saved model is loaded) and evaluated without Python's
+  built-ins, so a formula cannot run other code. The environment is fixed (it does not capture
+  the caller's variables), so a fitted model is reproducible and can be saved and reloaded;
+  compute anything else as a column first.
 * Calibration needs numeric scores: every column used on the right must be numeric (not
   strings, bool or categorical) and every term must be numeric (patsy's categorical coding into
   dummy columns, e.g. ``C(g)`` or a logical ``I(s > 0)``, is rejected).
@@ -31,7 +34,6 @@ infinite values are always an error, and so are non-finite values produced by a 
 from __future__ import annotations
 
 import ast
-import builtins
 import math
 import numbers
 from collections.abc import Mapping
@@ -42,7 +44,8 @@ import numpy as np
 import pandas as pd
 import patsy
 from patsy import PatsyError
-from scipy import special
+
+from evstat.formula import schema, whitelist
 
 __all__ = ["ModelFrame", "model_frame"]
 
@@ -56,34 +59,19 @@ FORMAT_VERSION = 1
 #: ``lm.fit`` (LINPACK dqrdc2 with limited column pivoting, tol = 1e-7).
 _COLLINEAR_TOL = 1e-7
 
+_KNOWN_NAMES = set(whitelist.function_names()) | {"np", "numpy"}
 #: Largest magnitude of a calibration design value: the likelihood's information matrix sums
 #: squares of the design values, which overflow float64 beyond about 1.3e154 (R's glm fails
 #: there too); calibration scores larger than this must be rescaled. (Test rows are not bound
 #: by it: the predictive belief is computed on the direction of each row.)
 MAX_DESIGN_ABS = 1e150
-
-_FUNCTIONS: dict[str, Any] = {
-    "np": np,
-    "numpy": np,
-    "log": np.log,
-    "log1p": np.log1p,
-    "log2": np.log2,
-    "log10": np.log10,
-    "exp": np.exp,
-    "sqrt": np.sqrt,
-    "logit": special.logit,
-    "expit": special.expit,
-}
-_PATSY_BUILTINS: dict[str, Any] = {}
-exec("from patsy.builtins import *", {}, _PATSY_BUILTINS)  # noqa: S102 - patsy's own namespace
-_KNOWN_NAMES = set(_FUNCTIONS) | set(_PATSY_BUILTINS) | set(dir(builtins))
 _NA_NONE = patsy.NAAction(on_NA="raise", NA_types=[])  # evstat checks missing values itself
 _MISSING_CHOICES = ("raise", "drop")
 _SHOW = 5  # how many index labels / levels an error message shows
 
 
 def _eval_env() -> patsy.EvalEnvironment:
-    return patsy.EvalEnvironment([dict(_FUNCTIONS)])
+    return whitelist.eval_env()  # the whitelist's namespace, no Python built-ins
 
 
 # ---------------------------------------------------------------------------------------------
@@ -776,9 +764,11 @@ class ModelFrame:
                 f"model frame format version {d.get('version')!r} is not supported (this evstat "
                 f"reads version {FORMAT_VERSION}); re-save it with a matching evstat"
             )
+        schema.validate(d, schema.MODEL_FRAME, "model_frame")
         formula = d["formula"]
         _, rhs = _split_formula(formula)
         columns = list(d["score_columns"])
+        whitelist.check_formula(formula, columns=[*columns, d["response"]])
         data = {c: np.asarray(d["data"][c], dtype=np.float64) for c in columns}
         y = np.asarray(d["y"], dtype=np.float64)
         n = len(y)
@@ -991,6 +981,7 @@ def model_frame(
     if min_rows is not None and (not isinstance(min_rows, numbers.Integral) or min_rows < 0):
         raise ValueError(f"min_rows must be a non-negative integer or None, got {min_rows!r}")
     lhs, rhs = _split_formula(formula)
+    whitelist.check_formula(formula, columns=data.columns)  # before anything is evaluated
     response = _response_name(lhs, formula)
     if len(data) == 0:
         raise ValueError(

@@ -27,6 +27,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from evstat.plotting._style import OKABE_ITO
+from evstat.plotting.active import active_curves, query_map
 from evstat.plotting.calibration_map import calibration_map
 from evstat.plotting.contours import predictive_contours
 from evstat.plotting.decision_regions import decision_regions
@@ -38,6 +39,7 @@ from evstat.plotting.reliability import reliability_diagram
 __all__ = [
     "KINDS",
     "OKABE_ITO",
+    "active_curves",
     "applicable_kinds",
     "calibration_map",
     "coefficient_profile",
@@ -45,6 +47,7 @@ __all__ = [
     "ignorance_histogram",
     "plot",
     "predictive_contours",
+    "query_map",
     "reject_curve",
     "reliability_diagram",
 ]

@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["evstat.active", "evstat.active.query", "evstat.active.loop", "evstat.active.update"]
+MODULES = ["evstat.active", "evstat.active.query", "evstat.active.loop", "evstat.active.update", "evstat.active.cli"]
 
 
 @pytest.mark.parametrize("name", MODULES)

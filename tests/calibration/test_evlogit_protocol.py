@@ -303,7 +303,7 @@ def test_save_load_round_trip(fit, cal, new, tmp_path, targets):
     f = fit if targets == "platt" else ev.evlogit("cls ~ x1 + x2", data=cal, targets="binary")
     path = f.save(tmp_path / "model.json")
     d = json.loads(path.read_text(encoding="utf-8"))
-    assert d["format"] == "evstat" and d["format_version"] == 1 and d["method"] == "evlogit"
+    assert d["format"] == "evstat" and d["format_version"] == 2 and d["method"] == "evlogit"
     g = ev.load(path)
     assert type(g) is type(f) and g.targets == targets
     pd.testing.assert_series_equal(g.params, f.params, check_exact=True)
@@ -321,7 +321,7 @@ def test_load_rejects_tampered_files(fit, tmp_path):
     d = json.loads(path.read_text(encoding="utf-8"))
     bad = dict(d, format_version=99)
     (tmp_path / "v.json").write_text(json.dumps(bad))
-    with pytest.raises(ValueError, match="format version 99; this evstat reads version 1"):
+    with pytest.raises(ValueError, match="format version 99; this evstat reads version 2"):
         ev.load(tmp_path / "v.json")
     (tmp_path / "f.json").write_text(json.dumps(dict(d, format="other")))
     with pytest.raises(ValueError, match="not a model saved by evstat"):

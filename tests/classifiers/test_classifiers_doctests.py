@@ -14,6 +14,7 @@ MODULES = [
     "evstat.classifiers.eknn",
     "evstat.classifiers.evnn",
     "evstat.classifiers.gbt",
+    "evstat.classifiers.partial",
 ]
 
 

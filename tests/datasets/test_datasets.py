@@ -23,6 +23,7 @@ RAW = {
     "glass": (214, 10, "Type", {1: 70, 2: 76, 3: 17, 5: 13, 6: 9, 7: 29}),
     "vehicle": (846, 19, "Class", {"bus": 218, "opel": 212, "saab": 217, "van": 199}),
     "iris": (150, 5, "Species", {"setosa": 50, "versicolor": 50, "virginica": 50}),
+    "australian": (690, 15, "Class", {0: 383, 1: 307}),
 }
 
 # Score tables: dataset -> (class column of the source, positive label, source rows).
@@ -95,8 +96,8 @@ def test_known_first_rows() -> None:
 
 
 def test_unknown_name_raises_value_error_listing_names() -> None:
-    with pytest.raises(ValueError, match=r"unknown dataset 'australian'.*available datasets.*sonar"):
-        load("australian")
+    with pytest.raises(ValueError, match=r"unknown dataset 'adult'.*available datasets.*sonar"):
+        load("adult")
     with pytest.raises(ValueError, match=r"heart_scores"):
         load("no_such_data")
 

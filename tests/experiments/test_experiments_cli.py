@@ -29,7 +29,7 @@ def _run(capsys: pytest.CaptureFixture, argv: list[str]) -> tuple[int, str, str]
         (["reproduce", "minary2019", "--rounds", "two", "--out", "o"], "expected a positive integer, got 'two'"),
         (["reproduce", "minary2019", "--jobs", "0", "--out", "o"], "argument --jobs: expected a positive integer or -1"),
         (["reproduce", "minary2019", "--seed", "-3", "--out", "o"], "argument --seed: expected a non-negative integer"),
-        (["reproduce", "minary2019", "--datasets", "australian", "--out", "o"], "argument --datasets: invalid choice: 'australian'"),
+        (["reproduce", "minary2019", "--datasets", "adult", "--out", "o"], "argument --datasets: invalid choice: 'adult'"),
         (["reproduce", "minary2019", "--rounds", "2"], "the following arguments are required: --out"),
         (["reproduce", "minary2018", "--out", "o"], "argument STUDY: invalid choice: 'minary2018'"),
         (["reproduce", "--out", "o"], "the following arguments are required: STUDY"),

@@ -19,6 +19,7 @@ MODULES = [
     "evstat.plotting.profile",
     "evstat.plotting.reject",
     "evstat.plotting.ignorance",
+    "evstat.plotting.active",
     "evstat.report",
     "evstat.cli",
 ]
