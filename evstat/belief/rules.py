@@ -416,7 +416,7 @@ def log_weights(m: np.ndarray) -> np.ndarray:
     return lnw if np.ndim(m) == 2 else lnw[0]
 
 
-def cautious(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def cautious(a: np.ndarray, b: np.ndarray, *, method: str = "auto") -> np.ndarray:
     """Denoeux's normalised cautious rule for non-distinct sources (Denoeux 2008, AIJ 172).
 
     Both mass functions are decomposed canonically (:func:`log_weights`); the combination keeps,
@@ -425,7 +425,8 @@ def cautious(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     ``A^{w12(A)}`` are combined by Dempster's rule. Commutative, associative and idempotent
     (``m (cautious) m = m``), unlike Dempster's rule, which assumes distinct (independent)
     sources. Raises :class:`DogmaticMassError` for inputs with ``m(frame) = 0`` and
-    :class:`TotalConflictError` when the result would be in total conflict.
+    :class:`TotalConflictError` when the result would be in total conflict. ``method`` is
+    accepted for the kernels' common signature; the rule always uses the Moebius transforms.
 
     On the binary frame, with ``b = m({1})``, ``p = Pl({1})``: ``w({1}) = (p - b) / p`` and
     ``w({0}) = (p - b) / (1 - b)``; with ``W1``, ``W0`` the minima over the sources and
