@@ -417,6 +417,15 @@ class CalibrationResults:
         d.update(self._to_dict())
         return d
 
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
+        """Copies (``copy.deepcopy``) and transport to worker processes (joblib, Dask) go through
+        :meth:`to_dict` and the registry's ``from_dict``, as ``save``/``load`` do: what travels is
+        the JSON description, and rebuilding it runs nothing but the whitelisted formula. Files
+        stay JSON (never pickle files)."""
+        from evstat.calibration.registry import from_dict
+
+        return (from_dict, (self.to_dict(),))
+
     def save(self, path: str | Path) -> Path:
         """Save the fitted model as JSON (never pickle); reload with :func:`evstat.load`.
 
