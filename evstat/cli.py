@@ -10,6 +10,14 @@
 Errors (a missing file, a bad formula, an absent column, ...) print one line on stderr and exit
 with status 2, without a traceback. :func:`main` takes the argument list, so the command runs
 in-process too: ``evstat.cli.main(["report", "--example", "sonar", "-o", "r.html"])``.
+
+Input files: ``--data -`` reads standard input and named pipes work (``--data <(cat cal.csv)``);
+``--sep`` sets the column separator (``--sep ';'``, ``--sep tab``), and a file that reads as a
+single column containing ``;``, a tab or ``|`` gets an error suggesting ``--sep``. Duplicate
+column names are refused (pandas would silently rename the second ``a`` to ``a.1``). ``--grid``
+is at most :data:`MAX_GRID`. A single-score calibrator (``isotonic``, ``betacal``) asked for with
+a formula of several scores is skipped with a warning shown in the report (or fitted per score and
+combined with ``--method disjoint --disjoint-base isotonic``).
 """
 
 from __future__ import annotations
@@ -22,7 +30,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-__all__ = ["EXAMPLES", "main", "methods"]
+__all__ = ["EXAMPLES", "MAX_GRID", "main", "methods"]
+
+#: Largest --grid: the decision-region figure evaluates Bel/Pl at grid**2 points (500**2 =
+#: 250,000 rows; 20,000 was killed for memory before this bound existed).
+MAX_GRID = 500
+#: calibrators of a single score: skipped (with a warning in the report) for several scores
+SINGLE_SCORE = ("isotonic", "betacal")
+_SEPARATORS = {";": "';'", "\t": "tab", "|": "'|'"}
 
 #: --example names: the shipped score tables (evstat.datasets.load(name + "_scores"))
 EXAMPLES = ("sonar", "ionosphere", "pima", "heart", "wdbc", "simulated")
@@ -103,7 +118,9 @@ def _build_parser() -> argparse.ArgumentParser:
              f"left of '~', score columns right (default with --example: \"{EXAMPLE_FORMULA}\")",
     )
     src = rep.add_mutually_exclusive_group()
-    src.add_argument("--data", metavar="CAL.csv", help="CSV file of calibration rows (response and scores)")
+    src.add_argument("--data", metavar="CAL.csv",
+                     help="CSV file of calibration rows (response and scores); '-' reads standard input, "
+                          "named pipes such as <(cat cal.csv) work")
     src.add_argument(
         "--example", choices=EXAMPLES, metavar="NAME",
         help="use a shipped score table instead of --data: " + ", ".join(EXAMPLES)
@@ -112,8 +129,8 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     rep.add_argument(
         "--newdata", metavar="TEST.csv",
-        help="CSV file of test rows; with the response column the metrics use them "
-             "(default: the example's test rows, else none: metrics in-sample)",
+        help="CSV file of test rows ('-': standard input); with the response column the metrics use "
+             "them (default: the example's test rows, else none: metrics in-sample)",
     )
     rep.add_argument(
         "--method", nargs="+", metavar="METHOD", default=["evlogit"],
@@ -134,7 +151,16 @@ def _build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--date", default=None,
                      help="date printed in the footer (default today; fix it for byte-identical output)")
     rep.add_argument("--grid", type=int, default=40, metavar="G",
-                     help="grid points per axis of the decision-region figure (default 40)")
+                     help=f"grid points per axis of the decision-region figure (default 40, at most {MAX_GRID}: "
+                          "the figure evaluates G^2 points)")
+    rep.add_argument("--sep", default=",", metavar="SEP",
+                     help="column separator of the CSV files: one character, e.g. ';' or 'tab' (default ',')")
+    rep.add_argument("--missing", choices=("raise", "drop"), default="raise",
+                     help="rows with missing values: an error (raise, default) or dropped (drop)")
+    rep.add_argument("--disjoint-base", default="evlogit", metavar="METHOD",
+                     choices=("evlogit", "evbinning", "isotonic", "betacal"),
+                     help="calibrator of each score in --method disjoint: evlogit (default), evbinning, "
+                          "isotonic or betacal")
     rep.add_argument("-o", "--output", required=True, metavar="REPORT.html", help="HTML file to write")
     from evstat.experiments.cli import add_reproduce_parser  # `evstat reproduce` (evstat.experiments)
 
@@ -146,18 +172,70 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _read_csv(path: str, what: str) -> Any:
+def _separator(text: str) -> str:
+    """--sep as one character ('tab' and '\\t' for a tab)."""
+    sep = "\t" if text in ("tab", "\\t", "TAB") else text
+    if len(sep) != 1 or sep in "\"\r\n":
+        raise CommandError(f"--sep must be one character such as ',' ';' '|' or 'tab', got {text!r}")
+    return sep
+
+
+def _read_text(path: str, what: str) -> tuple[str, str]:
+    """The text of a CSV file, standard input ('-') or a named pipe, and how to name it."""
+    if path == "-":
+        try:
+            return sys.stdin.read(), "standard input"
+        except UnicodeDecodeError as err:
+            raise CommandError(f"cannot read {what} from standard input: not UTF-8 text ({err.reason})") from None
+    p = Path(path)
+    name = f"file {path!r}"
+    if p.is_dir():
+        raise CommandError(f"{what} {name} not found (it is a folder)")
+    if not p.exists():
+        raise CommandError(f"{what} {name} not found")
+    try:
+        raw = p.read_bytes()  # regular files and pipes (<(cat cal.csv) is /dev/fd/N, not a regular file)
+    except OSError as err:
+        raise CommandError(f"cannot read {what} {name}: {err.strerror or err}") from None
+    try:
+        return raw.decode("utf-8-sig"), name
+    except UnicodeDecodeError as err:
+        raise CommandError(f"cannot read {what} {name}: not UTF-8 text ({err.reason} at byte {err.start}); save it as UTF-8") from None
+
+
+def _read_csv(path: str, what: str, sep: str = ",") -> Any:
+    import csv
+    import io
+
     import pandas as pd
 
-    p = Path(path)
-    if not p.is_file():
-        raise CommandError(f"{what} file {path!r} not found" + (" (it is a folder)" if p.is_dir() else ""))
+    text, name = _read_text(path, what)
+    if not text.strip():
+        raise CommandError(f"cannot read {what} {name} as CSV: it is empty")
     try:
-        frame = pd.read_csv(p)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as err:
-        raise CommandError(f"cannot read {what} file {path!r} as CSV: {err}".replace("\n", " ")) from None
+        header = next(csv.reader(io.StringIO(text), delimiter=sep))
+    except (csv.Error, StopIteration) as err:
+        raise CommandError(f"cannot read {what} {name} as CSV: {err}") from None
+    seen: set[str] = set()
+    dups = [h for h in header if h in seen or seen.add(h)]  # type: ignore[func-returns-value]
+    if dups:
+        raise CommandError(
+            f"{what} {name} has duplicate column names {sorted(set(dups))} (pandas would rename the "
+            f"second {dups[0]!r} to '{dups[0]}.1'); column names must be unique: rename them"
+        )
+    if len(header) == 1:
+        for cand, shown in _SEPARATORS.items():
+            if cand != sep and cand in header[0]:
+                raise CommandError(
+                    f"{what} {name} reads as a single column {header[0][:60]!r} with separator "
+                    f"{sep!r}; it looks separated by {shown}: pass --sep {shown}"
+                )
+    try:
+        frame = pd.read_csv(io.StringIO(text), sep=sep)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as err:
+        raise CommandError(f"cannot read {what} {name} as CSV: {err}".replace("\n", " ")) from None
     if frame.empty:
-        raise CommandError(f"{what} file {path!r} has no rows")
+        raise CommandError(f"{what} {name} has no rows")
     return frame
 
 
@@ -189,14 +267,64 @@ def _positive(value: str | None, data: Any, formula: str) -> Any:
     return value
 
 
-def _fit(name: str, fn: Callable[..., Any], formula: str, data: Any, bins: int | None, positive: Any) -> Any:
+def _fit(name: str, fn: Callable[..., Any], formula: str, data: Any, bins: int | None, positive: Any,
+         missing: str = "raise", disjoint_base: str = "evlogit") -> Any:
     params = inspect.signature(fn).parameters
     kwargs: dict[str, Any] = {}
     if positive is not None:
         kwargs["positive"] = positive
-    if bins is not None and name == "evbinning" and "bins" in params:
+    if missing != "raise" and "missing" in params:
+        kwargs["missing"] = missing
+    if bins is not None and name in ("evbinning", "disjoint") and "bins" in params:
         kwargs["bins"] = bins
+    if name == "disjoint" and "method" in params:
+        kwargs["method"] = disjoint_base
     return fn(formula, data, **kwargs)
+
+
+def _n_scores(formula: str, data: Any, positive: Any, missing: str) -> int:
+    """Number of score terms (design columns but the intercept) of ``formula`` on ``data``."""
+    from evstat.formula import model_frame
+
+    mf = model_frame(formula, data, positive=positive, missing=missing)
+    return sum(1 for t in mf.terms if t != "Intercept")
+
+
+def _skip_message(name: str, formula: str, k: int) -> str:
+    return (
+        f"--method {name} skipped: {name} calibrates one score, but formula {formula!r} has {k} score "
+        f"terms; for {name} give a one-score formula (e.g. \"y ~ svm1\"), or calibrate each score "
+        f"with {name} and combine them with --method disjoint --disjoint-base {name}"
+    )
+
+
+#: API advice -> what the command line offers instead (every suggestion must be doable here)
+_ADVICE = (
+    ("pass missing='drop'", "pass --missing drop"),
+    ("or pass missing='drop'", "or pass --missing drop"),
+    ("pass positive=<the level coded 1>", "pass --positive LEVEL"),
+    ("remove positive=", "remove --positive"),
+    ("use ev.disjoint(..., method='isotonic')", "use --method disjoint --disjoint-base isotonic"),
+    ("use ev.disjoint(..., method='betacal')", "use --method disjoint --disjoint-base betacal"),
+    ("ev.disjoint(..., method='isotonic')", "--method disjoint --disjoint-base isotonic"),
+    ("ev.disjoint(..., method='betacal')", "--method disjoint --disjoint-base betacal"),
+    ("with ev.evlogit", "with --method evlogit"),
+    ("or ev.evbinning", "or --method evbinning"),
+    ("refit with empty='prior'", "use fewer --bins"),
+)
+
+
+def _cli_advice(text: str) -> str:
+    """Rewrite the Python API's advice in an error message as command-line options."""
+    import re
+
+    for old, new in _ADVICE:
+        text = text.replace(old, new)
+    text = re.sub(r"positive=(?!<)", "--positive ", text)
+    text = re.sub(r"convert it, e\.g\. pd\.to_numeric\(data\[(.+?)\]\)", r"fix column \1 in the CSV file", text)
+    text = re.sub(r"convert it to a number first, e\.g\. data\[(.+?)\]\.astype\(float\)",
+                  r"write column \1 as numbers (0/1) in the CSV file", text)
+    return text
 
 
 def _report(args: argparse.Namespace) -> str:
@@ -215,6 +343,16 @@ def _report(args: argparse.Namespace) -> str:
         raise CommandError(f"--bins must be a positive integer, got {args.bins}")
     if args.grid < 3:
         raise CommandError(f"--grid must be at least 3, got {args.grid}")
+    if args.grid > MAX_GRID:
+        raise CommandError(
+            f"--grid {args.grid} is too large: the decision-region figure evaluates grid^2 = "
+            f"{args.grid ** 2:,} points; use at most {MAX_GRID} (default 40)"
+        )
+    sep = _separator(args.sep)
+    if args.data == "-" and args.newdata == "-":
+        raise CommandError("--data and --newdata cannot both read standard input ('-'): give a file for one of them")
+    if args.disjoint_base != "evlogit" and "disjoint" not in args.method:
+        raise CommandError(f"--disjoint-base {args.disjoint_base} applies to --method disjoint, which is not in --method")
     out = Path(args.output)
     if out.parent != Path("") and not out.parent.is_dir():
         raise CommandError(f"cannot write {args.output!r}: folder {str(out.parent)!r} does not exist")
@@ -226,7 +364,7 @@ def _report(args: argparse.Namespace) -> str:
         cal = table[table["set"] == "calibration"].reset_index(drop=True)
         test = table[table["set"] == "test"].reset_index(drop=True)
         if args.newdata:
-            test = _read_csv(args.newdata, "--newdata")
+            test = _read_csv(args.newdata, "--newdata", sep)
         formula = args.formula or EXAMPLE_FORMULA
         provenance["Data"] = (
             f"example score table {args.example}_scores shipped with evstat ({table.shape[0]} rows x "
@@ -240,17 +378,28 @@ def _report(args: argparse.Namespace) -> str:
             raise CommandError("give the calibration data with --data CAL.csv, or use --example NAME")
         if not args.formula:
             raise CommandError("give a FORMULA such as \"y ~ svm1 + svm2\" (the response left of '~')")
-        cal = _read_csv(args.data, "--data")
-        test = _read_csv(args.newdata, "--newdata") if args.newdata else None
+        cal = _read_csv(args.data, "--data", sep)
+        test = _read_csv(args.newdata, "--newdata", sep) if args.newdata else None
         formula = args.formula
-        provenance["Data"] = f"--data {args.data} ({cal.shape[0]} rows x {cal.shape[1]} columns)" + (
-            f"; --newdata {args.newdata}" if args.newdata else ""
+        data_name = "standard input" if args.data == "-" else args.data
+        provenance["Data"] = f"--data {data_name} ({cal.shape[0]} rows x {cal.shape[1]} columns)" + (
+            f"; --newdata {'standard input' if args.newdata == '-' else args.newdata}" if args.newdata else ""
         )
         title = args.title
     positive = _positive(args.positive, cal, formula)
     fits = {}
+    notes: list[str] = []
+    single = [m for m in args.method if m in SINGLE_SCORE]
+    k = _n_scores(formula, cal, positive, args.missing) if single else 1
     for name in args.method:
-        fits[name] = _fit(name, available[name], formula, cal, args.bins, positive)
+        if name in SINGLE_SCORE and k > 1:
+            notes.append(_skip_message(name, formula, k))
+            continue
+        fits[name] = _fit(name, available[name], formula, cal, args.bins, positive, args.missing, args.disjoint_base)
+    if not fits:
+        raise CommandError(notes[0].replace(" skipped:", ":", 1) + " (no other --method was given)")
+    for note in notes:
+        warnings.warn(note, UserWarning, stacklevel=1)
     argv = ["evstat", "report"] + ([repr(args.formula)] if args.formula else [])
     provenance["Command"] = " ".join(
         argv
@@ -258,6 +407,9 @@ def _report(args: argparse.Namespace) -> str:
         + ([f"--newdata {args.newdata}"] if args.newdata else [])
         + ["--method " + " ".join(args.method)]
         + ([f"--bins {args.bins}"] if args.bins is not None else [])
+        + ([f"--sep {args.sep!r}"] if args.sep != "," else [])
+        + ([f"--missing {args.missing}"] if args.missing != "raise" else [])
+        + ([f"--disjoint-base {args.disjoint_base}"] if args.disjoint_base != "evlogit" else [])
         + [f"--reject-cost {args.reject_cost:g}"]
         + ([f"--date {args.date}"] if args.date else [])
         + [f"-o {out.name}"]
@@ -267,7 +419,7 @@ def _report(args: argparse.Namespace) -> str:
     report(
         out, fits if len(fits) > 1 else next(iter(fits.values())), newdata=test, title=title,
         date=args.date, reject_cost=args.reject_cost, grid=args.grid,
-        seed=None, provenance=provenance,
+        seed=None, provenance=provenance, notes=notes,
     )
     return str(out)
 
@@ -276,7 +428,7 @@ def _one_line(err: BaseException) -> str:
     text = str(err).strip() or type(err).__name__
     if isinstance(err, KeyError) and text.startswith("'") and text.endswith("'"):
         text = f"column {text} not found"
-    return " ".join(text.split())
+    return _cli_advice(" ".join(text.split()))
 
 
 def _show_warning(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:

@@ -26,10 +26,11 @@ m({1}) = Bel, m({0}) = 1 - Pl, m({0,1}) = Pl - Bel. The strategies rank the pool
     random (seeded). Both prefilters are documented approximations; ``candidates=None,
     reference=None`` scores every row on the whole pool.
 
-Ties. Rows whose criterion is exactly equal (bit for bit, e.g. all the rows of one bin) are in
-random order: the rows are first shuffled with the seeded generator, then sorted stably by
-decreasing criterion, so every tied row is equally likely to be chosen, and the same seed gives
-the same choice.
+Ties. Rows whose criterion is equal to 12 decimals (all the rows of one bin; mirror-image bins
+with k and n - k positives, whose BetP entropies differ only by rounding) are in random order:
+the rows are first shuffled with the seeded generator, then sorted stably by decreasing
+criterion rounded to 12 decimals, so every tied row is equally likely to be chosen, and the same
+seed gives the same choice.
 
 Batches (``n > 1``). ``batch="greedy"`` (default) picks one row at a time, and after each pick
 refits with that row labelled by its expected label (the more probable class under BetP; at
@@ -231,9 +232,10 @@ def criterion(
 
 
 def _rank(values: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.intp]:
-    """Positions in decreasing order of ``values`` (NaN last), exact ties in seeded random order."""
+    """Positions in decreasing order of ``values`` (NaN last), ties (12 decimals) in seeded random order."""
     perm = rng.permutation(values.size)
-    v = np.where(np.isnan(values[perm]), -np.inf, values[perm])
+    v = np.round(values[perm], 12)
+    v = np.where(np.isnan(v), -np.inf, v)
     return perm[np.argsort(-v, kind="stable")]
 
 

@@ -862,7 +862,8 @@ def eknn(
         neighbour's label mass is discounted by ``alpha exp(-gamma d^2)`` and the ``k`` are
         combined by Dempster's rule (:mod:`evstat.classifiers.partial` gives the choices). The
         response column still names the classes; when every label mass is categorical on the
-        response's class, the result is exactly that of crisp labels.
+        response's class, the result is exactly that of crisp labels. With uncertain labels,
+        ``lam`` defaults to 1 (plausibility output against the labels' plausibilities).
 
     Returns
     -------
@@ -927,7 +928,8 @@ def eknn(
         if not np.all(values[np.arange(cf.n), 1 << codes] == 1.0):
             hard = np.argmax(values @ _member_over_card(M), axis=1)
             g0p = initial_gamma(X, hard, M) if gamma is None else _check_gamma(gamma, cf.levels)
-            return fit_partial(cf, values, kk, a, lm, g0p, bool(optimize))
+            lm_p = 1.0 if lam is None else lm  # see evstat.classifiers.partial: lambda = 1/M collapses
+            return fit_partial(cf, values, kk, a, lm_p, g0p, bool(optimize))
     g0 = initial_gamma(X, codes, M) if gamma is None else _check_gamma(gamma, cf.levels)
     idx, d2 = knn(X, X, kk, exclude_self=True)
     labels = codes[idx]

@@ -28,6 +28,19 @@ An equivalence claim ("a and b are nearly equal") uses a margin ``delta`` (one p
 of error rate): a cell is *for* when ``|mean| + 2 SE <= delta``, *against* when
 ``|mean| - 2 SE > delta``; the same verdict words apply.
 
+"Not always better" claims ("joint binning is not always better than disjoint binning") hold
+when at least one cell is significantly the other way: *supported* with some cell *for* (the
+first method significantly worse there), *contradicted* when every cell is *against* (the first
+method significantly better everywhere), *inconclusive* otherwise.
+
+Sanity checks
+-------------
+Comparisons that hold by construction are tested too, but reported apart from the findings
+(``Comparison.sanity``): the reject-rate ordering of the three strategies (Bel <= theta_hat <= Pl
+makes the pessimistic cost of the chosen class the largest and the optimistic one the smallest),
+and the larger error-rate spread at 15 calibration rows, which follows from the pessimistic
+strategy rejecting nearly every row there.
+
 Accuracy at equal error (Figs. 9-10)
 ------------------------------------
 For each data set and calibration size the reject curves of a strategy are pooled over rounds:
@@ -52,6 +65,7 @@ __all__ = [
     "Z",
     "accuracy_gap",
     "claims_table",
+    "frontier_cells",
     "paired_cells",
     "pooled_curves",
     "verdict",
@@ -149,6 +163,8 @@ class Comparison:
     cells: pd.DataFrame  # mean, se, n, status
     pooled: pd.Series
     verdict: str
+    sanity: bool = False
+    """True for a check that holds by construction (reported apart from the findings)."""
 
     def counts(self) -> tuple[int, int, int]:
         s = self.cells["status"] if len(self.cells) else pd.Series(dtype=str)
@@ -332,10 +348,38 @@ def _single(claim: str, finding: str, comparison: str, mean: float, se: float, n
     return c
 
 
-def claims_table(results: object) -> list[Comparison]:
+def _not_always(c: Comparison) -> Comparison:
+    """Verdict of a "not always better" claim from its cells (see the module docstring)."""
+    n_for, n_against, _ = c.counts()
+    n = len(c.cells)
+    c.verdict = ("no data" if n == 0 else "supported" if n_for > 0
+                 else "contradicted" if n_against == n else "inconclusive")
+    return c
+
+
+def frontier_cells(front: object) -> pd.DataFrame:
+    """Fig. 7: for each calibration size and strategy, the share of the plotted plane rejected and
+    whether the strategy has a decision frontier there (it decides part of the plane and rejects
+    another part: ``0 < share < 1``).
+
+    Examples
+    --------
+    >>> from evstat.experiments.minary2019 import Frontiers
+    >>> f = Frontiers(x1=np.zeros(2), x2=np.zeros(2), decisions={}, cal={},
+    ...               reject_share={(15, "pessimistic"): 1.0, (15, "optimistic"): 0.3})
+    >>> frontier_cells(f)[["reject_share", "frontier"]].values.tolist()
+    [[1.0, False], [0.3, True]]
+    """
+    rows = [{"n_cal": int(n), "strategy": s, "reject_share": float(v), "frontier": bool(0.0 < v < 1.0)}
+            for (n, s), v in front.reject_share.items()]  # type: ignore[attr-defined]
+    return pd.DataFrame(rows, columns=["n_cal", "strategy", "reject_share", "frontier"])
+
+
+def claims_table(results: object, front: object | None = None) -> list[Comparison]:
     """Every tested comparison of the paper's findings, computed from ``results``
     (a :class:`evstat.experiments.minary2019.StudyResults`); see
-    :func:`evstat.experiments.minary2019.load_results` for an example."""
+    :func:`evstat.experiments.minary2019.load_results` for an example. ``front`` (the
+    :class:`~evstat.experiments.minary2019.Frontiers` of Fig. 7) adds the frontier claim."""
     from evstat.experiments.methods import METHODS
 
     er = results.error_rates  # type: ignore[attr-defined]
@@ -347,9 +391,16 @@ def claims_table(results: object) -> list[Comparison]:
     f1 = ("'the approaches based on the logistic regression are always better than those based on binning, as "
           "their obtained error rates are lower'")
     for worse, better in (("joint_binning", "joint_logistic"), ("disjoint_binning", "disjoint_logistic"),
-                          ("joint_binning_prob", "joint_logistic_prob")):
+                          ("joint_binning_prob", "joint_logistic_prob"), ("joint_binning", "disjoint_logistic")):
         if {worse, better} <= have:
             out.append(compare(er, c1, f1, worse, better, labels))
+
+    c1b = "Joint binning is not always better than disjoint binning (5.2)"
+    f1b = "'the joint binning is not always better than the disjoint binning'"
+    if {"joint_binning", "disjoint_binning"} <= have:
+        c = compare(er, c1b, f1b, "joint_binning", "disjoint_binning", labels)
+        c.comparison += " (the claim holds if some cell is significantly positive)"
+        out.append(_not_always(c))
 
     c2 = "Evidential joint logistic beats the disjoint approaches (5.2)"
     f2 = "'the evidential joint approach always presents better results than the evidential disjoint approach'"
@@ -388,8 +439,23 @@ def claims_table(results: object) -> list[Comparison]:
                 small, big = sizes[0], sizes[-1]
                 d = ((w[(small, s1)] - w[(small, s2)]) - (w[(big, s1)] - w[(big, s2)])).dropna()
                 se = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else np.nan
-                out.append(_single(c6, f6, f"({s1} - {s2} {label}) at {small} rows minus the same at {big} rows, "
-                                   f"R_rej = 0.15", float(d.mean()), se, float(len(d))))
+                c = _single(c6, f6, f"({s1} - {s2} {label}) at {small} rows minus the same at {big} rows, "
+                            f"R_rej = 0.15", float(d.mean()), se, float(len(d)))
+                # the error-rate spread at few rows follows from the pessimistic strategy rejecting
+                # (nearly) every row there: a sanity check, not a finding
+                c.sanity = what == "error_rate"
+                out.append(c)
+        c6b = "Strategies nearly equal in error with 200 calibration rows (5.4, Fig. 8a)"
+        f6b = ("'if there are a lot of examples to train the joint calibration, the obtained error rates are almost "
+               "equal'")
+        big = int(r15["n_cal"].max())
+        for s1, s2 in (("pessimistic", "probabilistic"), ("optimistic", "probabilistic"), ("optimistic", "pessimistic")):
+            cells = _fig8_cells(r15[r15["n_cal"] == big], "error_rate", s1, s2)
+            if len(cells):
+                m, se, n = (float(cells[k].iloc[0]) for k in ("mean", "se", "n"))
+                out.append(_single(c6b, f6b, f"error rate, {s1} minus {s2}, {big} calibration rows, R_rej = 0.15 "
+                                   f"(margin +/-{DELTA:g})", m, se, n, kind="equivalence",
+                                   index=[f"{big} calibration rows"]))
         c7 = "Optimistic rejects least, pessimistic most (5.4, Fig. 7)"
         f7 = ("'the evidential joint calibration based on the optimistic strategy tends to reject less the test "
               "samples than the two others. It is the exact opposite for ... the pessimistic strategy ... The "
@@ -399,9 +465,25 @@ def claims_table(results: object) -> list[Comparison]:
             cells.index = pd.Index([f"{int(v)} calibration rows" for v in cells.index], name="cell")
             cells["status"] = _status(cells, "direction")
             pooled = pd.Series({"mean": float(cells["mean"].mean()), "se": np.nan, "n": float(cells["n"].min())})
-            c = Comparison(c7, f7, f"reject rate, {s1} minus {s2}, R_rej = 0.15", "direction", cells, pooled, "")
+            c = Comparison(c7, f7, f"reject rate, {s1} minus {s2}, R_rej = 0.15", "direction", cells, pooled, "",
+                           sanity=True)  # Bel <= theta_hat <= Pl orders the chosen costs
             c.verdict = verdict(*c.counts()[:2], len(cells))
             out.append(c)
+
+    if front is not None:
+        c7b = "Every strategy has a decision frontier at 200 and at 15 calibration rows (5.4, Fig. 7)"
+        f7b = ("Fig. 7 draws the frontiers of the pessimistic, optimistic and probabilistic strategies for joint "
+               "logistic calibration on 200 and on 15 rows")
+        fc = frontier_cells(front)
+        cells = pd.DataFrame({
+            "mean": fc["reject_share"].to_numpy(), "se": np.nan, "n": 1.0,
+            "status": np.where(fc["frontier"], "for", "against"),
+        }, index=pd.MultiIndex.from_arrays([fc["n_cal"].astype(int), fc["strategy"]], names=["calibration rows", "strategy"]))
+        pooled = pd.Series({"mean": float(fc["frontier"].mean()), "se": np.nan, "n": 1.0})
+        c = Comparison(c7b, f7b, "share of the Fig. 7 plane rejected at R_rej = 0.15 (a frontier exists when it is "
+                       "strictly between 0 and 1; one realisation)", "frontier", cells, pooled, "")
+        c.verdict = verdict(*c.counts()[:2], len(cells))
+        out.append(c)
 
     rc = results.reject_curves  # type: ignore[attr-defined]
     if len(rc):
@@ -435,15 +517,16 @@ def claims_table(results: object) -> list[Comparison]:
 
 
 def claims_frame(comparisons: Sequence[Comparison]) -> pd.DataFrame:
-    """One row per comparison: claim, comparison, cells for / against / unclear, pooled mean and
-    SE, verdict (what ``claims.csv`` holds)."""
+    """One row per comparison: type (finding or sanity check), claim, comparison, cells for /
+    against / unclear, pooled mean and SE, verdict (what ``claims.csv`` holds)."""
     rows = []
     for c in comparisons:
         n_for, n_against, n_unclear = c.counts()
         rows.append({
+            "type": "sanity check" if c.sanity else "finding",
             "claim": c.claim, "comparison": c.comparison, "kind": c.kind, "cells": len(c.cells),
             "cells_for": n_for, "cells_against": n_against, "cells_unclear": n_unclear,
             "pooled_mean": c.pooled["mean"], "pooled_se": c.pooled["se"], "verdict": c.verdict,
         })
-    return pd.DataFrame(rows, columns=["claim", "comparison", "kind", "cells", "cells_for", "cells_against",
+    return pd.DataFrame(rows, columns=["type", "claim", "comparison", "kind", "cells", "cells_for", "cells_against",
                                        "cells_unclear", "pooled_mean", "pooled_se", "verdict"])

@@ -4,6 +4,7 @@
 
     evstat reproduce minary2019 --rounds 100 --jobs 2 --out reports/minary2019
     evstat reproduce minary2019 --rounds 2 --datasets sonar heart --quiet --out /tmp/smoke
+    evstat reproduce credal-knn --runs 10 --out reports/credal-knn
 
 :func:`add_reproduce_parser` adds the subcommand to the ``evstat`` parser's subparsers and
 :func:`run_reproduce` runs it. Bad options print one line on stderr and exit with status 2; an
@@ -19,7 +20,7 @@ from typing import Any
 
 __all__ = ["STUDIES", "add_reproduce_parser", "main", "run_reproduce"]
 
-STUDIES = ("minary2019", "ramel2018")
+STUDIES = ("minary2019", "ramel2018", "credal-knn")
 """Studies ``evstat reproduce`` knows."""
 
 
@@ -68,11 +69,14 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
     from evstat.experiments.minary2019 import DATASETS as _MINARY
     from evstat.experiments.ramel2018 import DATASETS as _RAMEL
 
-    DATASETS = tuple(dict.fromkeys(_MINARY + _RAMEL))
+    from evstat.experiments.credal_knn import K_GRID, REAL_DATASETS
+
+    DATASETS = tuple(dict.fromkeys(_MINARY + _RAMEL + REAL_DATASETS))
 
     rep = subparsers.add_parser(
         "reproduce",
-        help="reproduce a paper's experiments (CSV results and an HTML report)",
+        help="reproduce a paper's experiments (CSV results and an HTML report); needs "
+             "pip install \"evstat[experiments]\"",
         description=(
             "Reproduce the experiments of a paper. minary2019: Minary, Pichon, Mercier, Lefevre\n"
             "and Droit (2019), 'Evidential joint calibration of binary SVM classifiers', section 5:\n"
@@ -85,13 +89,21 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
             "SVM classifiers': Hartley, pignistic and random sampling (and evstat's expected\n"
             "ignorance reduction and greedy batches) on a binary-output classifier (Fig. 1, closed\n"
             "form and counts) and on three SVMs with joint evidential logistic calibration (Fig. 2).\n"
-            "Writes exp1_*.csv, exp2_*.csv, claims.csv and settings.json into --out."
+            "Writes exp1_*.csv, exp2_*.csv, claims.csv and settings.json into --out.\n"
+            "credal-knn: Liu, Pan and Dezert, 'Evidential classifier for imprecise data based on\n"
+            "belief functions' (EC, Test 1.2, Simulation 2, real data with 2-fold CV) and the\n"
+            "examples of Denoeux's lecture (EkNN, evidential neural network, partially supervised\n"
+            "EkNN). Writes CSV files, figures (PNG) and claims.csv into --out.\n"
+            "Needs the experiments extra (scikit-learn, joblib), which 'pip install .' does not\n"
+            "install: pip install \"evstat[experiments]\" (or pip install \".[experiments]\")."
         ),
         epilog=(
             "Examples:\n"
-            "  evstat reproduce minary2019 --rounds 100 --jobs 2 --out reports/minary2019\n"
+            "  evstat reproduce minary2019 --rounds 100 --jobs 2 --svm default --out reports/minary2019/svm-default\n"
+            "  evstat reproduce minary2019 --rounds 100 --jobs 2 --svm tuned --out reports/minary2019/svm-tuned\n"
             "  evstat reproduce minary2019 --rounds 2 --datasets sonar heart --quiet --out smoke\n"
-            "  evstat reproduce ramel2018 --rounds 100 --jobs 2 --out reports/ramel2018"
+            "  evstat reproduce ramel2018 --rounds 100 --jobs 2 --out reports/ramel2018\n"
+            "  evstat reproduce credal-knn --runs 10 --out reports/credal-knn"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -100,6 +112,13 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
                      help="random partitions per data set (default 100, as the paper)")
     rep.add_argument("--datasets", nargs="+", choices=DATASETS, metavar="NAME", default=None,
                      help=f"data sets (default all): {', '.join(DATASETS)}")
+    rep.add_argument("--runs", type=_positive_int, default=10, metavar="R",
+                     help="credal-knn: Monte-Carlo runs of Simulation 2 and repetitions of the 2-fold "
+                          "cross-validation (default 10, as the paper's Monte-Carlo runs)")
+    rep.add_argument("--k-grid", type=_positive_int, nargs="+", default=list(K_GRID), metavar="K",
+                     help=f"credal-knn: K of Simulation 2 (default {' '.join(map(str, K_GRID))})")
+    rep.add_argument("--no-lecture", action="store_true",
+                     help="credal-knn: skip the examples of Denoeux's lecture (EkNN, evidential NN, partial EkNN)")
     rep.add_argument("--seed", type=_seed, default=2019, metavar="S", help="root seed (default 2019, for every study)")
     rep.add_argument("--jobs", type=_jobs, default=1, metavar="N",
                      help="parallel worker processes, -1 for every core (default 1); results do not depend on it")
@@ -107,6 +126,12 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
     rep.add_argument("--no-report", action="store_true", help="write the CSV files only")
     rep.add_argument("--frontier-grid", type=_positive_int, default=81, metavar="G",
                      help="grid points per axis of Fig. 7 (default 81)")
+    rep.add_argument("--svm", choices=("default", "tuned"), default="default",
+                     help="minary2019: SVM hyper-parameters: default = C 1, gamma 'scale'; tuned = C and gamma by "
+                          "cross-validation on each SVM's training rows over LIBSVM grid.py's grid (default: default)")
+    rep.add_argument("--tie", choices=("random", "first"), default="random",
+                     help="minary2019: tie policy of every method's decisions without reject: random (from the round's seed) "
+                          "or first (class 0) (default: random)")
     rep.add_argument("--out", required=True, metavar="DIR", help="output folder (created; reused to resume)")
     return rep
 
@@ -115,7 +140,9 @@ def _command(args: argparse.Namespace) -> str:
     parts = ["evstat", "reproduce", args.study, "--rounds", str(args.rounds)]
     if args.datasets:
         parts += ["--datasets", *args.datasets]
-    parts += ["--seed", str(args.seed), "--jobs", str(args.jobs)]
+    parts += ["--seed", str(args.seed), "--jobs", str(args.jobs), "--svm", args.svm]
+    if args.tie != "random":
+        parts += ["--tie", args.tie]
     if args.frontier_grid != 81:
         parts += ["--frontier-grid", str(args.frontier_grid)]
     if args.quiet:
@@ -126,16 +153,50 @@ def _command(args: argparse.Namespace) -> str:
     return " ".join(shlex.quote(p) for p in parts)
 
 
+#: what ``evstat reproduce`` needs beyond ``pip install evstat``: import name -> package name
+EXTRAS = {"sklearn": "scikit-learn", "joblib": "joblib"}
+
+
+def missing_extras() -> list[str]:
+    """The packages of the ``experiments`` extra that cannot be imported (package names).
+
+    Examples
+    --------
+    >>> isinstance(missing_extras(), list)
+    True
+    """
+    import importlib
+
+    missing = []
+    for module, package in EXTRAS.items():
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            missing.append(package)
+    return missing
+
+
 def run_reproduce(args: argparse.Namespace) -> int:
     """Run ``evstat reproduce`` with parsed arguments; returns the exit status (0, 2 or 130)."""
+    missing = missing_extras()
+    if missing:
+        print(
+            f"evstat reproduce: error: needs {' and '.join(missing)}, which 'pip install evstat' does not "
+            'install: run pip install "evstat[experiments]" (or pip install ".[experiments]" in a checkout)',
+            file=sys.stderr,
+        )
+        return 2
     from evstat.experiments.minary2019 import run_minary2019
 
     if args.study == "ramel2018":
         return _run_ramel2018(args)
+    if args.study == "credal-knn":
+        return _run_credal_knn(args)
     try:
         res = run_minary2019(
             args.out, rounds=args.rounds, datasets=args.datasets, seed=args.seed, jobs=args.jobs,
             quiet=args.quiet, report=not args.no_report, command=_command(args), frontier_grid=args.frontier_grid,
+            svm=args.svm, tie=args.tie,
         )
     except KeyboardInterrupt:
         print(f"evstat reproduce: interrupted; run the same command again to resume from {args.out}",
@@ -174,6 +235,41 @@ def _run_ramel2018(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"{res['units_run']} units computed in {res['seconds']:.0f} s", file=sys.stderr)
     print(f"wrote {res['out']}")
+    return 0
+
+
+def _run_credal_knn(args: argparse.Namespace) -> int:
+    from evstat.experiments.credal_knn import REAL_DATASETS, run_credal_knn
+
+    wrong = [d for d in (args.datasets or []) if d not in REAL_DATASETS]
+    if wrong:
+        print(f"evstat reproduce: error: credal-knn has no data set {wrong}; choose from "
+              f"{', '.join(REAL_DATASETS)}", file=sys.stderr)
+        return 2
+    parts = ["evstat", "reproduce", "credal-knn", "--runs", str(args.runs)]
+    if args.datasets:
+        parts += ["--datasets", *args.datasets]
+    parts += ["--seed", str(args.seed), "--k-grid", *map(str, args.k_grid)]
+    if args.no_lecture:
+        parts.append("--no-lecture")
+    if args.quiet:
+        parts.append("--quiet")
+    parts += ["--out", args.out]
+    try:
+        res = run_credal_knn(
+            args.out, runs=args.runs, seed=args.seed, k_grid=tuple(args.k_grid),
+            datasets=tuple(args.datasets or REAL_DATASETS), lecture=not args.no_lecture,
+            quiet=args.quiet, command=" ".join(shlex.quote(p) for p in parts),
+        )
+    except KeyboardInterrupt:
+        print("evstat reproduce: interrupted; run the same command again to start over", file=sys.stderr)
+        return 130
+    except (ValueError, TypeError, OSError) as err:
+        print(f"evstat reproduce: error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
+    if not args.quiet:
+        print(f"done in {res.seconds:.0f} s", file=sys.stderr)
+    print(f"wrote {res.out}")
     return 0
 
 

@@ -3,8 +3,12 @@
 Every method turns the SVM scores of the calibration rows into a decision for each test row;
 without a reject option the decision is the class of highest belief (0-1 costs; both evidential
 strategies agree, section 5.2) or, for a probabilistic method, the class of probability above
-1/2. Ties go to class 0 (the convention of :func:`evstat.metrics.decide_binary` and
-:func:`evstat.metrics.error_rate`). The error rate is misclassified / tested.
+1/2, by :func:`evstat.metrics.decide_binary`. A tie (Bel({1}) = Bel({0}), e.g. a vacuous mass
+from an empty cell, an empty ball or far neighbours; or p = 1/2) is decided by one policy for
+every method, the ``tie`` argument of :func:`method_errors`: ``"random"`` (class 0 or 1 with
+probability 1/2, the study's default, as evclass's ``max.col``) or ``"first"`` (class 0). The
+number of tied test rows is reported per method (``n_ties``). The error rate is misclassified /
+tested.
 
 Methods (``name``: what it is)
 
@@ -12,7 +16,7 @@ Methods (``name``: what it is)
   ``y ~ svm1 + svm2 + svm3`` fitted to the concatenation of the three calibration halves.
 * ``joint_logistic_prob``: its probabilistic version, theta_hat > 1/2 (same fit).
 * ``joint_binning``: evidential joint binning, :func:`evstat.evbinning` with B_M = 3 uniform bins
-  per score (27 cells); an empty cell is vacuous (Bel = 0, Pl = 1), which decides class 0 (tie).
+  per score (27 cells); an empty cell is vacuous (Bel = 0, Pl = 1), a tie decided by the tie policy.
 * ``joint_binning_prob``: its probabilistic version k/n; an empty cell, where k/n is undefined,
   predicts the positive rate of the calibration data (``empty="prior"``, the paper is silent).
 * ``disjoint_logistic``: Xu et al.'s disjoint approach, each score calibrated alone by evidential
@@ -36,6 +40,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -93,13 +98,22 @@ class Prediction:
     p: NDArray[np.float64] | None = None
     note: str = ""
 
-    def decisions(self) -> NDArray[np.int64]:
-        """0/1 decisions without reject: the class of highest belief, or p > 1/2 (ties to 0)."""
+    def decisions(self, tie: str = "first", seed: Any = None) -> NDArray[np.int64]:
+        """0/1 decisions without reject: the class of highest belief, or p > 1/2; ties by the
+        ``tie`` policy of :func:`evstat.metrics.decide_binary` (``"first"``: class 0)."""
         from evstat.metrics import decide_binary
 
         if self.bel is not None:
-            return decide_binary(self.bel, self.pl, "pessimistic").astype(np.int64)
-        return (np.asarray(self.p) > 0.5).astype(np.int64)
+            return decide_binary(self.bel, self.pl, "pessimistic", tie=tie, seed=seed).astype(np.int64)
+        return decide_binary(None, None, "probabilistic", p=self.p, tie=tie, seed=seed).astype(np.int64)
+
+    def ties(self) -> NDArray[np.bool_]:
+        """Test rows whose two classes are tied (see :func:`evstat.metrics.tied_rows`)."""
+        from evstat.metrics import tied_rows
+
+        if self.bel is not None:
+            return tied_rows(self.bel, self.pl, "pessimistic")
+        return tied_rows(None, None, "probabilistic", p=self.p)
 
 
 def available_methods() -> list[str]:
@@ -272,29 +286,60 @@ def predict_methods(
     return {m: out[m] for m in names}
 
 
-def method_errors(y: NDArray, predictions: dict[str, Prediction]) -> pd.DataFrame:
-    """Error counts of each method's decisions without reject.
+TIES = ("random", "first")
+"""Tie policies of the study (:func:`evstat.metrics.decide_binary`'s ``tie``)."""
+
+
+def _method_seed(seed: Any, name: str) -> np.random.SeedSequence:
+    """The tie-breaking seed of one method: ``seed``'s spawn key extended by the method's
+    position in :data:`METHODS` (so it does not depend on which methods run)."""
+    base = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    return np.random.SeedSequence(base.entropy, spawn_key=(*base.spawn_key, list(METHODS).index(name)))
+
+
+def method_errors(
+    y: NDArray, predictions: dict[str, Prediction], tie: str = "first", seed: Any = None
+) -> pd.DataFrame:
+    """Error counts of each method's decisions without reject, and its tied test rows.
+
+    Parameters
+    ----------
+    y : array of 0/1
+        Test classes.
+    predictions : dict
+        name -> :class:`Prediction` (from :func:`predict_methods`).
+    tie : {"first", "random"}, default "first"
+        Tie policy for every method (:func:`evstat.metrics.decide_binary`).
+    seed : int or numpy.random.SeedSequence, optional
+        Randomness of ``tie="random"``; each method draws from its own child sequence.
 
     Returns
     -------
     pandas.DataFrame
         One row per method: ``method``, ``n_test``, ``n_errors``, ``error_rate`` (NaN for a
-        method that failed) and ``note``.
+        method that failed), ``n_ties`` (test rows whose class the tie policy chose) and
+        ``note``.
 
     Examples
     --------
     >>> import numpy as np
     >>> pred = {"joint_logistic_prob": Prediction(p=np.array([0.2, 0.7, 0.5]))}
-    >>> method_errors(np.array([0, 0, 1]), pred)[["method", "n_errors", "error_rate"]]
-                    method  n_errors  error_rate
-    0  joint_logistic_prob       2.0    0.666667
+    >>> method_errors(np.array([0, 0, 1]), pred)[["method", "n_errors", "error_rate", "n_ties"]]
+                    method  n_errors  error_rate  n_ties
+    0  joint_logistic_prob       2.0    0.666667     1.0
     """
+    check = [t for t in (tie,) if t not in TIES]
+    if check:
+        raise ValueError(f"tie must be one of {TIES}, got {tie!r}")
     yy = np.asarray(y, dtype=np.int64)
     rows = []
     for name, pred in predictions.items():
         if pred.bel is None and pred.p is None:
-            ne = np.nan
+            ne = nt = np.nan
         else:
-            ne = float(np.sum(pred.decisions() != yy))
-        rows.append({"method": name, "n_test": yy.size, "n_errors": ne, "error_rate": ne / yy.size, "note": pred.note})
-    return pd.DataFrame(rows, columns=["method", "n_test", "n_errors", "error_rate", "note"])
+            s = _method_seed(seed, name) if name in METHODS else seed
+            ne = float(np.sum(pred.decisions(tie, s) != yy))
+            nt = float(np.sum(pred.ties()))
+        rows.append({"method": name, "n_test": yy.size, "n_errors": ne, "error_rate": ne / yy.size, "n_ties": nt,
+                     "note": pred.note})
+    return pd.DataFrame(rows, columns=["method", "n_test", "n_errors", "error_rate", "n_ties", "note"])

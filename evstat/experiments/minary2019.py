@@ -20,11 +20,17 @@ Three parts, each repeated for ``rounds`` random partitions (default 100):
 
 Fig. 7 (decision frontiers in the feature space, one realisation) is drawn by the report.
 
-Data sets: sonar, ionosphere, pima (the paper's Diabetes), heart, wdbc (in place of Australian,
-which evstat does not ship; sizes in ``TABLE2``) and ``simulated``: 360 rows of
+Data sets: sonar, ionosphere, pima (the paper's Diabetes), heart, australian, wdbc (a seventh
+data set, not in the paper; sizes in ``TABLE2``) and ``simulated``: 360 rows of
 :func:`evstat.datasets.simulate_gaussian` (180 per class), drawn once per study from the seed.
 Positive classes as in ``data/make_scores.py``: sonar ``M``, ionosphere ``bad``, pima ``pos``,
-heart ``present``, wdbc ``malignant``.
+heart ``present``, wdbc ``malignant``; australian ``1``.
+
+Settings (in ``study.json``; a folder holds one setting): ``svm`` (``"default"``: C = 1,
+gamma = "scale"; ``"tuned"``: C and gamma by cross-validation on each SVM's own training rows,
+:func:`evstat.experiments.ensemble.tune_svm`) and ``tie`` (the tie policy of every method's
+decisions without reject, :func:`evstat.experiments.methods.method_errors`: ``"random"``, the
+default, draws from the round's own seed sequence; ``"first"`` gives class 0).
 
 Randomness and parallelism: every (part, data set, round) unit draws from its own
 ``numpy.random.SeedSequence(seed, spawn_key=(part, data set, round))``, so results do not depend
@@ -51,8 +57,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from evstat.experiments.ensemble import SVM_C, SVM_GAMMA, score_table, train_svm
-from evstat.experiments.methods import available_methods, method_errors, predict_methods
+from evstat.experiments.ensemble import SVM_C, SVM_GAMMA, SVM_SETTINGS, fit_svm, score_table
+from evstat.experiments.methods import TIES, available_methods, method_errors, predict_methods
 from evstat.experiments.partition import TABLE2, ensemble_partitions, reject_partition
 
 __all__ = [
@@ -71,7 +77,7 @@ __all__ = [
 ]
 
 STUDY = "minary2019"
-DATASETS: tuple[str, ...] = ("sonar", "ionosphere", "pima", "heart", "wdbc", "simulated")
+DATASETS: tuple[str, ...] = ("sonar", "ionosphere", "pima", "heart", "australian", "wdbc", "simulated")
 """The data sets, in the order of tables and figures."""
 
 POSITIVE: dict[str, tuple[str, Any]] = {
@@ -79,6 +85,7 @@ POSITIVE: dict[str, tuple[str, Any]] = {
     "ionosphere": ("Class", "bad"),
     "pima": ("diabetes", "pos"),
     "heart": ("Class", "present"),
+    "australian": ("Class", 1),
     "wdbc": ("Class", "malignant"),
     "simulated": ("y", 1),
 }
@@ -95,8 +102,8 @@ SVM_SIZES = (30, 30, 30)
 FORMULA = "y ~ svm1 + svm2 + svm3"
 
 # spawn-key components: part ids and data set ids are fixed forever (results depend on them)
-_PART = {"ensemble": 0, "curves": 1, "fig8": 2, "fig7": 3, "simulated_data": 4, "bootstrap": 5}
-_DATASET_ID = {name: i for i, name in enumerate(DATASETS)}
+_PART = {"ensemble": 0, "curves": 1, "fig8": 2, "fig7": 3, "simulated_data": 4, "bootstrap": 5, "ties": 6}
+_DATASET_ID = {"sonar": 0, "ionosphere": 1, "pima": 2, "heart": 3, "wdbc": 4, "simulated": 5, "australian": 6}
 
 FILES = {"ensemble": "error_rates.csv", "curves": "reject_curves.csv", "fig8": "reject_015.csv"}
 KEYS = {
@@ -105,7 +112,8 @@ KEYS = {
     "fig8": ["round", "n_cal", "strategy"],
 }
 COLUMNS = {
-    "ensemble": ["round", "dataset", "train3", "n_cal", "method", "n_test", "n_errors", "error_rate", "note"],
+    "ensemble": ["round", "dataset", "train3", "n_cal", "method", "n_test", "n_errors", "error_rate", "n_ties",
+                 "note"],
     "curves": ["round", "dataset", "n_cal", "strategy", "reject_cost", "n_test", "n_decided", "n_errors", "note"],
     "fig8": ["round", "n_cal", "strategy", "reject_cost", "n_test", "n_decided", "n_errors", "error_rate",
              "accuracy", "reject_rate", "note"],
@@ -161,27 +169,36 @@ def _scores(models: Sequence[Any], X: NDArray, y: NDArray, rows: NDArray) -> pd.
 
 
 # ------------------------------------------------------------------------------ the units
-def ensemble_round(dataset: str, round_: int, seed: int, methods: Sequence[str] | None = None) -> pd.DataFrame:
+def ensemble_round(dataset: str, round_: int, seed: int, methods: Sequence[str] | None = None,
+                   svm: str = "default", tie: str = "random") -> pd.DataFrame:
     """One round of the ensemble study (Figs. 4, 6) on one data set: rows of ``error_rates.csv``.
+
+    ``svm`` is the SVM setting (:data:`evstat.experiments.ensemble.SVM_SETTINGS`), ``tie`` the
+    tie policy of the decisions (:data:`evstat.experiments.methods.TIES`); random ties of
+    #Train3 size ``t`` draw from ``SeedSequence(seed, spawn_key=(6, data set, round, t))``.
 
     Examples
     --------
     >>> df = ensemble_round("sonar", 0, 2019, methods=["joint_logistic_prob"])
     >>> df[["train3", "n_cal", "n_test"]].values.tolist()
     [[10, 35, 58], [50, 55, 58], [90, 75, 58]]
+    >>> df["n_ties"].tolist()
+    [0.0, 0.0, 0.0]
     """
     methods = available_methods() if methods is None else list(methods)
     X, y = dataset_arrays(dataset, seed)
     parts = ensemble_partitions(y, TABLE2[dataset], _rng(seed, "ensemble", dataset, round_))
     first = parts[min(parts)]
-    svm12 = [train_svm(X[first.svm[j]], y[first.svm[j]], SVM_C, SVM_GAMMA) for j in (0, 1)]
+    svm12 = [fit_svm(X[first.svm[j]], y[first.svm[j]], svm) for j in (0, 1)]
+    ties = seed_sequence(seed, "ties", dataset, round_)
     frames = []
     for t in sorted(parts):
         p = parts[t]
-        models = [*svm12, train_svm(X[p.svm[2]], y[p.svm[2]], SVM_C, SVM_GAMMA)]
+        models = [*svm12, fit_svm(X[p.svm[2]], y[p.svm[2]], svm)]
         halves = [_scores(models, X, y, rows) for rows in p.cal]
         test = _scores(models, X, y, p.test)
-        err = method_errors(test["y"].to_numpy(), predict_methods(halves, test, methods))
+        tseed = np.random.SeedSequence(ties.entropy, spawn_key=(*ties.spawn_key, int(t)))
+        err = method_errors(test["y"].to_numpy(), predict_methods(halves, test, methods), tie=tie, seed=tseed)
         err.insert(0, "round", int(round_))
         err.insert(1, "dataset", dataset)
         err.insert(2, "train3", int(t))
@@ -199,7 +216,8 @@ def _evlogit_belief(cal: pd.DataFrame, test: pd.DataFrame) -> tuple[pd.DataFrame
         return None, f"failed: {type(err).__name__}: {' '.join(str(err).split())[:300]}"
 
 
-def curves_round(dataset: str, round_: int, seed: int, costs: Sequence[float] | None = None) -> pd.DataFrame:
+def curves_round(dataset: str, round_: int, seed: int, costs: Sequence[float] | None = None,
+                 svm: str = "default") -> pd.DataFrame:
     """One round of the reject-curve study (Figs. 9-10) on one data set: rows of ``reject_curves.csv``.
 
     Examples
@@ -214,7 +232,7 @@ def curves_round(dataset: str, round_: int, seed: int, costs: Sequence[float] | 
     X, y = dataset_arrays(dataset, seed)
     test_size = 50 if dataset == "sonar" else 100
     p = reject_partition(y, _rng(seed, "curves", dataset, round_), SVM_SIZES, CURVE_CAL_SIZES, test_size)
-    models = [train_svm(X[rows], y[rows], SVM_C, SVM_GAMMA) for rows in p.svm]
+    models = [fit_svm(X[rows], y[rows], svm) for rows in p.svm]
     test = _scores(models, X, y, p.test)
     frames = []
     for n in CURVE_CAL_SIZES:
@@ -239,7 +257,7 @@ def curves_round(dataset: str, round_: int, seed: int, costs: Sequence[float] | 
     return pd.concat(frames, ignore_index=True)[COLUMNS["curves"]]
 
 
-def fig8_round(round_: int, seed: int) -> pd.DataFrame:
+def fig8_round(round_: int, seed: int, svm: str = "default") -> pd.DataFrame:
     """One round of the R_rej = 0.15 study (Fig. 8): fresh simulated data, rows of ``reject_015.csv``.
 
     Examples
@@ -256,7 +274,7 @@ def fig8_round(round_: int, seed: int) -> pd.DataFrame:
     data = ev.datasets.simulate_gaussian(n, seed=rng)
     X, y = data[["x1", "x2"]].to_numpy(), data["y"].to_numpy()
     p = reject_partition(y, rng, SVM_SIZES, FIG8_CAL_SIZES, 100)
-    models = [train_svm(X[rows], y[rows], SVM_C, SVM_GAMMA) for rows in p.svm]
+    models = [fit_svm(X[rows], y[rows], svm) for rows in p.svm]
     test = _scores(models, X, y, p.test)
     rows = []
     for nc in FIG8_CAL_SIZES:
@@ -286,7 +304,7 @@ class Frontiers:
     reject_share: dict[tuple[int, str], float] = field(default_factory=dict)
 
 
-def frontiers(seed: int, grid: int = 121, reject_cost: float = FIG8_REJECT_COST) -> Frontiers:
+def frontiers(seed: int, grid: int = 121, reject_cost: float = FIG8_REJECT_COST, svm: str = "default") -> Frontiers:
     """Fig. 7: decision regions in the feature space of the simulated data at R_rej = 0.15.
 
     290 simulated rows: three SVMs on 30 rows each and the joint logistic calibration on the
@@ -307,7 +325,7 @@ def frontiers(seed: int, grid: int = 121, reject_cost: float = FIG8_REJECT_COST)
     data = ev.datasets.simulate_gaussian(n, seed=rng)
     X, y = data[["x1", "x2"]].to_numpy(), data["y"].to_numpy()
     p = reject_partition(y, rng, SVM_SIZES, FIG8_CAL_SIZES, 0)
-    models = [train_svm(X[rows], y[rows], SVM_C, SVM_GAMMA) for rows in p.svm]
+    models = [fit_svm(X[rows], y[rows], svm) for rows in p.svm]
     x1 = np.linspace(-4.5, 4.5, grid)
     x2 = np.linspace(-3.5, 4.5, grid)
     g1, g2 = np.meshgrid(x1, x2)
@@ -335,12 +353,12 @@ class Unit:
     round: int
 
 
-def _run_unit(unit: Unit, seed: int, methods: tuple[str, ...]) -> pd.DataFrame:
+def _run_unit(unit: Unit, seed: int, methods: tuple[str, ...], svm: str = "default", tie: str = "random") -> pd.DataFrame:
     if unit.part == "ensemble":
-        return ensemble_round(unit.dataset, unit.round, seed, methods)
+        return ensemble_round(unit.dataset, unit.round, seed, methods, svm=svm, tie=tie)
     if unit.part == "curves":
-        return curves_round(unit.dataset, unit.round, seed)
-    return fig8_round(unit.round, seed)
+        return curves_round(unit.dataset, unit.round, seed, svm=svm)
+    return fig8_round(unit.round, seed, svm=svm)
 
 
 def _expected_rows(unit: Unit, methods: Sequence[str]) -> int:
@@ -374,7 +392,7 @@ def _units_in(part: str, frame: pd.DataFrame) -> dict[Unit, pd.DataFrame]:
     return {_unit_of(part, d, r): g for (d, r), g in frame.groupby(["dataset", "round"], sort=False)}
 
 
-def _settings(seed: int, methods: Sequence[str]) -> dict[str, Any]:
+def _settings(seed: int, methods: Sequence[str], svm: str = "default", tie: str = "random") -> dict[str, Any]:
     from evstat import __version__
 
     return {
@@ -383,7 +401,13 @@ def _settings(seed: int, methods: Sequence[str]) -> dict[str, Any]:
         "evstat_version": __version__,
         "methods": list(methods),
         "reject_costs": [float(c) for c in REJECT_COSTS],
-        "svm": {"kernel": "rbf", "C": SVM_C, "gamma": SVM_GAMMA, "standardised": True},
+        "svm": ({"setting": "default", "kernel": "rbf", "C": SVM_C, "gamma": SVM_GAMMA, "standardised": True}
+                if svm == "default" else
+                {"setting": "tuned", "kernel": "rbf", "standardised": True,
+                 "C": "2^c, c in -5, -3, ..., 15 (LIBSVM grid.py)", "gamma": "2^g, g in 3, 1, ..., -15 (grid.py)",
+                 "selection": "most rows correct in min(5, smaller class) stratified unshuffled folds; "
+                              "ties to the smaller C, then the smaller gamma"}),
+        "tie": tie,
         "table2": {k: {"train1": v.train1, "train2": v.train2, "train3": list(v.train3), "test": v.test}
                    for k, v in TABLE2.items()},
     }
@@ -398,7 +422,7 @@ def _check_settings(out: Path, settings: dict[str, Any]) -> list[dict[str, Any]]
     runs: list[dict[str, Any]] = []
     if path.exists():
         old = json.loads(path.read_text(encoding="utf-8"))
-        for key in ("study", "seed", "reject_costs", "svm", "table2"):
+        for key in ("study", "seed", "reject_costs", "svm", "tie", "table2"):
             if old.get(key) != settings[key]:
                 raise ValueError(
                     f"{str(out)!r} holds results of a different study setting ({key}: "
@@ -467,6 +491,10 @@ class StudyResults:
     units_run: int = 0
     runs: list[dict[str, Any]] = field(default_factory=list)
     """The log of the runs that computed units in ``out`` (from ``study.json``)."""
+    svm: str = "default"
+    """The SVM setting."""
+    tie: str = "random"
+    """The tie policy."""
 
 
 def _plan(rounds: int, datasets: Sequence[str]) -> list[Unit]:
@@ -506,6 +534,8 @@ def run_minary2019(
     report: bool = True,
     command: str | None = None,
     frontier_grid: int = 81,
+    svm: str = "default",
+    tie: str = "random",
 ) -> StudyResults:
     """Run (or resume) the reproduction of Minary et al. (2019), section 5, and write its report.
 
@@ -534,6 +564,11 @@ def run_minary2019(
         The command line, printed in the report.
     frontier_grid : int
         Grid points per axis of Fig. 7 (its cost grows as the square).
+    svm : {"default", "tuned"}
+        SVM setting: C = 1 and gamma = "scale", or C and gamma tuned by cross-validation on each
+        SVM's training rows (:func:`evstat.experiments.ensemble.tune_svm`).
+    tie : {"random", "first"}
+        Tie policy of every method's decisions without reject (random: from the round's seed).
 
     Returns
     -------
@@ -557,7 +592,11 @@ def run_minary2019(
         raise ValueError(f"unknown or unavailable methods {unknown}; choose from {available_methods()}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    settings = _settings(seed, meths)
+    if svm not in SVM_SETTINGS:
+        raise ValueError(f"svm must be one of {SVM_SETTINGS}, got {svm!r}")
+    if tie not in TIES:
+        raise ValueError(f"tie must be one of {TIES}, got {tie!r}")
+    settings = _settings(seed, meths, svm, tie)
     runs = _check_settings(out, settings)
     t0 = time.perf_counter()
 
@@ -582,7 +621,7 @@ def run_minary2019(
 
     if todo:
         runner = Parallel(n_jobs=jobs, return_as="generator")
-        results = runner(delayed(_run_unit)(u, seed, meths) for u in todo)
+        results = runner(delayed(_run_unit)(u, seed, meths, svm, tie) for u in todo)
         with tqdm(total=len(todo), disable=quiet, desc=STUDY, unit="unit", dynamic_ncols=True) as bar:
             for unit, frame in zip(todo, results, strict=True):
                 _write_csv(frame[COLUMNS[unit.part]], out / FILES[unit.part], append=True)
@@ -603,7 +642,7 @@ def run_minary2019(
         out=out, seed=seed, rounds=rounds, datasets=ds, methods=list(meths),
         error_rates=_select(frames["ensemble"], rounds, ds), reject_curves=_select(frames["curves"], rounds, ds),
         reject_015=frames["fig8"][frames["fig8"]["round"] < rounds].reset_index(drop=True),
-        seconds=seconds, units_run=len(todo), runs=runs,
+        seconds=seconds, units_run=len(todo), runs=runs, svm=svm, tie=tie,
     )
     if report:
         from evstat.experiments.report import write_outputs
@@ -653,4 +692,5 @@ def load_results(out: str | Path, rounds: int | None = None, datasets: Sequence[
         error_rates=_select(frames["ensemble"], r, ds), reject_curves=_select(frames["curves"], r, ds),
         reject_015=frames["fig8"][frames["fig8"]["round"] < r].reset_index(drop=True),
         runs=list(settings.get("runs", [])),
+        svm=str(settings.get("svm", {}).get("setting", "default")), tie=str(settings.get("tie", "first")),
     )

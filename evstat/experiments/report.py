@@ -19,10 +19,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evstat.experiments.claims import Comparison, claims_frame, claims_table, pooled_curves, verdict
+from evstat.experiments.claims import (
+    Comparison,
+    claims_frame,
+    claims_table,
+    frontier_cells,
+    pooled_curves,
+    verdict,
+)
 from evstat.experiments.methods import METHODS
 
 __all__ = [
+    "curve_summary",
     "error_summary",
     "fig4",
     "fig6",
@@ -31,6 +39,8 @@ __all__ = [
     "fig9_10",
     "machine_info",
     "render_html",
+    "svm_sensitivity",
+    "tie_summary",
     "write_outputs",
 ]
 
@@ -55,11 +65,13 @@ STRATEGY_STYLE: dict[str, dict[str, Any]] = {
 }
 DATASET_LABEL = {
     "sonar": "Sonar", "ionosphere": "Ionosphere", "pima": "Pima (Diabetes)", "heart": "Heart",
-    "wdbc": "WDBC (for Australian)", "simulated": "Simulated",
+    "australian": "Australian", "wdbc": "WDBC (not in the paper)", "simulated": "Simulated",
 }
 FIG4_METHODS = ("joint_binning", "joint_binning_prob", "disjoint_binning", "joint_logistic", "joint_logistic_prob",
                 "disjoint_logistic")
 FIG6_METHODS = ("gbt", "eknn", "joint_binning", "joint_logistic")
+MIN_ACCURACY_ROUNDS = 10
+"""A mean accuracy over fewer rounds with a decided row than this is reported as undefined."""
 
 
 # ------------------------------------------------------------------------------ tables
@@ -152,12 +164,17 @@ def _fig8_table(reject_015: pd.DataFrame) -> Any:
     rows = []
     for (nc, s), g in reject_015.groupby(["n_cal", "strategy"], sort=False):
         cells = [str(int(nc)), s]
+        n_acc = int(g["accuracy"].notna().sum())
+        n_dec = int(g["n_decided"].sum())
         for col in ("error_rate", "accuracy", "reject_rate"):
             v = g[col].dropna()
+            if col == "accuracy" and n_acc < MIN_ACCURACY_ROUNDS:
+                cells.append(f"undefined ({n_dec} rows decided in {n_acc} rounds)")
+                continue
             cells.append(_mean_se(v.mean(), v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else np.nan))
-        acc_pooled = (g["n_decided"] - g["n_errors"]).sum() / g["n_decided"].sum() if g["n_decided"].sum() else np.nan
-        cells.append(f"{acc_pooled:.4f}" if np.isfinite(acc_pooled) else "NA")
-        cells.append(str(int(g["accuracy"].notna().sum())))
+        acc_pooled = (g["n_decided"] - g["n_errors"]).sum() / n_dec if n_dec else np.nan
+        cells.append(f"{acc_pooled:.4f} ({n_dec} rows)" if np.isfinite(acc_pooled) else "undefined (0 rows)")
+        cells.append(str(n_acc))
         rows.append(cells)
     return T.Table(
         title="Decisions at R_rej = 0.15 on 100 simulated test rows (Fig. 8): mean over rounds (standard error)",
@@ -165,12 +182,15 @@ def _fig8_table(reject_015: pd.DataFrame) -> Any:
                  "Rounds with an accuracy"],
         rows=rows, numeric=[True, False, True, True, True, True, True],
         notes=["Accuracy = correct / decided; a round in which every test row is rejected has no accuracy and is "
-               "left out of the mean accuracy. Pooled accuracy = total correct / total decided over rounds."],
+               "left out of the mean accuracy, which is reported as undefined when fewer than "
+               f"{MIN_ACCURACY_ROUNDS} rounds decided any row. Pooled accuracy = total correct / total decided over "
+               "rounds, with the number of decided rows."],
     )
 
 
-def _claims_tables(comparisons: Sequence[Comparison]) -> tuple[Any, list[dict[str, Any]]]:
+def _claims_tables(comparisons: Sequence[Comparison], sanity: bool = False) -> tuple[Any, list[dict[str, Any]]]:
     T = _tables_mod()
+    comparisons = [c for c in comparisons if c.sanity == sanity]
     rows = []
     details = []
     by_claim: dict[str, list[Comparison]] = {}
@@ -180,6 +200,8 @@ def _claims_tables(comparisons: Sequence[Comparison]) -> tuple[Any, list[dict[st
         tot = np.array([c.counts() for c in comps]).sum(axis=0)
         overall = verdict(int(tot[0]), int(tot[1]), int(sum(len(c.cells) for c in comps)))
         items = []
+        if any(c.kind == "frontier" for c in comps) or claim.startswith("Joint binning is not always"):
+            overall = comps[0].verdict if len(comps) == 1 else overall
         for c in comps:
             n_for, n_against, n_unclear = c.counts()
             rows.append([claim, c.comparison, f"{n_for} / {n_against} / {n_unclear}",
@@ -203,7 +225,7 @@ def _claims_tables(comparisons: Sequence[Comparison]) -> tuple[Any, list[dict[st
         details.append({"claim": claim, "finding": comps[0].finding, "verdict": overall,
                         "counts": tuple(int(v) for v in tot), "comparisons": items})
     table = T.Table(
-        title="The paper's findings against our numbers",
+        title="Sanity checks (they hold by construction)" if sanity else "The paper's findings against our numbers",
         columns=["Claim", "Comparison (positive = as the paper says)", "Cells for / against / unclear",
                  "Pooled difference (SE)", "Verdict"],
         rows=rows, numeric=[False, False, True, True, False],
@@ -236,6 +258,88 @@ def _failure_table(error_rates: pd.DataFrame, reject_curves: pd.DataFrame) -> An
                    columns=["Data set", "Method", "Failed fits", "Fits with a note", "Most frequent note"],
                    rows=rows, numeric=[False, False, True, True, False],
                    notes=["A failed fit has no error rate in that round; the means above are over the other rounds."])
+
+
+def tie_summary(error_rates: pd.DataFrame) -> pd.DataFrame:
+    """Tied test rows per (data set, #Train3, method): mean count per round, mean share of the
+    test rows, rounds with any tie, rounds.
+
+    Examples
+    --------
+    >>> er = pd.DataFrame({"round": [0, 1], "dataset": "heart", "train3": 10, "method": "gbt",
+    ...                    "n_test": 70, "n_ties": [7, 0]})
+    >>> tie_summary(er)[["mean_ties", "share", "rounds_with_ties"]].round(4).to_dict("records")
+    [{'mean_ties': 3.5, 'share': 0.05, 'rounds_with_ties': 1}]
+    """
+    from evstat.experiments.minary2019 import DATASETS
+
+    f = error_rates.dropna(subset=["n_ties"])
+    g = f.groupby(["dataset", "train3", "method"], sort=False)
+    out = pd.DataFrame({
+        "mean_ties": g["n_ties"].mean(), "share": g["n_ties"].sum() / g["n_test"].sum(),
+        "rounds_with_ties": g["n_ties"].apply(lambda v: int((v > 0).sum())), "rounds": g.size(),
+    }).reset_index()
+    order = {m: i for i, m in enumerate(METHODS)}
+    dorder = {d: i for i, d in enumerate(DATASETS)}
+    out = out.assign(_d=out["dataset"].map(dorder), _m=out["method"].map(order).fillna(99))
+    return out.sort_values(["_d", "train3", "_m"]).drop(columns=["_d", "_m"]).reset_index(drop=True)
+
+
+def _tie_table(error_rates: pd.DataFrame, methods: Sequence[str], policy: str) -> Any | None:
+    if "n_ties" not in error_rates or error_rates["n_ties"].isna().all():
+        return None
+    T = _tables_mod()
+    ts = tie_summary(error_rates)
+    rows = []
+    for (d, t), g in ts.groupby(["dataset", "train3"], sort=False):
+        gm = g.set_index("method")
+        row = [DATASET_LABEL.get(d, d), str(int(t))]
+        for m in methods:
+            row.append(f"{100 * gm.at[m, 'share']:.1f}% ({gm.at[m, 'mean_ties']:.1f})" if m in gm.index else "")
+        rows.append(row)
+    rule = ("class 0 or 1 at random (probability 1/2, from the round's seed)" if policy == "random"
+            else "class 0")
+    return T.Table(
+        title="Tied test rows without reject: share of the test rows (mean count per round)",
+        columns=["Data set", "#Train3"] + [METHODS[m].label for m in methods], rows=rows,
+        numeric=[False, True] + [True] * len(methods),
+        notes=[f"A tie is a test row whose two classes have equal expected costs (Bel({{1}}) = Bel({{0}}), e.g. a "
+               f"vacuous mass from an empty cell, an empty ball or far neighbours; p = 1/2 for a probabilistic "
+               f"method). Every method decides a tie the same way: {rule}."],
+    )
+
+
+def curve_summary(reject_curves: pd.DataFrame) -> pd.DataFrame:
+    """Figs. 9-10 both ways: the pooled curves (:func:`~evstat.experiments.claims.pooled_curves`)
+    and the per-round averages with their spread.
+
+    Per (data set, calibration size, strategy, R_rej): ``error_rate``, ``accuracy`` (pooled: total
+    errors / total test rows, total correct / total decided), ``decided`` (total decided rows),
+    ``error_mean``, ``error_sd`` (across rounds), ``accuracy_mean``, ``accuracy_sd`` (across the
+    ``accuracy_rounds`` rounds that decided any row), ``rounds``.
+
+    Examples
+    --------
+    >>> rc = pd.DataFrame({"round": [0, 1], "dataset": "heart", "n_cal": 15, "strategy": "pessimistic",
+    ...                    "reject_cost": 0.1, "n_test": 100, "n_decided": [50, 0], "n_errors": [5, 0]})
+    >>> r = curve_summary(rc).iloc[0]
+    >>> float(r["accuracy"]), float(r["accuracy_mean"]), int(r["accuracy_rounds"]), float(r["error_mean"])
+    (0.9, 0.9, 1, 0.025)
+    """
+    f = reject_curves.dropna(subset=["n_decided", "n_errors"]).copy()
+    f["err"] = f["n_errors"] / f["n_test"]
+    f["acc"] = (f["n_decided"] - f["n_errors"]) / f["n_decided"].where(f["n_decided"] > 0)
+    keys = ["dataset", "n_cal", "strategy", "reject_cost"]
+    g = f.groupby(keys, sort=False)
+    per = pd.DataFrame({
+        "decided": g["n_decided"].sum(), "error_mean": g["err"].mean(), "error_sd": g["err"].std(ddof=1),
+        "accuracy_mean": g["acc"].mean(), "accuracy_sd": g["acc"].std(ddof=1),
+        "accuracy_rounds": g["acc"].count(),
+    }).reset_index()
+    pooled = pooled_curves(reject_curves)
+    out = pooled.merge(per, on=keys, how="left")
+    return out[keys + ["error_rate", "accuracy", "decided", "error_mean", "error_sd", "accuracy_mean", "accuracy_sd",
+                       "accuracy_rounds", "rounds"]]
 
 
 # ------------------------------------------------------------------------------ figures
@@ -378,7 +482,10 @@ def fig8(reject_015: pd.DataFrame) -> Any:
 
 
 def fig9_10(reject_curves: pd.DataFrame, datasets: Sequence[str]) -> Any:
-    """Figs. 9-10: pooled accuracy against error rate as R_rej goes from 0 to 1, 45 and 15 rows.
+    """Figs. 9-10: accuracy against error rate as R_rej goes from 0 to 1, 45 and 15 rows: the curves
+    pooled over rounds (markers) and the per-round averages with a band of +/- one standard
+    deviation across rounds (thin line; accuracy averaged over the rounds that decided a row,
+    drawn where at least 10 rounds did).
 
     Examples
     --------
@@ -388,7 +495,7 @@ def fig9_10(reject_curves: pd.DataFrame, datasets: Sequence[str]) -> Any:
     >>> [ax.get_title() for ax in fig9_10(rc, ["sonar"]).axes]
     ['Sonar, 45 calibration rows', 'Sonar, 15 calibration rows']
     """
-    pc = pooled_curves(reject_curves)
+    pc = curve_summary(reject_curves)
     sizes = sorted(pc["n_cal"].unique(), reverse=True)
     fig, axes = _figure(4.2 * len(sizes), 2.8 * len(datasets) + 0.5, len(datasets), len(sizes))
     for i, d in enumerate(datasets):
@@ -398,13 +505,20 @@ def fig9_10(reject_curves: pd.DataFrame, datasets: Sequence[str]) -> Any:
                 g = pc[(pc["dataset"] == d) & (pc["n_cal"] == nc) & (pc["strategy"] == s)].sort_values("reject_cost")
                 st = STRATEGY_STYLE[s]
                 ax.plot(g["error_rate"], g["accuracy"], color=st["color"], linestyle=st["linestyle"], marker=st["marker"],
-                        markersize=2.5, linewidth=1.3, label=s)
+                        markersize=2.5, linewidth=1.3, label=f"{s} (pooled)")
+                # per-round averages (accuracy over the rounds that decided a row) with +/- one SD band
+                ok = g["accuracy_rounds"] >= MIN_ACCURACY_ROUNDS
+                ax.fill_between(g["error_mean"][ok], (g["accuracy_mean"] - g["accuracy_sd"])[ok],
+                                (g["accuracy_mean"] + g["accuracy_sd"])[ok], color=st["color"], alpha=0.12,
+                                linewidth=0)
+                ax.plot(g["error_mean"][ok], g["accuracy_mean"][ok], color=st["color"], linestyle=st["linestyle"],
+                        linewidth=0.8, alpha=0.7, label=f"{s} (per-round mean +/- SD)")
             ax.set_title(f"{DATASET_LABEL.get(d, d)}, {int(nc)} calibration rows")
             ax.set_xlabel("Error rate")
             ax.set_ylabel("Accuracy")
             ax.grid(True, color="0.88", linewidth=0.6)
             if i == 0 and k == 0:
-                ax.legend(frameon=False)
+                ax.legend(frameon=False, fontsize=6.5)
     return fig
 
 
@@ -468,8 +582,10 @@ def render_html(results: Any, command: str | None = None, date: Any = None, fron
     er, rc, r15 = results.error_rates, results.reject_curves, results.reject_015
     datasets = [d for d in results.datasets if d in set(er["dataset"])]
     summary = error_summary(er)
-    comparisons = claims_table(results)
+    front = frontiers(results.seed, grid=frontier_grid, svm=getattr(results, "svm", "default"))
+    comparisons = claims_table(results, front)
     claims_tbl, claim_details = _claims_tables(comparisons)
+    sanity_tbl, sanity_details = _claims_tables(comparisons, sanity=True)
     figures = []
     with matplotlib.rc_context(_FONT):
         m4 = [m for m in FIG4_METHODS if m in results.methods]
@@ -487,7 +603,6 @@ def render_html(results: Any, command: str | None = None, date: Any = None, fron
                                            "(r = 1) and the evidential k-NN (kappa = 15) on the score vectors, and of "
                                            "the evidential joint binning and logistic calibrations.",
                                 "svg": _svg(fig6(summary[summary["method"].isin(m6)], datasets), "fig6", "Fig. 6")})
-        front = frontiers(results.seed, grid=frontier_grid)
         figures.append({"id": "fig7", "title": "Fig. 7: decision frontiers at R_rej = 0.15",
                         "caption": f"Simulated data (one draw): three SVMs trained on 30 rows each, evidential joint "
                                    f"logistic calibration on {FIG8_CAL_SIZES[0]} rows (left) and on {FIG8_CAL_SIZES[1]} "
@@ -505,13 +620,16 @@ def render_html(results: Any, command: str | None = None, date: Any = None, fron
                                        "15 (right) rows.",
                             "svg": _svg(fig8(r15), "fig8", "Fig. 8")})
         if len(rc):
-            first = [d for d in ("simulated", "wdbc", "pima") if d in set(rc["dataset"])]
+            first = [d for d in ("simulated", "australian", "pima", "wdbc") if d in set(rc["dataset"])]
             second = [d for d in ("heart", "ionosphere", "sonar") if d in set(rc["dataset"])]
             for fid, ds, what in (("fig9", first, "Fig. 9"), ("fig10", second, "Fig. 10")):
                 if ds:
                     figures.append({"id": fid, "title": f"{what}: accuracy against error rate as R_rej varies",
                                     "caption": f"Reject cost R_rej from 0 to 1 in steps of 0.025; error rate and accuracy "
-                                               f"pooled over rounds. SVMs on 3 x 30 rows, evidential joint logistic "
+                                               f"pooled over rounds (lines with markers), and per-round averages "
+                                               f"with a band of +/- one standard deviation across rounds (thin lines; "
+                                               f"the accuracy averaged over the rounds that decided a row, drawn "
+                                               f"where at least {MIN_ACCURACY_ROUNDS} rounds did). SVMs on 3 x 30 rows, evidential joint logistic "
                                                f"calibration on {CURVE_CAL_SIZES[0]} rows (left) and {CURVE_CAL_SIZES[1]} "
                                                "of them (right), 100 test rows (Sonar 50).",
                                     "svg": _svg(fig9_10(rc, ds), fid, what)})
@@ -522,12 +640,14 @@ def render_html(results: Any, command: str | None = None, date: Any = None, fron
         "fig8": _fig8_table(r15) if len(r15) else None,
         "failures": _failure_table(er, rc),
         "claims": claims_tbl,
+        "sanity": sanity_tbl if sanity_details else None,
+        "ties": _tie_table(er, methods_in, getattr(results, "tie", "first")) if len(er) else None,
     }
     info = machine_info()
     table2 = [[DATASET_LABEL.get(d, d), str(TABLE2[d].train1), str(TABLE2[d].train2),
                ", ".join(str(v) for v in TABLE2[d].train3), str(TABLE2[d].test)] for d in datasets]
     T = _tables_mod()
-    tables["table2"] = T.Table(title="Sizes per round (Table 2 of the paper; WDBC replaces Australian)",
+    tables["table2"] = T.Table(title="Sizes per round (Table 2 of the paper; WDBC, not in the paper, takes Australian's sizes)",
                                columns=["Data set", "#Train1", "#Train2", "#Train3", "#Test"], rows=table2,
                                numeric=[False, True, True, False, True])
     date_text = str(date) if date is not None else _dt.date.today().isoformat()
@@ -538,13 +658,18 @@ def render_html(results: Any, command: str | None = None, date: Any = None, fron
         "seed": results.seed, "command": command or "", "machine": info, "versions": _versions(),
         "runs": list(getattr(results, "runs", [])), "date": date_text,
         "methods": [METHODS[m] for m in methods_in],
+        "sanity_checks": sanity_details,
+        "svm": getattr(results, "svm", "default"), "tie": getattr(results, "tie", "first"),
+        "frontiers": frontier_cells(front).to_dict("records"),
     }
     html = env.get_template("minary2019.html.j2").render(**context)
     return html, comparisons
 
 
 def write_outputs(results: Any, command: str | None = None, date: Any = None, frontier_grid: int = 81) -> Path:
-    """Write ``summary_error_rates.csv``, ``claims.csv`` and ``report.html`` into ``results.out``.
+    """Write ``summary_error_rates.csv``, ``ties.csv`` (:func:`tie_summary`),
+    ``reject_curves_summary.csv`` (:func:`curve_summary`), ``claims.csv`` and ``report.html``
+    into ``results.out``.
 
     ``results`` is a :class:`evstat.experiments.minary2019.StudyResults` (from
     :func:`~evstat.experiments.minary2019.run_minary2019` or
@@ -565,8 +690,51 @@ def write_outputs(results: Any, command: str | None = None, date: Any = None, fr
     out = Path(results.out)
     summary = error_summary(results.error_rates)
     summary.to_csv(out / "summary_error_rates.csv", index=False, float_format="%.6g", lineterminator="\n")
+    if "n_ties" in results.error_rates:
+        tie_summary(results.error_rates).to_csv(out / "ties.csv", index=False, float_format="%.6g",
+                                                lineterminator="\n")
+    if len(results.reject_curves):
+        curve_summary(results.reject_curves).to_csv(out / "reject_curves_summary.csv", index=False,
+                                                    float_format="%.6g", lineterminator="\n")
     html, comparisons = render_html(results, command=command, date=date, frontier_grid=frontier_grid)
     claims_frame(comparisons).to_csv(out / "claims.csv", index=False, float_format="%.6g", lineterminator="\n")
     path = out / "report.html"
     path.write_text(html, encoding="utf-8", newline="\n")
     return path
+
+
+def svm_sensitivity(default_dir: str | Path, tuned_dir: str | Path) -> pd.DataFrame:
+    """The verdicts of the two SVM settings side by side, from their ``claims.csv`` files.
+
+    Parameters
+    ----------
+    default_dir, tuned_dir : str or Path
+        Folders of a finished run with ``--svm default`` and with ``--svm tuned`` (each holding
+        ``claims.csv``, as :func:`write_outputs` writes it).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per comparison present in either run: ``type``, ``claim``, ``comparison``,
+        ``verdict_default``, ``pooled_default``, ``verdict_tuned``, ``pooled_tuned`` and
+        ``depends_on_svm`` (True when the verdicts differ).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> a, b = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
+    >>> row = {"type": "finding", "claim": "c", "comparison": "x", "pooled_mean": 0.01}
+    >>> pd.DataFrame([{**row, "verdict": "supported"}]).to_csv(a / "claims.csv", index=False)
+    >>> pd.DataFrame([{**row, "verdict": "mixed"}]).to_csv(b / "claims.csv", index=False)
+    >>> svm_sensitivity(a, b)[["verdict_default", "verdict_tuned", "depends_on_svm"]].values.tolist()
+    [['supported', 'mixed', True]]
+    """
+    keys = ["type", "claim", "comparison"]
+    frames = []
+    for name, d in (("default", default_dir), ("tuned", tuned_dir)):
+        c = pd.read_csv(Path(d) / "claims.csv")
+        frames.append(c[keys + ["verdict", "pooled_mean"]].rename(
+            columns={"verdict": f"verdict_{name}", "pooled_mean": f"pooled_{name}"}))
+    out = frames[0].merge(frames[1], on=keys, how="outer", sort=False)
+    out["depends_on_svm"] = out["verdict_default"].fillna("absent") != out["verdict_tuned"].fillna("absent")
+    return out[keys + ["verdict_default", "pooled_default", "verdict_tuned", "pooled_tuned", "depends_on_svm"]]

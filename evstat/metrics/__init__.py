@@ -32,6 +32,7 @@ from evstat.metrics.evidential import (
     ignorance_summary,
     interval_coverage,
     reject_curve,
+    tied_rows,
 )
 from evstat.metrics.gebel import cal, correctness_rate, one_minus_rmse, wcr
 from evstat.metrics.probabilistic import brier_decomposition, brier_score, error_rate, log_loss
@@ -78,6 +79,7 @@ __all__ = [
     "reliability_table",
     "score_predictions",
     "spiegelhalter_z",
+    "tied_rows",
     "wcr",
     "wilson_interval",
 ]

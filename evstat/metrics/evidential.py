@@ -98,6 +98,8 @@ def decide_binary(
     strategy: str = "pessimistic",
     reject_cost: float | None = None,
     p: ArrayLike | None = None,
+    tie: str = "first",
+    seed: int | np.random.Generator | np.random.SeedSequence | None = None,
 ) -> np.ndarray:
     """Decide 0, 1 or "reject" per row from expected costs with 0-1 costs (Minary et al. 2019).
 
@@ -111,8 +113,11 @@ def decide_binary(
     - ``"probabilistic"``: R(1) = 1 - p, R(0) = p.
 
     The class with the smaller cost is chosen; on a tie (cost(1) == cost(0), i.e. bel + pl = 1 for
-    both evidential strategies, p = 0.5 for the probabilistic one) class 0 is chosen, as
-    ``error_rate`` does at its threshold. Without reject both evidential strategies choose class 1
+    both evidential strategies, p = 0.5 for the probabilistic one; see :func:`tied_rows`) the
+    ``tie`` policy decides: ``"first"`` (default) chooses class 0, as ``error_rate`` does at its
+    threshold and as :func:`evstat.belief.decide` chooses the first action; ``"random"`` chooses
+    class 0 or 1 with probability 1/2 each, independently per tied row, from ``seed`` (as
+    evclass's ``max.col`` does). Without reject both evidential strategies choose class 1
     exactly when BetP(1) = (bel + pl)/2 > 0.5, up to the tie tolerance below (the class of highest
     belief, section 5.2). With a
     reject cost R_rej the row is rejected when R_rej is strictly lower than the chosen class's cost
@@ -141,6 +146,11 @@ def decide_binary(
     p : array-like of float in [0, 1], optional
         P(y = 1) for the probabilistic strategy (e.g. the calibrator's theta_hat). Default: the
         pignistic probability BetP(1) = (bel + pl)/2. Ignored by the evidential strategies.
+    tie : {"first", "random"}, default "first"
+        Class of a tied row: 0, or 0/1 at random. A tied row's cost is the same for both
+        classes, so the policy never changes which rows are rejected.
+    seed : int, Generator or SeedSequence, optional
+        Randomness of ``tie="random"`` (one draw per tied row, in row order).
 
     Returns
     -------
@@ -157,9 +167,15 @@ def decide_binary(
     [1, 'reject', 0, 'reject']
     >>> decide_binary(bel, pl, "optimistic", reject_cost=0.25).tolist()
     [1, 1, 0, 'reject']
+    >>> decide_binary([0.0] * 6, [1.0] * 6, tie="random", seed=1).tolist()  # vacuous: all tied
+    [0, 1, 1, 1, 0, 0]
     """
     s = check_choice(strategy, "strategy", DECISION_STRATEGIES)
+    t = check_choice(tie, "tie", ("first", "random"))
     choice, cost = _choice_and_cost(bel, pl, p, s)
+    if t == "random":
+        tied = np.flatnonzero(_tie_mask(bel, pl, p, s))
+        choice[tied] = np.random.default_rng(seed).integers(0, 2, size=tied.size)
     out = choice.astype(object)
     if reject_cost is not None:
         rc = _check_costs(reject_cost, "reject_cost")[0]
@@ -411,6 +427,42 @@ def betp_brier(y: ArrayLike, bel: ArrayLike, pl: ArrayLike) -> float:
 
 
 # --------------------------------------------------------------------------------------------
+def tied_rows(
+    bel: ArrayLike | None, pl: ArrayLike | None, strategy: str = "pessimistic", p: ArrayLike | None = None
+) -> np.ndarray:
+    """Rows whose two classes have equal expected costs (within 1e-12) under ``strategy``.
+
+    Evidential strategies (both): ``bel + pl = 1`` (Bel({1}) = Bel({0}); e.g. a vacuous mass);
+    probabilistic: ``p = 1/2`` (default ``p``: BetP(1) = (bel + pl)/2, tied exactly when the
+    evidential strategies are). These are the rows whose class :func:`decide_binary` takes from
+    its ``tie`` policy.
+
+    Examples
+    --------
+    >>> tied_rows([0.0, 0.3, 0.2], [1.0, 0.7, 0.9]).tolist()
+    [True, True, False]
+    >>> tied_rows(None, None, "probabilistic", p=[0.5, 0.6]).tolist()
+    [True, False]
+    """
+    s = check_choice(strategy, "strategy", DECISION_STRATEGIES)
+    return _tie_mask(bel, pl, p, s)
+
+
+def _tie_mask(bel: Any, pl: Any, p: Any, strategy: str) -> np.ndarray:
+    if strategy == "probabilistic" and bel is None and pl is None:
+        pp = check_prob(p, "p")
+        return np.abs((1.0 - pp) - pp) <= TIE_TOL
+    b, q = check_bel_pl(bel, pl)
+    if strategy == "probabilistic":
+        pp = (b + q) / 2.0 if p is None else check_prob(p, "p")
+        return np.abs((1.0 - pp) - pp) <= TIE_TOL
+    if strategy == "pessimistic":
+        c1, c0 = 1.0 - b, q
+    else:
+        c1, c0 = 1.0 - q, b
+    return np.abs(c1 - c0) <= TIE_TOL
+
+
 def _choice_and_cost(
     bel: Any, pl: Any, p: Any, strategy: str
 ) -> tuple[np.ndarray, np.ndarray]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
@@ -50,6 +50,7 @@ def render_report(
     grid: int = 40,
     seed: int | None = None,
     provenance: Mapping[str, str] | None = None,
+    notes: Sequence[str] = (),
 ) -> str:
     """The HTML text of a report (what :func:`report` writes); arguments as :func:`report`.
 
@@ -62,6 +63,7 @@ def render_report(
     (True, False)
     """
     context, caught = build_context(fits, newdata, y, title, date, reject_cost, bins, grid, seed, provenance)
+    context["warnings"] = [*(f"Warning: {n}" for n in notes), *context["warnings"]]
     env = _environment()
     css = (_TEMPLATES / "style.css").read_text(encoding="utf-8")
     html = env.get_template("report.html.j2").render(css=css, **context)
@@ -87,6 +89,7 @@ def report(
     grid: int = 40,
     seed: int | None = None,
     provenance: Mapping[str, str] | None = None,
+    notes: Sequence[str] = (),
 ) -> Path:
     """Write a self-contained HTML report of one or several fitted calibrators.
 
@@ -121,6 +124,9 @@ def report(
         deterministic and use none.
     provenance : mapping, optional
         Extra ``label: text`` lines for the footer (e.g. the command that made the report).
+    notes : sequence of str, optional
+        Warnings from before the report (e.g. a calibrator the command line skipped), listed first
+        in the "Notes and warnings" section.
 
     Returns
     -------
@@ -148,7 +154,7 @@ def report(
         raise FileNotFoundError(f"cannot write the report to {str(path)!r}: folder {str(path.parent)!r} does not exist")
     html = render_report(
         fits, newdata, y, title, date, reject_cost=reject_cost, bins=bins, grid=grid, seed=seed,
-        provenance=provenance,
+        provenance=provenance, notes=notes,
     )
     path.write_text(html, encoding="utf-8", newline="\n")
     return path

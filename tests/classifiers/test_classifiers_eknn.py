@@ -382,7 +382,7 @@ def test_standardize_in_the_formula_uses_training_moments(three_class):
 
 # ---------------------------------------------------------------------------------------------
 # Ionosphere. evclass's `ionosphere` object holds the rows of data/ionosphere.csv in another order
-# (../shared/data/ionosphere-evclass-order.csv, copied to tests/classifiers/data); its first 176
+# (data/ionosphere-evclass-order.csv); its first 176
 # rows train and the other 175 test (evclass's vignette, Denoeux's slides).
 # ---------------------------------------------------------------------------------------------
 
@@ -425,7 +425,7 @@ def test_ionosphere_test_error_is_near_denoeux(ionosphere):
 
 def _evclass_ionosphere():
     df = ev.datasets.load("ionosphere")
-    order = pd.read_csv(DATA / "ionosphere-evclass-order.csv")["row"].to_numpy() - 1
+    order = ev.datasets.load("ionosphere-evclass-order")["row"].to_numpy() - 1
     return df.iloc[order].reset_index(drop=True)
 
 

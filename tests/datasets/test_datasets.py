@@ -20,10 +20,10 @@ RAW = {
     "pima": (768, 9, "diabetes", {"neg": 500, "pos": 268}),
     "heart": (270, 14, "Class", {"absent": 150, "present": 120}),
     "wdbc": (569, 31, "Class", {"benign": 357, "malignant": 212}),
+    "australian": (690, 15, "Class", {0: 383, 1: 307}),
     "glass": (214, 10, "Type", {1: 70, 2: 76, 3: 17, 5: 13, 6: 9, 7: 29}),
     "vehicle": (846, 19, "Class", {"bus": 218, "opel": 212, "saab": 217, "van": 199}),
     "iris": (150, 5, "Species", {"setosa": 50, "versicolor": 50, "virginica": 50}),
-    "australian": (690, 15, "Class", {0: 383, 1: 307}),
 }
 
 # Score tables: dataset -> (class column of the source, positive label, source rows).
@@ -72,6 +72,15 @@ def test_load_shape_and_class_counts_match_readme(name: str) -> None:
     assert not df.isna().any().any()
     features = df.drop(columns=[class_column])
     assert all(pd.api.types.is_numeric_dtype(t) for t in features.dtypes)
+
+
+def test_australian_is_the_statlog_file_with_its_decimals() -> None:
+    """The Statlog australian.dat: its first row, and the continuous columns A2, A3, A7 keep
+    their decimal points (the KEEL copy lost them)."""
+    df = load("australian")
+    assert df.iloc[0].tolist() == [1, 22.08, 11.46, 2, 4, 4, 1.585, 0, 0, 0, 1, 2, 100, 1213, 0]
+    for col in ("A2", "A3", "A7"):
+        assert (df[col] != df[col].round()).mean() > 0.5, col
 
 
 def test_load_accepts_csv_suffix() -> None:

@@ -80,8 +80,12 @@ def test_parser_defaults_and_command_line() -> None:
     ecli.add_reproduce_parser(p.add_subparsers(dest="command"))
     a = p.parse_args(["reproduce", "minary2019", "--out", "out dir", "--datasets", "sonar", "heart", "--jobs", "-1"])
     assert (a.rounds, a.seed, a.jobs, a.quiet, a.no_report, a.frontier_grid) == (100, 2019, -1, False, False, 81)
+    assert (a.svm, a.tie) == ("default", "random")
     assert ecli._command(a) == ("evstat reproduce minary2019 --rounds 100 --datasets sonar heart --seed 2019 "
-                                "--jobs -1 --out 'out dir'")
+                                "--jobs -1 --svm default --out 'out dir'")
+    a = p.parse_args(["reproduce", "minary2019", "--out", "o", "--svm", "tuned", "--tie", "first"])
+    assert ecli._command(a) == ("evstat reproduce minary2019 --rounds 100 --seed 2019 --jobs 1 --svm tuned "
+                                "--tie first --out o")
     assert ecli.main(["minary2019", "--jobs", "x", "--out", "o"]) == 2
 
 

@@ -11,7 +11,16 @@ from hypothesis import strategies as st
 from scipy.integrate import quad
 
 import evstat as ev
-from evstat.experiments.ensemble import score_table, svm_scores, train_svm
+from evstat.experiments.ensemble import (
+    GRID_LOG2C,
+    GRID_LOG2G,
+    _libsvm_predict,
+    fit_svm,
+    score_table,
+    svm_scores,
+    train_svm,
+    tune_svm,
+)
 from evstat.experiments.methods import (
     METHODS,
     Prediction,
@@ -294,3 +303,89 @@ def test_svm_scores_match_individual_svms() -> None:
         np.testing.assert_allclose(s[:, j], train_svm(X[tr], y[tr]).decision_function(X[20:]))
     t = score_table(s, y[20:], np.arange(20, 40))
     assert list(t.columns) == ["svm1", "svm2", "y"] and list(t.index) == list(range(20, 40))
+
+
+# ------------------------------------------------------------------------------ ties (issue 11)
+def test_method_errors_counts_ties_and_applies_one_policy() -> None:
+    y = np.array([1, 0, 1, 0, 1, 0])
+    pred = {
+        "joint_binning": Prediction(bel=np.array([0.0, 0.0, 0.6, 0.1, 0.3, 0.0]), pl=np.array([1.0, 1.0, 0.9, 0.3, 0.7, 1.0])),
+        "joint_logistic_prob": Prediction(p=np.array([0.5, 0.5, 0.9, 0.1, 0.5, 0.2])),
+    }
+    first = method_errors(y, pred, tie="first").set_index("method")
+    assert first.loc["joint_binning", "n_ties"] == 4 and first.loc["joint_logistic_prob", "n_ties"] == 3
+    # class 0 for every tie: the tied positives (rows 0 and 4) are errors
+    assert first.loc["joint_binning", "n_errors"] == 2 and first.loc["joint_logistic_prob", "n_errors"] == 2
+    r1 = method_errors(y, pred, tie="random", seed=np.random.SeedSequence(5, spawn_key=(1, 2)))
+    r2 = method_errors(y, pred, tie="random", seed=np.random.SeedSequence(5, spawn_key=(1, 2)))
+    pd.testing.assert_frame_equal(r1, r2)
+    # a method's draws do not depend on which other methods run
+    alone = method_errors(y, {"joint_logistic_prob": pred["joint_logistic_prob"]}, tie="random",
+                          seed=np.random.SeedSequence(5, spawn_key=(1, 2)))
+    assert alone["n_errors"].iloc[0] == r1.set_index("method").loc["joint_logistic_prob", "n_errors"]
+    with pytest.raises(ValueError, match="tie must be one of"):
+        method_errors(y, pred, tie="last")
+
+
+def test_random_ties_are_fair_over_many_rows() -> None:
+    n = 4000
+    pred = {"gbt": Prediction(bel=np.zeros(n), pl=np.ones(n))}  # every row vacuous
+    err = method_errors(np.zeros(n, dtype=int), pred, tie="random", seed=11)
+    assert err["n_ties"].iloc[0] == n
+    assert abs(err["error_rate"].iloc[0] - 0.5) < 4 * 0.5 / np.sqrt(n)
+
+
+# ------------------------------------------------------------------------------ SVM tuning (issue 11)
+def _tiny(n: int = 16, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    r = np.random.default_rng(seed)
+    y = np.tile([0, 1], n // 2)
+    X = r.normal(size=(n, 2)) + 1.2 * y[:, None]
+    return X, y
+
+
+def test_libsvm_fast_path_equals_svc() -> None:
+    from sklearn.svm import SVC
+
+    X, y = _tiny(30, 1)
+    Xt = np.random.default_rng(2).normal(size=(40, 2))
+    for c, g in ((-5, 3), (1, -3), (15, -15), (3, 1)):
+        fast = _libsvm_predict(np.ascontiguousarray(X), y.astype(float), Xt, 2.0 ** c, 2.0 ** g)
+        slow = SVC(kernel="rbf", C=2.0 ** c, gamma=2.0 ** g).fit(X, y).predict(Xt)
+        np.testing.assert_array_equal(fast, slow)
+
+
+def test_tune_svm_equals_a_brute_force_grid_search() -> None:
+    """The slow path: scikit-learn's SVC and StratifiedKFold on the standardised rows, every
+    grid pair, the most correct rows, ties to the smaller C then the smaller gamma."""
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.svm import SVC
+
+    X, y = _tiny(16, 3)
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    scores = {}
+    for c in GRID_LOG2C:
+        for g in GRID_LOG2G:
+            ok = 0
+            for tr, te in StratifiedKFold(5).split(Z, y):
+                ok += int(np.sum(SVC(C=2.0 ** c, gamma=2.0 ** g).fit(Z[tr], y[tr]).predict(Z[te]) == y[te]))
+            scores[(c, g)] = ok
+    best = max(scores.values())
+    c, g = min(k for k, v in scores.items() if v == best)
+    assert tune_svm(X, y) == (2.0 ** c, 2.0 ** g, 5)
+    assert len(GRID_LOG2C) == 11 and len(GRID_LOG2G) == 10
+
+
+def test_tune_svm_folds_and_fallback() -> None:
+    X, y = _tiny(6, 4)
+    assert tune_svm(X, y)[2] == 3  # 3 rows per class: 3 folds
+    X1 = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 1.0]])
+    assert tune_svm(X1, np.array([0, 0, 0, 1])) == (1.0, 0.5, 0)  # one positive: LIBSVM's defaults, 1/d
+    m = fit_svm(X, y, "tuned")
+    assert (m.tuned_C, m.tuned_gamma) == tune_svm(X, y)[:2]
+    assert m[-1].C == m.tuned_C and m[-1].gamma == m.tuned_gamma
+    d = fit_svm(X, y, "default")
+    assert d[-1].C == 1.0 and d[-1].gamma == "scale"
+    with pytest.raises(ValueError, match="svm must be one of"):
+        fit_svm(X, y, "grid")
+    with pytest.raises(ValueError, match="both classes"):
+        fit_svm(X, np.zeros(6, dtype=int), "tuned")

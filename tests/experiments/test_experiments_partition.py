@@ -18,8 +18,9 @@ from evstat.experiments.partition import (
     size_grid,
 )
 
-ROWS = {"sonar": 208, "ionosphere": 351, "pima": 768, "heart": 270, "wdbc": 569, "simulated": 360}
-POSITIVES = {"sonar": 111, "ionosphere": 126, "pima": 268, "heart": 120, "wdbc": 212, "simulated": 180}
+ROWS = {"sonar": 208, "ionosphere": 351, "pima": 768, "heart": 270, "australian": 690, "wdbc": 569, "simulated": 360}
+POSITIVES = {"sonar": 111, "ionosphere": 126, "pima": 268, "heart": 120, "australian": 307, "wdbc": 212,
+             "simulated": 180}
 
 
 def _y(name: str) -> np.ndarray:

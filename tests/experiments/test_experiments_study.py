@@ -100,11 +100,11 @@ def test_interrupted_run_resumes_without_duplicates(reference: tuple[Path, Study
     real = mr._run_unit
     calls = {"n": 0}
 
-    def flaky(unit, seed, methods):  # noqa: ANN001, ANN202
+    def flaky(unit, seed, methods, *settings):  # noqa: ANN001, ANN002, ANN202
         calls["n"] += 1
         if calls["n"] == 4:
             raise KeyboardInterrupt
-        return real(unit, seed, methods)
+        return real(unit, seed, methods, *settings)
 
     monkeypatch.setattr(mr, "_run_unit", flaky)
     out = tmp_path / "r"
@@ -164,8 +164,67 @@ def test_dataset_arrays() -> None:
     assert Xs.shape == (360, 2) and int(ys.sum()) == 180
     Xs2, _ = mr.dataset_arrays("simulated", 2020)
     assert not np.allclose(Xs, Xs2)
-    with pytest.raises(ValueError, match="unknown data set 'australian'"):
-        mr.dataset_arrays("australian", 2019)
+    Xa, ya = mr.dataset_arrays("australian", 2019)
+    assert Xa.shape == (690, 14) and int(ya.sum()) == 307  # class 1 = 1
+    with pytest.raises(ValueError, match="unknown data set 'german'"):
+        mr.dataset_arrays("german", 2019)
+
+
+def test_australian_sizes_are_the_papers() -> None:
+    from evstat.experiments.partition import TABLE2, EnsembleSizes
+
+    assert TABLE2["australian"] == EnsembleSizes(30, 70, (10, 70, 130, 190), 400)
+    assert 30 + 70 + 190 + 400 == 690
+    assert "australian" in mr.DATASETS and "wdbc" in mr.DATASETS
+
+
+def test_seeds_of_the_old_datasets_did_not_move() -> None:
+    """Adding Australian must not change the partitions of the other data sets."""
+    assert mr.seed_sequence(2019, "ensemble", "wdbc", 3).spawn_key == (0, 4, 3)
+    assert mr.seed_sequence(2019, "ensemble", "simulated", 3).spawn_key == (0, 5, 3)
+    assert mr.seed_sequence(2019, "ensemble", "australian", 3).spawn_key == (0, 6, 3)
+
+
+def test_tie_policy_changes_only_methods_with_ties() -> None:
+    meths = ["joint_logistic_prob", "joint_binning", "disjoint_binning"]
+    rnd = mr.ensemble_round("heart", 2, 2019, methods=meths, tie="random")
+    fst = mr.ensemble_round("heart", 2, 2019, methods=meths, tie="first")
+    assert rnd["n_ties"].tolist() == fst["n_ties"].tolist()
+    no_ties = (rnd["n_ties"] == 0).to_numpy()
+    np.testing.assert_array_equal(rnd["n_errors"].to_numpy()[no_ties], fst["n_errors"].to_numpy()[no_ties])
+    # joint binning has tied rows (empty cells are vacuous), and the random policy moves some of them
+    jb = (rnd["method"] == "joint_binning").to_numpy()
+    assert rnd.loc[jb, "n_ties"].sum() > 0
+    diff = np.abs(rnd["n_errors"].to_numpy() - fst["n_errors"].to_numpy())
+    assert (diff <= rnd["n_ties"].to_numpy()).all()
+    pd.testing.assert_frame_equal(rnd, mr.ensemble_round("heart", 2, 2019, methods=meths, tie="random"))
+
+
+def test_svm_and_tie_settings_are_recorded_and_checked(tmp_path: Path) -> None:
+    import json
+
+    out = tmp_path / "s"
+    res = _run(out, rounds=1, datasets=["heart"], methods=["joint_binning"], tie="first")
+    settings = json.loads((out / "study.json").read_text(encoding="utf-8"))
+    assert settings["tie"] == "first" and settings["svm"]["setting"] == "default"
+    assert res.tie == "first" and mr.load_results(out).tie == "first"
+    with pytest.raises(ValueError, match="different study setting \\(tie"):
+        _run(out, rounds=1, datasets=["heart"], methods=["joint_binning"], tie="random")
+    with pytest.raises(ValueError, match="different study setting \\(svm"):
+        _run(out, rounds=1, datasets=["heart"], methods=["joint_binning"], tie="first", svm="tuned")
+    with pytest.raises(ValueError, match="svm must be one of"):
+        _run(tmp_path / "t", svm="grid")
+    with pytest.raises(ValueError, match="tie must be one of"):
+        _run(tmp_path / "t", tie="last")
+
+
+@pytest.mark.slow
+def test_tuned_svm_round_runs_and_differs_from_default() -> None:
+    meths = ["joint_logistic_prob"]
+    d = mr.ensemble_round("heart", 0, 2019, methods=meths, svm="default")
+    t = mr.ensemble_round("heart", 0, 2019, methods=meths, svm="tuned")
+    assert d["n_test"].tolist() == t["n_test"].tolist() and t["error_rate"].between(0, 1).all()
+    assert d["n_errors"].tolist() != t["n_errors"].tolist()
 
 
 # ------------------------------------------------------------------------------ claims
@@ -303,3 +362,53 @@ def test_verdict_words() -> None:
     assert verdict(0, 3, 4) == "contradicted"
     assert verdict(0, 0, 0) == "no data"
     assert DELTA == 0.01
+
+
+# ------------------------------------------------------------------------------ issue 11 claims
+def test_new_claims_fig8_equality_and_sanity_flags() -> None:
+    comps = claims_table(_synthetic(diff=0.05))
+    by = {c.comparison: c for c in comps}
+    eq = [c for c in comps if c.claim.startswith("Strategies nearly equal in error with 200")]
+    assert len(eq) == 3 and all(c.kind == "equivalence" for c in eq)
+    # synthetic spreads at 200 rows are 0.005-0.01 with noise 0.005/sqrt(30): pessimistic vs probabilistic
+    # (0.005) is within the margin, optimistic vs pessimistic (0.01) is not clearly so
+    assert by["error rate, pessimistic minus probabilistic, 200 calibration rows, R_rej = 0.15 (margin +/-0.01)"].verdict == "supported"
+    sanity = {c.comparison for c in comps if c.sanity}
+    assert sanity == {"(optimistic - pessimistic error rate) at 15 rows minus the same at 200 rows, R_rej = 0.15",
+                      "reject rate, pessimistic minus probabilistic, R_rej = 0.15",
+                      "reject rate, probabilistic minus optimistic, R_rej = 0.15"}
+    frame = claims_frame(comps)
+    assert set(frame["type"]) == {"finding", "sanity check"}
+    assert (frame.loc[frame["type"] == "sanity check", "comparison"].isin(sanity)).all()
+    # logistic against binning across families
+    assert "Evidential joint binning (B_M = 3) minus Evidential disjoint logistic" in by
+
+
+def test_not_always_better_claim() -> None:
+    key = ("Evidential joint binning (B_M = 3) minus Evidential disjoint binning (B_U = 9) (the claim holds if "
+           "some cell is significantly positive)")
+    res = _synthetic(diff=0.05)
+    er = res.error_rates.copy()
+    jb = er["method"] == "joint_binning"
+    # joint binning clearly worse than disjoint binning in one cell only: the claim holds
+    cell = jb & (er["dataset"] == "heart") & (er["train3"] == 10)
+    er2 = er.copy()
+    er2.loc[jb, "error_rate"] -= 0.05
+    er2.loc[cell, "error_rate"] += 0.10
+    res2 = StudyResults(**{**res.__dict__, "error_rates": er2})
+    assert _verdicts(res2)[key] == "supported"
+    # joint binning clearly better everywhere: contradicted
+    er3 = er.copy()
+    er3.loc[jb, "error_rate"] -= 0.05
+    res3 = StudyResults(**{**res.__dict__, "error_rates": er3})
+    assert _verdicts(res3)[key] == "contradicted"
+
+
+def test_frontier_claim_from_fig7() -> None:
+    front = mr.Frontiers(x1=np.zeros(2), x2=np.zeros(2), decisions={}, cal={}, reject_share={
+        (200, "pessimistic"): 0.6, (200, "optimistic"): 0.2, (200, "probabilistic"): 0.4,
+        (15, "pessimistic"): 1.0, (15, "optimistic"): 0.1, (15, "probabilistic"): 0.5})
+    comps = claims_table(_synthetic(diff=0.05), front)
+    (c,) = [c for c in comps if c.kind == "frontier"]
+    assert c.counts() == (5, 1, 0) and c.verdict == "mixed"
+    assert c.cells.loc[(15, "pessimistic"), "status"] == "against"
