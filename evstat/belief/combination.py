@@ -125,7 +125,7 @@ def combine(*masses: MassFunction | MassArray, rule: str = "dempster") -> MassFu
         else:
             out = np.mean(arrays, axis=0)
     else:
-        kernel = rules.KERNELS[rule]
+        kernel = rules.cautious if rule == "cautious" else rules.KERNELS[rule]
         out = arrays[0]
         try:
             for a in arrays[1:]:

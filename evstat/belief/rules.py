@@ -459,8 +459,9 @@ def cautious(a: np.ndarray, b: np.ndarray, *, method: str = "auto") -> np.ndarra
     return _out(_normalise(out), single)
 
 
+#: the pairwise kernels with a ``method`` choice (the cautious rule, defined for nondogmatic
+#: mass functions only, is dispatched separately by :func:`evstat.belief.combine`)
 KERNELS: dict[str, Callable[..., np.ndarray]] = {
-    "cautious": cautious,
     "dempster": dempster,
     "conjunctive": conjunctive,
     "disjunctive": disjunctive,

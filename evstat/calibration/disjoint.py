@@ -364,6 +364,7 @@ class DisjointCalibration(CalibrationResults):
             "base_method": schema.Str(choices=list(METHODS)),
             "conflict": schema.Str(choices=list(_CONFLICT)),
             "prob": schema.Str(choices=list(_PROB)),
+            "combination": schema.Str(choices=list(_COMBINATION)),
             "columns": schema.List(schema.Str(max_len=10_000), min_len=1, what="columns"),
             "calibrators": schema.List(
                 schema.Lazy(schema_of), length=schema.Ref("columns", "columns lists {n} columns"), what="calibrators"
