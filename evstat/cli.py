@@ -169,6 +169,10 @@ def _build_parser() -> argparse.ArgumentParser:
     from evstat.active.cli import add_query_parser  # `evstat query` (evstat.active)
 
     add_query_parser(sub)
+
+    from evstat.bulk import add_predict_parser  # `evstat predict` (evstat.bulk): large files, Dask
+
+    add_predict_parser(sub)
     return parser
 
 
@@ -460,6 +464,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from evstat.experiments.cli import run_reproduce
 
         return run_reproduce(args)
+    if args.command == "predict":
+        from evstat.bulk import run_predict
+
+        return run_predict(args)
     if args.command == "query":
         from evstat.active.cli import run_query
 

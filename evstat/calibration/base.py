@@ -22,6 +22,7 @@ from evstat.belief import MassArray
 from evstat.belief import decide as belief_decide
 from evstat.calibration.summary import Summary
 from evstat.formula import ModelFrame, schema
+from evstat.lazy import _NOT_DASK, dispatch
 
 __all__ = [
     "CALIBRATION_SAMPLE_ROWS",
@@ -160,6 +161,9 @@ class CalibrationResults:
         pandas.Series, pandas.DataFrame or evstat.belief.MassArray
             Indexed like ``newdata`` in its row order.
         """
+        lazy = dispatch(self, "predict", newdata, type=type, missing=missing)
+        if lazy is not _NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
+            return lazy
         if type not in _TYPES:
             raise ValueError(f"type must be one of {_TYPES}, got {type!r}")
         X, index = self._design(newdata, missing)
@@ -202,6 +206,9 @@ class CalibrationResults:
             Categorical with categories ``(negative, positive[, "reject"])``, indexed like
             ``newdata``.
         """
+        lazy = dispatch(self, "decide", newdata, strategy=strategy, reject_cost=reject_cost, missing=missing)
+        if lazy is not _NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
+            return lazy
         if strategy not in STRATEGIES:
             raise ValueError(f"strategy must be one of {tuple(STRATEGIES)}, got {strategy!r}")
         if reject_cost is not None:

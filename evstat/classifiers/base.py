@@ -37,6 +37,7 @@ from evstat.calibration.base import FORMAT, FORMAT_VERSION, REJECT, STRATEGIES, 
 from evstat.calibration.summary import Summary
 from evstat.classifiers._response import CLASS_FRAME, ClassFrame
 from evstat.formula import schema
+from evstat.lazy import _NOT_DASK, dispatch
 
 __all__ = ["ClassifierResults", "OUTLIER"]
 
@@ -216,6 +217,9 @@ class ClassifierResults(CalibrationResults):
         pandas.Series, pandas.DataFrame or evstat.belief.MassArray
             Indexed like ``newdata``, in its row order.
         """
+        lazy = dispatch(self, "predict", newdata, type=type, missing=missing)
+        if lazy is not _NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
+            return lazy
         if type not in _TYPES:
             raise ValueError(f"type must be one of {_TYPES}, got {type!r}")
         X, index = self._design(newdata, missing)
@@ -302,6 +306,11 @@ class ClassifierResults(CalibrationResults):
             ``reject_cost`` is given), indexed like ``newdata``; with ``strategy="credal"`` an
             object Series of labels, frozensets of labels and ``"outlier"``.
         """
+        lazy = dispatch(
+            self, "decide", newdata, strategy=strategy, reject_cost=reject_cost, missing=missing, loss=loss
+        )
+        if lazy is not _NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
+            return lazy
         if strategy == "credal":
             if reject_cost is not None or loss is not None:
                 raise ValueError(
