@@ -551,7 +551,8 @@ def claims(exp1: pd.DataFrame, history: pd.DataFrame | None) -> pd.DataFrame:
                 f"after {final[0]} queries {a} - {b} = {m:+.4f} (se {s:.4f}, {len(d)} dataset-rounds); "
                 f"{a} lower in {100 * share:.0f}% of (dataset, queries) means; by data set "
                 + ", ".join(f"{k} {v:+.3f}" for k, v in per_ds.items()),
-                _verdict(m, s), "supported if the paired mean difference after the last query is below 0 by more than 2 se, contradicted if above by more than 2 se")
+                _verdict(m, s) if len(d) >= 10 else f"anecdotal ({len(d)} dataset-rounds; direction {'as claimed' if m < 0 else 'against'})",
+                "with 10+ dataset-rounds: supported if the paired mean difference after the last query is below 0 by more than 2 se, contradicted if above by more than 2 se; fewer: anecdotal")
         q0 = hist[hist["queries"] == 0].groupby(["dataset", "round"])["ignorance"].agg(lambda s: s.max() - s.min())
         add("sanity", "E2.S1 all strategies start from the same fit", "-", f"max spread at 0 queries {float(q0.max()):.2g}",
             "holds" if float(q0.max()) < 1e-12 else "fails", "same partition, SVMs and initial rows by construction")
@@ -640,7 +641,7 @@ def run_ramel2018(
                 bar.close()
         record["exp2_seconds"] = round(time.perf_counter() - t, 1)
         hist = pd.read_csv(hp)
-        hist = hist[hist["round"] < rounds]
+        hist = hist[(hist["round"] < rounds) & hist["dataset"].isin(ds)]
         order = {s: i for i, s in enumerate(EXP2_STRATEGIES)}
         dorder = {d: i for i, d in enumerate(DATASETS)}
         hist = hist.sort_values(["round", "dataset", "strategy", "queries"],

@@ -108,13 +108,13 @@ def query_map(fit: Any, pool: pd.DataFrame, chosen: pd.DataFrame | pd.Index | No
     >>> ax.get_xlabel(), ax.get_ylabel()
     ('x1', 'x2')
     """
-    from evstat.active.query import check_pool, pool_belief
-
     cols = fit.model_frame.score_columns
     if len(cols) > 2:
         raise ValueError(f"query_map draws one or two score columns; the formula has {len(cols)} ({cols})")
-    check_pool(fit, pool)
-    ign = pool_belief(fit, pool)["ignorance"]
+    if not isinstance(pool, pd.DataFrame) or pool.empty:
+        raise ValueError("pool must be a non-empty DataFrame of score rows")
+    b = fit.predict(pool, type="belief")  # raises, naming the column, on missing scores
+    ign = b["pl"] - b["bel"]
     idx = pd.Index([]) if chosen is None else (chosen.index if isinstance(chosen, pd.DataFrame) else pd.Index(chosen))
     missing = idx.difference(pool.index)
     if len(missing):
