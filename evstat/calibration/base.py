@@ -24,6 +24,8 @@ from evstat.results import FORMAT, FORMAT_VERSION, REJECT, STRATEGIES, Results
 from evstat.summary import Summary
 
 __all__ = [
+    "CALIBRATION_SAMPLE_ROWS",
+    "CALIBRATION_SAMPLE_SEED",
     "CalibrationResults",
     "EmptyCellWarning",
     "FORMAT",
@@ -35,6 +37,15 @@ __all__ = [
 ]
 
 _TYPES = ("prob", "belief", "mass")
+
+#: Summaries, ``glance`` and reports describe the calibration rows by their own predictive
+#: belief. For models whose prediction cost grows with the calibration size n (``cost_per_cell``
+#: not None: evlogit, betacal, disjoint over them), that is n test rows x n calibration rows; above
+#: this many calibration rows they use a seeded random subsample of this many rows instead
+#: (said so in the output). ``predict(None)`` and ``augment()`` still compute every row.
+CALIBRATION_SAMPLE_ROWS = 2000
+#: seed of that subsample (numpy ``default_rng``), so that summaries are reproducible
+CALIBRATION_SAMPLE_SEED = 20261126
 
 
 class EmptyCellWarning(UserWarning):
@@ -236,11 +247,56 @@ class CalibrationResults(Results):
             return decide_binary(None, None, self.classes, strategy, rc, index, p=bel)
         return decide_binary(bel, pl, self.classes, strategy, rc, index, rho=rho)
 
+    #: seconds per (test row x calibration row) of ``predict(type="belief")``: the cost model
+    #: ``seconds ~ rows x n x cost_per_cell`` (docs/large-calibration-sets.md); None where the
+    #: cost per test row does not grow with the calibration size
+    cost_per_cell: ClassVar[float | None] = None
+
+    def predicted_seconds(self, rows: int) -> float:
+        """Predicted time of ``predict(type="belief")`` for ``rows`` test rows (0 when the
+        model's cost does not grow with the calibration size)."""
+        c = self.cost_per_cell
+        return 0.0 if c is None else float(rows) * self.model_frame.n * c
+
+    def calibration_sample(self) -> NDArray[np.intp] | None:
+        """Sorted positions of the calibration rows that summaries, ``glance`` and reports use,
+        or None for all of them.
+
+        None unless the model's prediction cost grows with the calibration size and there are
+        more than ``CALIBRATION_SAMPLE_ROWS`` rows; then a uniform random subsample of that
+        many rows without replacement, drawn with ``numpy.random.default_rng(
+        CALIBRATION_SAMPLE_SEED)`` (the same rows on every call and every machine).
+        """
+        n = self.model_frame.n
+        if self.cost_per_cell is None or n <= CALIBRATION_SAMPLE_ROWS:
+            return None
+        rng = np.random.default_rng(CALIBRATION_SAMPLE_SEED)
+        return np.sort(rng.choice(n, size=CALIBRATION_SAMPLE_ROWS, replace=False))
+
+    def calibration_sample_note(self) -> str | None:
+        """A sentence saying that calibration-row statistics use a subsample, or None."""
+        pos = self.calibration_sample()
+        if pos is None:
+            return None
+        return (
+            f"computed on a seeded random subsample of {pos.size:,} of the {self.model_frame.n:,} "
+            f"calibration rows (seed {CALIBRATION_SAMPLE_SEED}; predicting every row would cost "
+            f"about {_duration(self.predicted_seconds(self.model_frame.n))}, growing as n^2; "
+            "evstat.calibration.base.CALIBRATION_SAMPLE_ROWS sets the threshold)"
+        )
+
     def calibration_belief(self) -> pd.DataFrame:
-        """[theta, bel, pl] on the calibration rows (computed once, then cached)."""
+        """[theta, bel, pl] on the calibration rows (computed once, then cached), indexed like
+        them; on the rows of :meth:`calibration_sample` when that is not None."""
         cached = getattr(self, "_cal_belief", None)
         if cached is None:
-            cached = self.belief_frame(None)
+            pos = self.calibration_sample()
+            if pos is None:
+                cached = self.belief_frame(None)
+            else:
+                X = np.asarray(self.model_frame.X)[pos]
+                th, bel, pl = self._belief_arrays(X)
+                cached = pd.DataFrame({"theta": th, "bel": bel, "pl": pl}, index=self.model_frame.index[pos])
             self._cal_belief = cached
         return cached
 
@@ -261,10 +317,12 @@ class CalibrationResults(Results):
         """Add the table of the ignorance Pl - Bel on the calibration rows."""
         cb = self.calibration_belief()
         ign = (cb["pl"] - cb["bel"]).to_numpy()
+        note = self.calibration_sample_note()
         s.add_table(
             "Ignorance m({0,1}) = Pl - Bel on the calibration rows",
             pd.DataFrame({"mean": [ign.mean()], "min": [ign.min()], "median": [np.median(ign)], "max": [ign.max()]}),
             show_index=False,
+            notes=[note[0].upper() + note[1:] + "."] if note else [],
         )
 
     # ---------------------------------------------------------------- broom verbs
@@ -322,3 +380,12 @@ def binary_masses(bel: NDArray, pl: NDArray, classes: tuple, index: pd.Index) ->
     """Mass functions on the frame ``classes = (negative, positive)`` from Bel({positive}) and
     Pl({positive}): m({positive}) = bel, m({negative}) = 1 - pl, m(frame) = pl - bel."""
     return MassArray.from_bel_pl(bel, pl, index=index, labels=classes)
+
+
+def _duration(seconds: float) -> str:
+    """``"40 s"``, ``"12 min"``, ``"19 h"``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.0f} h"

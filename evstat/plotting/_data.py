@@ -171,7 +171,9 @@ def predictions(results: Any, newdata: pd.DataFrame | None) -> pd.DataFrame:
     if cache is not None and key in cache:
         return cache[key][2]
     cached = getattr(results, "calibration_belief", None)
-    if newdata is None and callable(cached):
+    sample = getattr(results, "calibration_sample", None)
+    # the cached calibration belief covers every calibration row unless it is a subsample
+    if newdata is None and callable(cached) and (sample is None or sample() is None):
         out = cached()
     else:
         out = results.predict(newdata, type="belief")
