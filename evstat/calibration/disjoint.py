@@ -391,6 +391,37 @@ class DisjointCalibration(CalibrationResults):
 
 
 
+def _combine_binary(
+    bel: ArrayLike, pl: ArrayLike, classes: tuple, rule: str
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
+    """Combine J binary mass functions per row by ``rule`` ("dempster" or "cautious"); rows in
+    total conflict, and for the cautious rule rows with a dogmatic mass (no canonical
+    decomposition), are flagged and get a vacuous mass (0, 1)."""
+    bel = np.atleast_2d(np.asarray(bel, dtype=float))
+    pl = np.atleast_2d(np.asarray(pl, dtype=float))
+    J, m = bel.shape
+    bad = np.zeros(m, dtype=bool)
+    if J == 1:
+        return bel[0].copy(), pl[0].copy(), bad
+    if rule == "cautious":
+        bad |= np.any(pl - bel <= 0.0, axis=0)  # dogmatic: no canonical decomposition
+    out_bel, out_pl = np.zeros(m), np.ones(m)
+    while True:
+        keep = np.flatnonzero(~bad)
+        if keep.size == 0:
+            break
+        masses = [binary_masses(bel[j, keep], pl[j, keep], classes, pd.RangeIndex(keep.size)) for j in range(J)]
+        try:
+            comb = combine(*masses, rule=rule)
+        except TotalConflictError as err:
+            bad[keep if err.rows is None else keep[np.asarray(err.rows, dtype=np.intp)]] = True
+            continue
+        out_bel[keep] = comb.values[:, 2]
+        out_pl[keep] = 1.0 - comb.values[:, 1]
+        break
+    return out_bel, out_pl, bad
+
+
 def dempster_binary(
     bel: ArrayLike, pl: ArrayLike, classes: tuple = (0, 1)
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
@@ -417,27 +448,7 @@ def dempster_binary(
     >>> round(float(b[0]), 6), round(float(p[0]), 6), bool(bad[0])
     (0.512195, 0.853659, False)
     """
-    bel = np.atleast_2d(np.asarray(bel, dtype=float))
-    pl = np.atleast_2d(np.asarray(pl, dtype=float))
-    J, m = bel.shape
-    bad = np.zeros(m, dtype=bool)
-    if J == 1:
-        return bel[0].copy(), pl[0].copy(), bad
-    out_bel, out_pl = np.zeros(m), np.ones(m)
-    while True:
-        keep = np.flatnonzero(~bad)
-        if keep.size == 0:
-            break
-        masses = [binary_masses(bel[j, keep], pl[j, keep], classes, pd.RangeIndex(keep.size)) for j in range(J)]
-        try:
-            comb = combine(*masses, rule="dempster")
-        except TotalConflictError as err:
-            bad[keep if err.rows is None else keep[np.asarray(err.rows, dtype=np.intp)]] = True
-            continue
-        out_bel[keep] = comb.values[:, 2]
-        out_pl[keep] = 1.0 - comb.values[:, 1]
-        break
-    return out_bel, out_pl, bad
+    return _combine_binary(bel, pl, classes, "dempster")
 
 
 def cautious_binary(
@@ -460,28 +471,7 @@ def cautious_binary(
     >>> round(float(b[0]), 6), round(float(p[0]), 6), bool(bad[0])
     (0.512195, 0.853659, False)
     """
-    bel = np.atleast_2d(np.asarray(bel, dtype=float))
-    pl = np.atleast_2d(np.asarray(pl, dtype=float))
-    J, m = bel.shape
-    bad = np.zeros(m, dtype=bool)
-    if J == 1:
-        return bel[0].copy(), pl[0].copy(), bad
-    bad |= np.any(pl - bel <= 0.0, axis=0)  # dogmatic: no canonical decomposition
-    out_bel, out_pl = np.zeros(m), np.ones(m)
-    while True:
-        keep = np.flatnonzero(~bad)
-        if keep.size == 0:
-            break
-        masses = [binary_masses(bel[j, keep], pl[j, keep], classes, pd.RangeIndex(keep.size)) for j in range(J)]
-        try:
-            comb = combine(*masses, rule="cautious")
-        except TotalConflictError as err:
-            bad[keep if err.rows is None else keep[np.asarray(err.rows, dtype=np.intp)]] = True
-            continue
-        out_bel[keep] = comb.values[:, 2]
-        out_pl[keep] = 1.0 - comb.values[:, 1]
-        break
-    return out_bel, out_pl, bad
+    return _combine_binary(bel, pl, classes, "cautious")
 
 
 def disjoint(
