@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -471,7 +472,25 @@ def _singles(f: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
 # ------------------------------------------------------------------------------------------------
 
 
-class EkNNClassifier(ClassifierResults):
+class SingletonFocalClassifier(ClassifierResults):
+    """Base of the classifiers whose masses have the singletons and the frame as their only focal
+    sets (EkNN, the evidential neural network): subclasses give ``_focal(X)``, the array
+    ``[m({w_1}), ..., m({w_M}), m(Omega)]`` per row, and get dense masses and Bel/Pl/BetP."""
+
+    @abstractmethod
+    def _focal(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``[m({w_1}), ..., m({w_M}), m(Omega)]`` for every row of ``X`` (m, M + 1)."""
+
+    def _mass_values(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        return _dense(self._focal(X))
+
+    def _singletons(self, X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+        f = self._focal(X)
+        d = _singles(f)
+        return d["bel"], d["pl"], d["betp"], clip01(f[:, -1].copy())
+
+
+class EkNNClassifier(SingletonFocalClassifier):
     """A fitted evidential k-NN classifier (returned by :func:`eknn`).
 
     Attributes
@@ -542,13 +561,6 @@ class EkNNClassifier(ClassifierResults):
         idx, d2 = knn(np.asarray(X, dtype=np.float64), self._X, self.k)
         return eknn_masses(self._codes[idx], d2, self.gamma.to_numpy(), self.alpha, self.n_classes)
 
-    def _mass_values(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
-        return _dense(self._focal(X))
-
-    def _singletons(self, X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray, NDArray]:
-        f = self._focal(X)
-        d = _singles(f)
-        return d["bel"], d["pl"], d["betp"], clip01(f[:, -1].copy())
 
     def neighbors(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> pd.DataFrame:
         """The ``K`` nearest training rows of every row (leave-one-out for the training rows

@@ -62,8 +62,8 @@ from evstat.results import register
 from evstat.summary import Summary
 from evstat.classifiers._neighbors import CHUNK_ENTRIES, sq_distances
 from evstat.classifiers._response import ClassFrame, class_frame
-from evstat.classifiers.base import ClassifierResults, clip01
-from evstat.classifiers.eknn import _check_lam, _dense, _singles
+from evstat.classifiers.base import clip01
+from evstat.classifiers.eknn import SingletonFocalClassifier, _check_lam
 from evstat.formula import schema
 
 __all__ = ["EvNNClassifier", "evnn", "evnn_cost", "evnn_masses", "evnn_init"]
@@ -321,7 +321,7 @@ def _harris(fun, x0, maxiter: int, step: float, gain_min: float):
 # ------------------------------------------------------------------------------------------------
 
 
-class EvNNClassifier(ClassifierResults):
+class EvNNClassifier(SingletonFocalClassifier):
     """A fitted evidential neural network (returned by :func:`evnn`).
 
     Attributes
@@ -414,13 +414,6 @@ class EvNNClassifier(ClassifierResults):
             out[a : a + step] = evnn_masses(X[a : a + step], self.W, self.gamma, self.beta, self.eta)
         return out
 
-    def _mass_values(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
-        return _dense(self._focal(X))
-
-    def _singletons(self, X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray, NDArray]:
-        f = self._focal(X)
-        d = _singles(f)
-        return d["bel"], d["pl"], d["betp"], clip01(f[:, -1].copy())
 
     # ---------------------------------------------------------------- broom verbs
     def tidy(self) -> pd.DataFrame:
