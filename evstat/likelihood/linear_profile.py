@@ -134,15 +134,15 @@ def _newton_kernel_py(X, XX, t, A, e, beta, tol, max_iter, out_l, out_nu, ok):  
     """
     n, p = X.shape
     q = p + 1
-    g = np.empty(p)
-    K = np.empty((q, q))
-    sol = np.empty(q)
-    prev_beta = np.empty(p)
-    prev_step = np.empty(p)
-    step = np.empty(p)
-    res = np.empty(n)
-    wts = np.empty(n)
-    for b in range(A.shape[0]):
+    for b in _prange(A.shape[0]):  # problems are independent: spread over the cores
+        g = np.empty(p)
+        K = np.empty((q, q))
+        sol = np.empty(q)
+        prev_beta = np.empty(p)
+        prev_step = np.empty(p)
+        step = np.empty(p)
+        res = np.empty(n)
+        wts = np.empty(n)
         a = A[b]
         aa = 0.0
         for j in range(p):
@@ -266,16 +266,18 @@ def _project_inplace_py(beta, a, aa, e):  # pragma: no cover
 
 
 _KERNEL = None
+_prange = range
 
 
 def _kernel():
     """The compiled Newton kernel (numba, compiled on first use and cached on disk)."""
-    global _KERNEL, _project_inplace
+    global _KERNEL, _project_inplace, _prange
     if _KERNEL is None:
         import numba
 
+        _prange = numba.prange
         _project_inplace = numba.njit(cache=True)(_project_inplace_py)
-        _KERNEL = numba.njit(cache=True)(_newton_kernel_py)
+        _KERNEL = numba.njit(cache=True, parallel=True)(_newton_kernel_py)
     return _KERNEL
 
 
