@@ -114,7 +114,7 @@ class _Writer:
 
 def _init_worker(description: dict[str, Any]) -> None:
     global _WORKER_FIT
-    from evstat.calibration.registry import from_dict
+    from evstat.results import from_dict
 
     _WORKER_FIT = from_dict(description)
 
@@ -163,7 +163,7 @@ def predict_file(
     """
     from tqdm.auto import tqdm
 
-    from evstat.calibration.registry import load
+    from evstat.results import load
 
     if type not in _TYPES:
         raise ValueError(f"type must be one of {_TYPES}, got {type!r}")

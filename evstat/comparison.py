@@ -1,6 +1,7 @@
-"""Compare fitted calibrators on the same test data: :func:`compare`.
+"""Compare fitted models on the same test data: :func:`compare`.
 
-This module sits above :mod:`evstat.calibration` and :mod:`evstat.metrics` (it uses both).
+This module sits above the models (any :class:`evstat.results.Results`, K >= 2 classes) and
+:mod:`evstat.metrics`.
 """
 
 from __future__ import annotations
@@ -11,8 +12,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evstat.calibration.base import CalibrationResults
-from evstat.metrics import score_predictions
+from evstat.formula import code_response
+from evstat.metrics import score_class_predictions, score_predictions
+from evstat.results import Results
+
+CalibrationResults = Results  # the name this module's signatures used before the K-class protocol
 
 __all__ = ["compare", "named_fits"]
 
@@ -20,7 +24,7 @@ __all__ = ["compare", "named_fits"]
 def named_fits(fits: Any) -> dict[str, CalibrationResults]:
     """``{name: results}`` from one fitted calibrator, a list (named by method; repeats get
     ``_2``, ``_3``, ...) or a dict; a clear error for anything else."""
-    if isinstance(fits, CalibrationResults):
+    if isinstance(fits, Results):
         fits = [fits]
     if isinstance(fits, Mapping):
         items = [(str(k), v) for k, v in fits.items()]
@@ -39,7 +43,7 @@ def named_fits(fits: Any) -> dict[str, CalibrationResults]:
     if not items:
         raise ValueError("fits is empty: give at least one fitted calibrator")
     for name, f in items:
-        if not isinstance(f, CalibrationResults):
+        if not isinstance(f, Results):
             raise TypeError(
                 f"fits[{name!r}] is a {type(f).__name__}, not a fitted evstat calibrator (the "
                 "result of ev.evlogit, ev.evbinning, ev.isotonic, ev.betacal, ev.disjoint, ...)"
@@ -73,8 +77,10 @@ def compare(
     Returns
     -------
     pandas.DataFrame
-        One row per calibrator, in the order given: ``model`` (the name), ``method``, then the
-        columns of :func:`evstat.metrics.score_predictions`: ``n``, ``error_rate`` (threshold
+        One row per model, in the order given: ``model`` (the name), ``method``, then, for
+        three or more classes, the columns of :func:`evstat.metrics.score_class_predictions`
+        (``n``, ``error_rate``, ``brier``, ``log_loss``, ``mean_ignorance``), and for two
+        classes the columns of :func:`evstat.metrics.score_predictions`: ``n``, ``error_rate`` (threshold
         0.5 on theta), ``brier``, ``log_loss``, ``ece`` (all of theta), ``mean_ignorance``
         (mean Pl - Bel) and ``betp_brier`` (Brier score of BetP = (Bel + Pl) / 2). For a long
         (tidy) layout use ``.melt(id_vars=["model", "method"], var_name="metric")``.
@@ -120,19 +126,22 @@ def compare(
                 f"the calibrators have different classes: {next(iter(named))!r} has {classes}, "
                 f"{name!r} has {tuple(f.classes)}; compare calibrators of the same response"
             )
-    neg, pos = classes
-    is_pos = np.array([v == pos for v in yv], dtype=bool)
-    is_neg = np.array([v == neg for v in yv], dtype=bool)
-    bad = ~(is_pos | is_neg)
-    if bad.any():
-        shown = sorted({repr(v) for v in yv[bad]})[:5]
-        raise ValueError(
-            f"y has {int(bad.sum())} of {m} values that are not response levels {classes} (e.g. "
-            f"{', '.join(shown)}): give the observed classes of newdata's rows"
-        )
-    y01 = is_pos.astype(np.int64)
+    codes = code_response(yv, classes, what="y", fix="give the observed classes of newdata's rows")
+    y01 = codes.astype(np.int64)
     rows = []
     for name, f in named.items():
+        if len(classes) > 2:
+            prob = f.predict(newdata, type="prob")
+            ign = f.predict(newdata, type="mass").values[:, -1]
+            bad = np.isnan(prob.to_numpy()).any(axis=1)
+            if bad.any():
+                raise ValueError(
+                    f"model {name!r} ({f.method}) predicts no probability for {int(bad.sum())} of {m} rows (NaN)"
+                )
+            row = {"model": name, "method": f.method}
+            row.update(score_class_predictions(y01, prob.to_numpy(), ignorance=ign).to_dict())
+            rows.append(row)
+            continue
         b = f.predict(newdata, type="belief")
         th = b["theta"].to_numpy()
         nan = np.isnan(th)

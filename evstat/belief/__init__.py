@@ -33,7 +33,17 @@ from __future__ import annotations
 
 from evstat.belief import measures, rules, transforms
 from evstat.belief.combination import RULES, combine
-from evstat.belief.decision import DECISION_RULES, Decision, decide, loss_matrix
+from evstat.belief.decision import (
+    DECISION_RULES,
+    REJECT,
+    STRATEGIES,
+    TIE_TOL,
+    Decision,
+    binary_decisions,
+    check_strategy,
+    decide,
+    loss_matrix,
+)
 from evstat.belief.frame import MAX_DENSE_SIZE, Frame
 from evstat.belief.mass import MassFunction
 from evstat.belief.massarray import BINARY_FRAME, MassArray
@@ -63,6 +73,11 @@ __all__ = [
     "loss_matrix",
     "Decision",
     "DECISION_RULES",
+    "STRATEGIES",
+    "REJECT",
+    "TIE_TOL",
+    "binary_decisions",
+    "check_strategy",
     "nonspecificity",
     "conflict",
     "pignistic_entropy",

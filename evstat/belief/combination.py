@@ -39,7 +39,7 @@ def combine(*masses: MassFunction | MassArray, rule: str = "dempster") -> MassFu
     *masses : MassFunction or MassArray
         Two or more (one is returned unchanged). MassArrays are combined row by row and must have
         the same length; a MassFunction is combined with every row of a MassArray.
-    rule : {"dempster", "conjunctive", "disjunctive", "yager", "dubois_prade", "average"}
+    rule : {"dempster", "conjunctive", "disjunctive", "yager", "dubois_prade", "cautious", "average"}
         * ``"dempster"``: conjunctive sum normalised by ``1 - K``; raises ValueError
           (:class:`~evstat.belief.rules.TotalConflictError`) on total conflict ``K = 1``
           (numerically ``1 - K <= 1e-12``).
@@ -48,9 +48,12 @@ def combine(*masses: MassFunction | MassArray, rule: str = "dempster") -> MassFu
         * ``"yager"``: conjunctive, then the conflict moves to the whole frame.
         * ``"dubois_prade"``: each conflicting product ``m1(B) m2(C)`` goes to ``B cup C``
           (inputs must be normalised).
+        * ``"cautious"``: Denoeux's normalised cautious rule for non-distinct sources (minimum
+          of the weights of the canonical decompositions; idempotent); inputs must be
+          nondogmatic (``m(frame) > 0``), see :func:`evstat.belief.rules.cautious`.
         * ``"average"``: the arithmetic mean of all the mass functions.
 
-        Dempster, conjunctive and disjunctive are commutative and associative. Yager's and
+        Dempster, conjunctive, disjunctive and cautious are commutative and associative. Yager's and
         Dubois-Prade's rules are not associative: with more than two inputs they are applied
         left to right, ``((m1 * m2) * m3) * ...``.
 
@@ -122,7 +125,7 @@ def combine(*masses: MassFunction | MassArray, rule: str = "dempster") -> MassFu
         else:
             out = np.mean(arrays, axis=0)
     else:
-        kernel = rules.KERNELS[rule]
+        kernel = rules.cautious if rule == "cautious" else rules.KERNELS[rule]
         out = arrays[0]
         try:
             for a in arrays[1:]:

@@ -28,14 +28,124 @@ from evstat.belief.frame import Frame, as_frame
 from evstat.belief.mass import MassFunction
 from evstat.belief.massarray import MassArray
 
-__all__ = ["Decision", "decide", "loss_matrix", "DECISION_RULES"]
+__all__ = [
+    "DECISION_RULES",
+    "Decision",
+    "REJECT",
+    "STRATEGIES",
+    "TIE_TOL",
+    "binary_decisions",
+    "check_strategy",
+    "decide",
+    "loss_matrix",
+]
 
 #: Decision rules accepted by :func:`decide` ("pessimistic" and "optimistic" are aliases).
 DECISION_RULES = ("upper", "lower", "pignistic", "hurwicz")
 _ALIASES = {"pessimistic": "upper", "optimistic": "lower"}
 
-#: Expected losses within this (times max(1, max |L|)) of the minimum count as ties.
+#: The one vocabulary of decision strategies of evstat (every model, metric, report and study
+#: uses it), and the rule of :func:`decide` each one applies. "probabilistic" minimises the
+#: expected loss under the model's probabilistic prediction (theta_hat of a calibrator; BetP of
+#: a classifier, whose probabilistic prediction is BetP): the pignistic rule applied to that
+#: Bayesian mass function.
+STRATEGIES: dict[str, str] = {
+    "pessimistic": "upper",
+    "optimistic": "lower",
+    "pignistic": "pignistic",
+    "probabilistic": "pignistic",
+    "hurwicz": "hurwicz",
+}
+
+#: The name of the reject action (a class of that name clashes with it and is refused).
+REJECT = "reject"
+
+#: The one tie policy: expected losses within TIE_TOL (times max(1, max |L|)) of the minimum are
+#: ties, and ties go to the first action in order: the classes in frame order, then reject. So
+#: a row is rejected only when the reject cost is strictly lower (by more than TIE_TOL) than the
+#: expected loss of every class, and a two-class tie goes to the first (negative) class.
 TIE_TOL = 1e-12
+
+
+def check_strategy(strategy: str) -> str:
+    """Return ``strategy`` if it is one of :data:`STRATEGIES`, else raise a ValueError naming them.
+
+    Examples
+    --------
+    >>> check_strategy("pessimistic")
+    'pessimistic'
+    """
+    if not isinstance(strategy, str) or strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {tuple(STRATEGIES)}, got {strategy!r}")
+    return strategy
+
+
+def binary_decisions(
+    bel: np.ndarray,
+    pl: np.ndarray,
+    strategy: str = "pessimistic",
+    reject_cost: float | None = None,
+    p: np.ndarray | None = None,
+    rho: float = 0.5,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Closed-form fast path of :func:`decide` on the frame {0, 1} with 0-1 costs and reject.
+
+    ``bel`` = Bel({1}) and ``pl`` = Pl({1}) per row (validated arrays); ``p`` the probability of
+    class 1 for ``strategy="probabilistic"`` (default BetP(1) = (bel + pl) / 2). Expected costs of
+    deciding 1 and 0 (Minary et al. 2019, eqs. 8-11): upper (pessimistic) 1 - bel and pl, lower
+    (optimistic) 1 - pl and bel, pignistic / probabilistic 1 - p and p, hurwicz the ``rho``
+    mixture of upper and lower. The tie policy is that of :data:`TIE_TOL`: class 1 needs
+    cost(1) < cost(0) - TIE_TOL, reject needs reject_cost < cost - TIE_TOL. These are exactly the
+    choices of :func:`decide` over :func:`loss_matrix` (a test checks it on random masses).
+
+    Returns
+    -------
+    (choice, cost, rejected) : numpy.ndarray
+        The chosen class (int 0/1), its expected cost, and a bool mask of rejected rows (all
+        False without ``reject_cost``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c, cost, rej = binary_decisions(np.array([0.7, 0.4]), np.array([0.9, 0.8]), reject_cost=0.35)
+    >>> c.tolist(), rej.tolist()
+    ([1, 1], [False, True])
+    """
+    check_strategy(strategy)
+    if strategy in ("probabilistic", "pignistic") and bel is None and pl is None:
+        if p is None:
+            raise ValueError(f'strategy="{strategy}" needs p, or bel and pl (for BetP).')
+        pp = np.asarray(p, dtype=np.float64)
+        c1, c0 = 1.0 - pp, pp
+    else:
+        if bel is None or pl is None:
+            raise ValueError(
+                f'strategy="{strategy}" needs both bel and pl (Bel({{1}}) and Pl({{1}}) per row).'
+            )
+        b = np.asarray(bel, dtype=np.float64)
+        q = np.asarray(pl, dtype=np.float64)
+        if strategy == "pessimistic":
+            c1, c0 = 1.0 - b, q
+        elif strategy == "optimistic":
+            c1, c0 = 1.0 - q, b
+        elif strategy == "hurwicz":
+            r = float(rho)
+            if not 0.0 <= r <= 1.0:
+                raise ValueError(f"rho must lie in [0, 1] (the weight of the upper expected loss); got {rho!r}.")
+            c1 = r * (1.0 - b) + (1.0 - r) * (1.0 - q)
+            c0 = r * q + (1.0 - r) * b
+        else:
+            pp = (b + q) / 2.0 if (p is None or strategy == "pignistic") else np.asarray(p, dtype=np.float64)
+            if pp.shape != b.shape:
+                raise ValueError(f"p has {pp.size} values but bel has {b.size}: give one per row.")
+            c1, c0 = 1.0 - pp, pp
+    choice = (c1 < c0 - TIE_TOL).astype(np.int64)
+    cost = np.where(choice == 1, c1, c0)
+    if reject_cost is None:
+        rejected = np.zeros(choice.shape, dtype=bool)
+    else:
+        rejected = float(reject_cost) < cost - TIE_TOL
+    return choice, cost, rejected
 
 
 def loss_matrix(

@@ -36,11 +36,14 @@ __all__ = [
     "yager",
     "dubois_prade",
     "average",
+    "cautious",
     "conflict_degree",
+    "DogmaticMassError",
+    "log_weights",
 ]
 
 #: Names of the combination rules accepted by :func:`evstat.belief.combine`.
-RULES = ("dempster", "conjunctive", "disjunctive", "yager", "dubois_prade", "average")
+RULES = ("dempster", "conjunctive", "disjunctive", "yager", "dubois_prade", "cautious", "average")
 
 #: Normalising constants ``1 - K`` at or below this are treated as total conflict.
 TOTAL_CONFLICT_TOL = 1e-12
@@ -369,6 +372,95 @@ def conflict_degree(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 #: Pairwise kernels by rule name (``average`` is handled separately for n-ary means).
+class DogmaticMassError(ValueError):
+    """The cautious rule needs nondogmatic mass functions (``m(frame) > 0``); ``rows`` holds the
+    positions (in a batch) of those that are not, or None for a single mass function."""
+
+    def __init__(self, message: str, rows: np.ndarray | None = None) -> None:
+        super().__init__(message)
+        self.rows = rows
+
+
+def log_weights(m: np.ndarray) -> np.ndarray:
+    """Logarithms of the weights of the canonical conjunctive decomposition (Denoeux 2008).
+
+    A nondogmatic mass function is ``m = (conj)_{A != frame} A^{w(A)}``, where ``A^w`` is the
+    simple mass function with ``m(A) = 1 - w`` and ``m(frame) = w``, and
+    ``ln w(A) = -sum_{B >= A} (-1)^{|B| - |A|} ln q(B)`` (q the commonality function; an
+    inverse Moebius transform over supersets of ``ln q``). ``-ln w(A)`` is the weight of evidence
+    for A. The entry of the frame itself is set to 0 (no simple component).
+
+    Examples
+    --------
+    On {a, b}: m({a}) = 0.3, m({b}) = 0.2, m(frame) = 0.5 gives w({a}) = q(frame) / q({a}) =
+    0.5 / 0.8 and w({b}) = 0.5 / 0.7.
+
+    >>> np.exp(log_weights(np.array([0.0, 0.3, 0.2, 0.5])))[1:3].round(6)
+    array([0.625   , 0.714286])
+    """
+    a = np.atleast_2d(np.asarray(m, dtype=float))
+    k = _k_of(a.shape[-1])
+    omega = a[:, -1]
+    if np.any(~(omega > 0)):
+        rows = np.flatnonzero(~(omega > 0))
+        raise DogmaticMassError(
+            f"the cautious rule needs nondogmatic mass functions (m(frame) > 0), but "
+            f"{rows.size} of {a.shape[0]} have m(frame) = 0 (rows {rows[:10].tolist()}); give "
+            "them a little ignorance first (discount them, e.g. by 1e-6)",
+            rows if a.ndim == 2 and np.ndim(m) == 2 else None,
+        )
+    q = _zeta(a.copy(), k, superset=True, inverse=False)
+    lnq = np.log(np.maximum(q, np.finfo(float).tiny))
+    lnw = -_zeta(lnq, k, superset=True, inverse=True)
+    lnw[:, -1] = 0.0
+    return lnw if np.ndim(m) == 2 else lnw[0]
+
+
+def cautious(a: np.ndarray, b: np.ndarray, *, method: str = "auto") -> np.ndarray:
+    """Denoeux's normalised cautious rule for non-distinct sources (Denoeux 2008, AIJ 172).
+
+    Both mass functions are decomposed canonically (:func:`log_weights`); the combination keeps,
+    for every nonempty ``A != frame``, the smaller weight ``w12(A) = min(w1(A), w2(A))`` (the
+    larger weight of evidence: evidence counted once, not twice), and the simple mass functions
+    ``A^{w12(A)}`` are combined by Dempster's rule. Commutative, associative and idempotent
+    (``m (cautious) m = m``), unlike Dempster's rule, which assumes distinct (independent)
+    sources. Raises :class:`DogmaticMassError` for inputs with ``m(frame) = 0`` and
+    :class:`TotalConflictError` when the result would be in total conflict. ``method`` is
+    accepted for the kernels' common signature; the rule always uses the Moebius transforms.
+
+    On the binary frame, with ``b = m({1})``, ``p = Pl({1})``: ``w({1}) = (p - b) / p`` and
+    ``w({0}) = (p - b) / (1 - b)``; with ``W1``, ``W0`` the minima over the sources and
+    ``K = (1 - W1)(1 - W0)``, the result is ``m({1}) = (1 - W1) W0 / (1 - K)``,
+    ``m({0}) = (1 - W0) W1 / (1 - K)``, ``m(frame) = W1 W0 / (1 - K)``.
+
+    Examples
+    --------
+    >>> m = np.array([0.0, 0.3, 0.2, 0.5])
+    >>> bool(np.allclose(cautious(m, m), m))
+    True
+
+    By hand: ``w1 = (0.5/0.8, 0.5/0.7)``, ``w2 = (0.4/1, 0.4/0.4)`` on ({a}, {b}), so
+    ``W = (0.4, 5/7)``, ``K = 0.6 x 2/7``; m({a}) = 0.6 x 5/7 / (1 - K) = 15/29, m({b}) = 4/29,
+    m(frame) = 10/29:
+
+    >>> cautious(m, np.array([0.0, 0.6, 0.0, 0.4])).round(6)
+    array([0.      , 0.517241, 0.137931, 0.344828])
+    """
+    a2, b2, single = _broadcast(a, b)
+    k = _k_of(a2.shape[-1])
+    lnw = np.minimum(log_weights(a2), log_weights(b2))
+    lnw[:, 0] = 0.0  # the normalised rule: no component on the empty set
+    total = lnw.sum(axis=1)
+    # ln q(B) = sum of ln w(A) over the A that do not contain B = total - sum over A >= B
+    lnq = total[:, None] - _zeta(lnw.copy(), k, superset=True, inverse=False)
+    q = np.exp(lnq)
+    out = _zeta(q, k, superset=True, inverse=True)
+    out = _clean(out)
+    return _out(_normalise(out), single)
+
+
+#: the pairwise kernels with a ``method`` choice (the cautious rule, defined for nondogmatic
+#: mass functions only, is dispatched separately by :func:`evstat.belief.combine`)
 KERNELS: dict[str, Callable[..., np.ndarray]] = {
     "dempster": dempster,
     "conjunctive": conjunctive,

@@ -8,8 +8,8 @@ from evstat.calibration.binning import BinningCalibration, evbinning
 from evstat.calibration.disjoint import DisjointCalibration, disjoint
 from evstat.calibration.isotonic import IsotonicCalibration, isotonic
 from evstat.calibration.logistic import LogitCalibration, evlogit
-from evstat.calibration.registry import load
-from evstat.calibration.summary import Summary
+from evstat.results import load
+from evstat.summary import Summary
 
 __all__ = [
     "BetaCalibration",

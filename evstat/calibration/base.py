@@ -1,43 +1,51 @@
-"""The results protocol shared by every calibrator.
+"""The binary calibrators' part of the results protocol (:class:`evstat.results.Results`, K = 2).
 
 A calibrator is fitted from a formula and returns a :class:`CalibrationResults` subclass, which
 implements ``_belief_arrays(X)`` (theta_hat, Bel({1}), Pl({1}) for design rows) and the
-model-specific parts (``summary``, ``tidy``, ``glance``, ``_to_dict``). The protocol supplies
-``predict(type="prob" | "belief" | "mass")``, ``decide``, ``augment``, ``save`` and the
-row-order and index conventions: results keep the index and row order of ``newdata``.
+model-specific parts (``summary``, ``tidy``, ``glance``, ``_to_dict``). This base supplies
+``predict(type="prob" | "belief" | "mass")``, ``decide`` (the closed-form fast path of the one
+decision engine, :func:`evstat.belief.binary_decisions`) and the training-frame facts; the
+protocol (:mod:`evstat.results`) supplies ``augment``, ``save``, ``plot`` and ``report``.
 """
 
 from __future__ import annotations
 
-import json
 import warnings
-from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from evstat.belief import MassArray
-from evstat.belief import decide as belief_decide
-from evstat.calibration.summary import Summary
+from evstat.belief import MassArray, binary_decisions
 from evstat.formula import ModelFrame, schema
 from evstat.lazy import _NOT_DASK, dispatch
+from evstat.results import FORMAT, FORMAT_VERSION, REJECT, STRATEGIES, Results
+from evstat.summary import Summary
 
-__all__ = ["CalibrationResults", "EmptyCellWarning", "FORMAT", "FORMAT_VERSION", "STRATEGIES", "REJECT"]
+__all__ = [
+    "CALIBRATION_SAMPLE_ROWS",
+    "CALIBRATION_SAMPLE_SEED",
+    "CalibrationResults",
+    "EmptyCellWarning",
+    "FORMAT",
+    "FORMAT_VERSION",
+    "REJECT",
+    "STRATEGIES",
+    "binary_masses",
+    "decide_binary",
+]
 
-FORMAT = "evstat"
-#: Version 2 (evstat 0.x, issue 9) added the ``checksum`` entry and full schema validation.
-FORMAT_VERSION = 2
-REJECT = "reject"
-#: decision strategies and the rule of :func:`evstat.belief.decide` each uses
-STRATEGIES = {
-    "pessimistic": "upper",
-    "optimistic": "lower",
-    "pignistic": "pignistic",
-    "probabilistic": "upper",
-}
 _TYPES = ("prob", "belief", "mass")
+
+#: Summaries, ``glance`` and reports describe the calibration rows by their own predictive
+#: belief. For models whose prediction cost grows with the calibration size n (``cost_per_cell``
+#: not None: evlogit, betacal, disjoint over them), that is n test rows x n calibration rows; above
+#: this many calibration rows they use a seeded random subsample of this many rows instead
+#: (said so in the output). ``predict(None)`` and ``augment()`` still compute every row.
+CALIBRATION_SAMPLE_ROWS = 2000
+#: seed of that subsample (numpy ``default_rng``), so that summaries are reproducible
+CALIBRATION_SAMPLE_SEED = 20261126
 
 
 class EmptyCellWarning(UserWarning):
@@ -45,8 +53,8 @@ class EmptyCellWarning(UserWarning):
     probability is undefined (NaN) while their belief is vacuous (Bel = 0, Pl = 1)."""
 
 
-class CalibrationResults:
-    """Base class of fitted calibrators (not instantiated directly).
+class CalibrationResults(Results):
+    """Base class of fitted binary calibrators (not instantiated directly).
 
     Attributes
     ----------
@@ -86,6 +94,32 @@ class CalibrationResults:
         """Number of calibration rows."""
         return self.model_frame.n
 
+    @property
+    def response(self) -> str:
+        """The response column's name."""
+        return self.model_frame.response
+
+    @property
+    def score_columns(self) -> list[str]:
+        """The data columns the formula's right-hand side uses."""
+        return list(self.model_frame.score_columns)
+
+    @property
+    def n_dropped(self) -> int:
+        """Calibration rows dropped for missing values."""
+        return int(self.model_frame.n_dropped)
+
+    def training_codes(self) -> NDArray[np.intp]:
+        """0 (negative) or 1 (positive) per calibration row."""
+        return np.asarray(self.model_frame.y, dtype=np.intp)
+
+    def training_data(self) -> pd.DataFrame:
+        """The calibration rows' score columns (as the formula saw them) and response labels."""
+        mf = self.model_frame
+        base = pd.DataFrame({c: np.asarray(mf.column(c)) for c in mf.score_columns}, index=mf.index)
+        base[mf.response] = np.where(mf.y == 1, mf.positive, mf.classes[0])
+        return base
+
     def __repr__(self) -> str:
         mf = self.model_frame
         return (
@@ -109,11 +143,7 @@ class CalibrationResults:
     def _design(self, newdata: pd.DataFrame | None, missing: str = "raise") -> tuple[NDArray, pd.Index]:
         if newdata is None:
             return np.asarray(self.model_frame.X), self.model_frame.index
-        if not isinstance(newdata, pd.DataFrame):
-            raise TypeError(
-                f"newdata must be a pandas DataFrame with the score columns "
-                f"{self.model_frame.score_columns}, got {type(newdata).__name__}"
-            )
+        self._check_newdata(newdata)
         return self.model_frame.new_X(newdata, missing=missing)
 
     def belief_frame(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> pd.DataFrame:
@@ -169,6 +199,7 @@ class CalibrationResults:
         strategy: str = "pessimistic",
         reject_cost: float | None = None,
         missing: str = "raise",
+        rho: float = 0.5,
     ) -> pd.Series:
         """Decide the class of each row with 0-1 costs and an optional reject option.
 
@@ -177,10 +208,12 @@ class CalibrationResults:
         (R*(positive) = 1 - Bel({1}), R*(negative) = Pl({1}) = 1 - Bel({0})), the
         ``"optimistic"`` one the lower expected cost (R_*(positive) = 1 - Pl({1}),
         R_*(negative) = Bel({1})), ``"pignistic"`` the expected cost under BetP, and
-        ``"probabilistic"`` the expected cost under theta_hat (1 - theta_hat for positive).
+        ``"probabilistic"`` the expected cost under theta_hat (1 - theta_hat for positive),
+        ``"hurwicz"`` the ``rho`` mixture of the upper and lower costs.
         With ``reject_cost`` in [0, 1] a row is rejected when that cost is strictly lower than
         the expected cost of the chosen class; ties between the two classes go to the negative
-        class, ties between a class and reject go to the class.
+        class, ties between a class and reject go to the class (the tie policy of
+        :data:`evstat.belief.TIE_TOL`).
 
         Returns
         -------
@@ -188,17 +221,10 @@ class CalibrationResults:
             Categorical with categories ``(negative, positive[, "reject"])``, indexed like
             ``newdata``.
         """
-        lazy = dispatch(self, "decide", newdata, strategy=strategy, reject_cost=reject_cost, missing=missing)
+        lazy = dispatch(self, "decide", newdata, strategy=strategy, reject_cost=reject_cost, missing=missing, rho=rho)
         if lazy is not _NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
             return lazy
-        if strategy not in STRATEGIES:
-            raise ValueError(f"strategy must be one of {tuple(STRATEGIES)}, got {strategy!r}")
-        if reject_cost is not None:
-            rc = float(reject_cost)
-            if not 0.0 <= rc <= 1.0 or np.isnan(rc):
-                raise ValueError(
-                    f"reject_cost must lie in [0, 1] (0-1 costs are used for the classes), got {reject_cost!r}"
-                )
+        rc = self._check_decision(strategy, reject_cost)
         X, index = self._design(newdata, missing)
         with warnings.catch_warnings():
             # theta's warnings: the evidential strategies do not use it, and the probabilistic
@@ -217,15 +243,60 @@ class CalibrationResults:
                 f"the probabilistic strategy needs a probability, but {bad.size} of {bel.size} "
                 f"rows (index {labels}) have none: {self._nan_theta_fix}"
             )
-        return decide_binary(
-            bel, pl, self.classes, STRATEGIES[strategy], reject_cost, index
+        if strategy == "probabilistic":
+            return decide_binary(None, None, self.classes, strategy, rc, index, p=bel)
+        return decide_binary(bel, pl, self.classes, strategy, rc, index, rho=rho)
+
+    #: seconds per (test row x calibration row) of ``predict(type="belief")``: the cost model
+    #: ``seconds ~ rows x n x cost_per_cell`` (docs/large-calibration-sets.md); None where the
+    #: cost per test row does not grow with the calibration size
+    cost_per_cell: ClassVar[float | None] = None
+
+    def predicted_seconds(self, rows: int) -> float:
+        """Predicted time of ``predict(type="belief")`` for ``rows`` test rows (0 when the
+        model's cost does not grow with the calibration size)."""
+        c = self.cost_per_cell
+        return 0.0 if c is None else float(rows) * self.model_frame.n * c
+
+    def calibration_sample(self) -> NDArray[np.intp] | None:
+        """Sorted positions of the calibration rows that summaries, ``glance`` and reports use,
+        or None for all of them.
+
+        None unless the model's prediction cost grows with the calibration size and there are
+        more than ``CALIBRATION_SAMPLE_ROWS`` rows; then a uniform random subsample of that
+        many rows without replacement, drawn with ``numpy.random.default_rng(
+        CALIBRATION_SAMPLE_SEED)`` (the same rows on every call and every machine).
+        """
+        n = self.model_frame.n
+        if self.cost_per_cell is None or n <= CALIBRATION_SAMPLE_ROWS:
+            return None
+        rng = np.random.default_rng(CALIBRATION_SAMPLE_SEED)
+        return np.sort(rng.choice(n, size=CALIBRATION_SAMPLE_ROWS, replace=False))
+
+    def calibration_sample_note(self) -> str | None:
+        """A sentence saying that calibration-row statistics use a subsample, or None."""
+        pos = self.calibration_sample()
+        if pos is None:
+            return None
+        return (
+            f"computed on a seeded random subsample of {pos.size:,} of the {self.model_frame.n:,} "
+            f"calibration rows (seed {CALIBRATION_SAMPLE_SEED}; predicting every row would cost "
+            f"about {_duration(self.predicted_seconds(self.model_frame.n))}, growing as n^2; "
+            "evstat.calibration.base.CALIBRATION_SAMPLE_ROWS sets the threshold)"
         )
 
     def calibration_belief(self) -> pd.DataFrame:
-        """[theta, bel, pl] on the calibration rows (computed once, then cached)."""
+        """[theta, bel, pl] on the calibration rows (computed once, then cached), indexed like
+        them; on the rows of :meth:`calibration_sample` when that is not None."""
         cached = getattr(self, "_cal_belief", None)
         if cached is None:
-            cached = self.belief_frame(None)
+            pos = self.calibration_sample()
+            if pos is None:
+                cached = self.belief_frame(None)
+            else:
+                X = np.asarray(self.model_frame.X)[pos]
+                th, bel, pl = self._belief_arrays(X)
+                cached = pd.DataFrame({"theta": th, "bel": bel, "pl": pl}, index=self.model_frame.index[pos])
             self._cal_belief = cached
         return cached
 
@@ -246,162 +317,62 @@ class CalibrationResults:
         """Add the table of the ignorance Pl - Bel on the calibration rows."""
         cb = self.calibration_belief()
         ign = (cb["pl"] - cb["bel"]).to_numpy()
+        note = self.calibration_sample_note()
         s.add_table(
             "Ignorance m({0,1}) = Pl - Bel on the calibration rows",
             pd.DataFrame({"mean": [ign.mean()], "min": [ign.min()], "median": [np.median(ign)], "max": [ign.max()]}),
             show_index=False,
+            notes=[note[0].upper() + note[1:] + "."] if note else [],
         )
 
     # ---------------------------------------------------------------- broom verbs
-    def augment(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> pd.DataFrame:
-        """``newdata`` (or the calibration data's score columns) with added columns
-        ``.theta``, ``.bel``, ``.pl``, ``.ignorance`` (= Pl - Bel) and ``.betp``."""
-        if newdata is None:
-            mf = self.model_frame
-            base = pd.DataFrame(
-                {c: np.asarray(mf._data[c]) for c in mf.score_columns}, index=mf.index
-            )
-            base[mf.response] = np.where(mf.y == 1, mf.positive, mf.classes[0])
-            b = self.belief_frame(None, missing)
-            out = base.copy()
-        else:
-            # positions, not labels, select the kept rows (the index may repeat labels)
-            positional = newdata.reset_index(drop=True)
-            b = self.belief_frame(positional, missing)
-            out = newdata.iloc[b.index.to_numpy()].copy()
-        out[".theta"] = b["theta"].to_numpy()
-        out[".bel"] = b["bel"].to_numpy()
-        out[".pl"] = b["pl"].to_numpy()
-        out[".ignorance"] = (b["pl"] - b["bel"]).to_numpy()
-        out[".betp"] = ((b["bel"] + b["pl"]) / 2.0).to_numpy()
-        return out
-
-    # ---------------------------------------------------------------- plots and reports
-    def plot(self, kind: str = "reliability", newdata: pd.DataFrame | None = None, ax: Any = None, **kwargs: Any) -> Any:
-        """Draw a figure of the fitted calibrator; returns the matplotlib Axes.
-
-        ``kind`` is one of ``"reliability"``, ``"calibration_map"`` (one score column),
-        ``"decision_regions"`` (two or more), ``"contours"`` (calibrators with a predictive
-        contour, e.g. evlogit), ``"profile"`` (coefficient profiles, e.g. evlogit),
-        ``"reject_curve"``, ``"ignorance"``; a kind that does not apply raises ValueError.
-        ``kwargs`` go to the plotting function (see :func:`evstat.plotting.plot`).
-        """
-        from evstat import plotting
-
-        return plotting.plot(self, kind=kind, newdata=newdata, ax=ax, **kwargs)
-
-    def report(
-        self,
-        path: str | Path,
-        newdata: pd.DataFrame | None = None,
-        y: Any = None,
-        title: str | None = None,
-        date: Any = None,
-        **kwargs: Any,
-    ) -> Path:
-        """Write a self-contained HTML report of this calibrator (see :func:`evstat.report.report`).
-
-        ``newdata`` with labels (the response column, or ``y``) is used for the metrics; ``date``
-        fixes the only line that changes between runs. Returns the path written.
-        """
-        from evstat.report import report
-
-        return report(path, self, newdata=newdata, y=y, title=title, date=date, **kwargs)
+    def _augment_columns(self, newdata: pd.DataFrame | None, missing: str) -> pd.DataFrame:
+        """``.theta``, ``.bel``, ``.pl``, ``.ignorance`` (= Pl - Bel) and ``.betp``."""
+        b = self.belief_frame(newdata, missing)
+        return pd.DataFrame(
+            {
+                ".theta": b["theta"].to_numpy(),
+                ".bel": b["bel"].to_numpy(),
+                ".pl": b["pl"].to_numpy(),
+                ".ignorance": (b["pl"] - b["bel"]).to_numpy(),
+                ".betp": ((b["bel"] + b["pl"]) / 2.0).to_numpy(),
+            },
+            index=b.index,
+        )
 
     # ---------------------------------------------------------------- persistence
-    #: key and schema of the data description every saved model of this class holds
     _frame_key: ClassVar[str] = "model_frame"
 
     @classmethod
     def _frame_schema(cls) -> schema.Spec:
         return schema.MODEL_FRAME
 
-    @classmethod
-    def _schema_fields(cls) -> dict[str, schema.Spec]:
-        """Schema of the keys :meth:`_to_dict` writes (each subclass declares its own)."""
-        raise NotImplementedError(
-            f"the {cls.method} model declares no schema (_schema_fields), so evstat.load cannot "
-            "validate it; every registered model must declare one"
-        )
-
-    @classmethod
-    def _schema_checks(cls) -> list[Any]:
-        """Cross-field checks ``(d, root) -> message or None`` run after the keys are valid."""
-        return []
-
-    @classmethod
-    def schema(cls) -> schema.Dict:
-        """The schema of a saved model of this class, checked by :func:`evstat.load`.
-
-        The common keys (``format``, ``format_version``, ``method``, the model frame and the
-        optional ``checksum``) plus the class's own keys; see :mod:`evstat.formula.schema`.
-        """
-        return schema.Dict(
-            {
-                "format": schema.Str(choices=[FORMAT]),
-                "format_version": schema.Int(choices=[FORMAT_VERSION]),
-                "method": schema.Str(choices=[cls.method]),
-                cls._frame_key: cls._frame_schema(),
-                **cls._schema_fields(),
-            },
-            optional={"checksum": schema.Str(max_len=100)},
-            checks=cls._schema_checks(),
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable description (format ``"evstat"``, with a format version)."""
-        d = {
-            "format": FORMAT,
-            "format_version": FORMAT_VERSION,
-            "method": self.method,
-            "model_frame": self.model_frame.to_dict(),
-        }
-        d.update(self._to_dict())
-        return d
-
-    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
-        """Copies (``copy.deepcopy``) and transport to worker processes (joblib, Dask) go through
-        :meth:`to_dict` and the registry's ``from_dict``, as ``save``/``load`` do: what travels is
-        the JSON description, and rebuilding it runs nothing but the whitelisted formula. Files
-        stay JSON (never pickle files)."""
-        from evstat.calibration.registry import from_dict
-
-        return (from_dict, (self.to_dict(),))
-
-    def save(self, path: str | Path) -> Path:
-        """Save the fitted model as JSON (never pickle); reload with :func:`evstat.load`.
-
-        The file holds :meth:`to_dict` and a ``"checksum"`` entry, the SHA-256 of its canonical
-        serialisation (:func:`evstat.formula.schema.checksum`): :func:`evstat.load` refuses a
-        file whose content was modified after it was saved.
-        """
-        path = Path(path)
-        d = self.to_dict()
-        d["checksum"] = schema.checksum(d)
-        path.write_text(json.dumps(d, indent=1, allow_nan=False), encoding="utf-8")
-        return path
+    def _frame_dict(self) -> dict[str, Any]:
+        return self.model_frame.to_dict()
 
 
 def decide_binary(
-    bel: NDArray,
-    pl: NDArray,
+    bel: NDArray | None,
+    pl: NDArray | None,
     classes: tuple,
-    rule: str,
+    strategy: str,
     reject_cost: float | None,
     index: pd.Index,
+    p: NDArray | None = None,
+    rho: float = 0.5,
 ) -> pd.Series:
-    """Decisions on the binary frame through :func:`evstat.belief.decide` with 0-1 costs."""
+    """Categorical decisions on the binary frame ``classes = (negative, positive)`` with 0-1
+    costs, through the closed-form path :func:`evstat.belief.binary_decisions` of the one engine
+    (``strategy`` from :data:`evstat.belief.STRATEGIES`, or a rule name "upper"/"lower")."""
+    strategy = {"upper": "pessimistic", "lower": "optimistic"}.get(strategy, strategy)
     neg, pos = classes
-    masses = binary_masses(bel, pl, classes, index)
+    choice, _, rejected = binary_decisions(bel, pl, strategy, reject_cost, p=p, rho=rho)
+    labels = np.array([neg, pos], dtype=object)[choice]
     actions = [neg, pos]
-    loss = np.array([[0.0, 1.0], [1.0, 0.0]])
     if reject_cost is not None:
         actions.append(REJECT)
-        loss = np.vstack([loss, [float(reject_cost), float(reject_cost)]])
-    loss_df = pd.DataFrame(loss, index=pd.Index(actions, dtype=object), columns=pd.Index([neg, pos], dtype=object))
-    res = belief_decide(masses, loss_df, rule=rule)
-    chosen = np.asarray(res.choice, dtype=object)
-    cat = pd.Categorical(chosen, categories=pd.Index(actions, dtype=object))
+        labels[rejected] = REJECT
+    cat = pd.Categorical(labels, categories=pd.Index(actions, dtype=object))
     return pd.Series(cat, index=index, name="decision")
 
 
@@ -409,3 +380,12 @@ def binary_masses(bel: NDArray, pl: NDArray, classes: tuple, index: pd.Index) ->
     """Mass functions on the frame ``classes = (negative, positive)`` from Bel({positive}) and
     Pl({positive}): m({positive}) = bel, m({negative}) = 1 - pl, m(frame) = pl - bel."""
     return MassArray.from_bel_pl(bel, pl, index=index, labels=classes)
+
+
+def _duration(seconds: float) -> str:
+    """``"40 s"``, ``"12 min"``, ``"19 h"``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.0f} h"

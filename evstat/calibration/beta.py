@@ -26,8 +26,8 @@ from scipy.special import log_expit
 from evstat.calibration.base import CalibrationResults
 from evstat.calibration.binning import _score_columns
 from evstat.calibration.logistic import _TARGETS, LogitCalibration, _targets, fit_logistic_likelihood
-from evstat.calibration.registry import register
-from evstat.calibration.summary import Summary, format_number
+from evstat.results import register
+from evstat.summary import Summary, format_number
 from evstat.formula import ModelFrame, model_frame, schema
 
 __all__ = ["BetaCalibration", "betacal"]
@@ -267,7 +267,6 @@ class BetaCalibration(LogitCalibration):
         )
 
 
-register(BetaCalibration)
 
 
 def betacal(
@@ -338,3 +337,6 @@ def betacal(
     _check_parameters(parameters)
     mf = model_frame(formula, data, positive=positive, missing=missing)
     return BetaCalibration(mf, parameters=parameters, targets=targets, refit_negative=refit_negative)
+
+
+register(BetaCalibration, example=lambda y, d: betacal(f"{y} ~ s1", d))

@@ -28,8 +28,8 @@ from numpy.typing import NDArray
 from scipy.special import xlogy
 
 from evstat.calibration.base import CalibrationResults, EmptyCellWarning
-from evstat.calibration.registry import register
-from evstat.calibration.summary import Summary, format_number
+from evstat.results import register
+from evstat.summary import Summary, format_number
 from evstat.formula import ModelFrame, model_frame, schema
 from evstat.likelihood import binomial_belief
 
@@ -565,7 +565,6 @@ class BinningCalibration(CellCalibration):
         return cls(mf, state=d)
 
 
-register(BinningCalibration)
 
 
 def evbinning(
@@ -642,3 +641,6 @@ def evbinning(
     _check_empty(empty)
     mf = model_frame(formula, data, positive=positive, missing=missing)
     return BinningCalibration(mf, bins=bins, breaks=breaks, empty=empty)
+
+
+register(BinningCalibration, example=lambda y, d: evbinning(f"{y} ~ s1 + s2", d, bins=3, empty="prior"))

@@ -25,11 +25,11 @@ from evstat.calibration.beta import betacal
 from evstat.calibration.binning import EmptyCellWarning, _score_columns, evbinning
 from evstat.calibration.isotonic import isotonic
 from evstat.calibration.logistic import evlogit
-from evstat.calibration.registry import from_dict, register, schema_of
-from evstat.calibration.summary import Summary, format_number
+from evstat.results import from_dict, register, schema_of
+from evstat.summary import Summary, format_number
 from evstat.formula import ModelFrame, model_frame, schema
 
-__all__ = ["dempster_binary", "DisjointCalibration", "ConflictWarning", "disjoint"]
+__all__ = ["cautious_binary", "dempster_binary", "DisjointCalibration", "ConflictWarning", "disjoint"]
 
 #: the per-column calibrators disjoint() can use
 METHODS: dict[str, Callable[..., CalibrationResults]] = {
@@ -40,6 +40,9 @@ METHODS: dict[str, Callable[..., CalibrationResults]] = {
 }
 _CONFLICT = ("raise", "vacuous")
 _PROB = ("product", "betp")
+#: combination rules of the per-column mass functions: Dempster's (distinct sources) and
+#: Denoeux's cautious rule (non-distinct sources, :func:`evstat.belief.rules.cautious`)
+_COMBINATION = ("dempster", "cautious")
 
 
 class ConflictWarning(UserWarning):
@@ -73,6 +76,8 @@ class DisjointCalibration(CalibrationResults):
     prob : {"betp", "product"}
         The probabilistic prediction: the pignistic probability of the combined mass function
         (default), or the normalised product of the J calibrated probabilities.
+    combination : {"dempster", "cautious"}
+        The rule combining the per-column mass functions.
     """
 
     _theta_warnings = (EmptyCellWarning,)
@@ -90,8 +95,10 @@ class DisjointCalibration(CalibrationResults):
         calibrators: dict[str, CalibrationResults],
         conflict: str = "raise",
         prob: str = "betp",
+        combination: str = "dempster",
     ) -> None:
         super().__init__(mf)
+        self.combination = combination
         self.base_method = base_method
         self.calibrators = dict(calibrators)
         self.conflict = conflict
@@ -122,6 +129,22 @@ class DisjointCalibration(CalibrationResults):
             th[i], bel[i], pl[i] = fit._belief_arrays(Xj)
         return th, bel, pl
 
+    @property
+    def cost_per_cell(self) -> float | None:  # type: ignore[override]
+        """The per-column calibrators' costs added (None when none grows with n)."""
+        costs = [fit.cost_per_cell for fit in self.calibrators.values() if fit.cost_per_cell is not None]
+        return float(sum(costs)) if costs else None
+
+    def _per_column_summary(self) -> tuple[NDArray, NDArray, NDArray]:
+        """:meth:`_per_column` on the calibration rows that summaries use (all of them, or the
+        seeded subsample of :meth:`calibration_sample`), cached."""
+        pos = self.calibration_sample()
+        if pos is None:
+            return self._per_column(None)
+        if getattr(self, "_cal_columns_sample", None) is None:
+            self._cal_columns_sample = self._per_column(np.asarray(self.model_frame.X)[pos])
+        return self._cal_columns_sample
+
     def column_beliefs(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> pd.DataFrame:
         """Per-column predictions before combination: DataFrame with a column MultiIndex
         (score column, [theta, bel, pl]), indexed like ``newdata``."""
@@ -136,9 +159,11 @@ class DisjointCalibration(CalibrationResults):
 
     # ------------------------------------------------------------------ combination
     def _combine(self, bel: NDArray, pl: NDArray) -> tuple[NDArray, NDArray, NDArray]:
-        """Dempster's combination of the J binary mass functions per row
-        (:func:`dempster_binary`); rows in total conflict raise unless ``conflict="vacuous"``."""
-        out_bel, out_pl, bad = dempster_binary(bel, pl, self.classes)
+        """Combination of the J binary mass functions per row by Dempster's rule
+        (:func:`dempster_binary`) or the cautious rule (:func:`cautious_binary`); rows where it
+        is undefined raise unless ``conflict="vacuous"``."""
+        rule = cautious_binary if self.combination == "cautious" else dempster_binary
+        out_bel, out_pl, bad = rule(bel, pl, self.classes)
         if bad.any() and self.conflict == "raise":
             rows = np.flatnonzero(bad)
             raise TotalConflictError(self._conflict_message(rows, bad.size), rows)
@@ -146,6 +171,14 @@ class DisjointCalibration(CalibrationResults):
 
     def _conflict_message(self, rows: NDArray, m: int) -> str:
         index = self._last_index if self._last_index is not None else pd.RangeIndex(m)
+        if self.combination == "cautious":
+            return (
+                f"the cautious rule is undefined for {rows.size} of {m} rows (index "
+                f"{_labels(index, rows)}): a per-column mass function there has no ignorance "
+                "(m({0,1}) = 0, a dogmatic mass) or the result is in total conflict. "
+                "Pass conflict='vacuous' to give these rows a vacuous mass (Bel = 0, Pl = 1) with a "
+                "warning, or check the scores of these rows"
+            )
         return (
             f"Dempster's rule is undefined for {rows.size} of {m} rows (index "
             f"{_labels(index, rows)}): the per-column calibrations are in total conflict there "
@@ -218,11 +251,13 @@ class DisjointCalibration(CalibrationResults):
         return theta, bel, pl  # type: ignore[return-value]
 
     def _calibration_conflict(self) -> NDArray:
-        """The conflict K of the combination on the calibration rows."""
-        _, bel, pl = self._per_column(None)
+        """The conflict K of the combination on the calibration rows (those of
+        :meth:`calibration_sample` above CALIBRATION_SAMPLE_ROWS)."""
+        _, bel, pl = self._per_column_summary()
         if bel.shape[0] == 1:
             return np.zeros(bel.shape[1])
-        masses = [binary_masses(bel[j], pl[j], self.classes, self.model_frame.index) for j in range(bel.shape[0])]
+        index = pd.RangeIndex(bel.shape[1])
+        masses = [binary_masses(bel[j], pl[j], self.classes, index) for j in range(bel.shape[0])]
         conj = combine(*masses, rule="conjunctive")
         assert isinstance(conj, MassArray)
         return conj.values[:, 0]
@@ -240,8 +275,10 @@ class DisjointCalibration(CalibrationResults):
 
     def glance(self) -> pd.DataFrame:
         """One-row summary: method, base_method, nobs, n_pos, n_neg, n_columns, prob, conflict,
-        mean_ignorance and mean_conflict (the mean conflict K of Dempster's rule) on the
-        calibration rows."""
+        combination (the rule), mean_ignorance and mean_conflict (the mean conflict K between
+        the per-column mass functions, i.e. the unnormalised conjunctive mass of the empty set) on the
+        calibration rows, and ignorance_rows, the number of calibration rows these means use
+        (a seeded subsample above CALIBRATION_SAMPLE_ROWS; see :meth:`calibration_sample`)."""
         mf = self.model_frame
         cb = self.calibration_belief()
         return pd.DataFrame(
@@ -255,8 +292,10 @@ class DisjointCalibration(CalibrationResults):
                     "n_columns": len(self.calibrators),
                     "prob": self.prob,
                     "conflict": self.conflict,
+                    "combination": self.combination,
                     "mean_ignorance": float(np.mean(cb["pl"] - cb["bel"])),
                     "mean_conflict": float(np.mean(self._calibration_conflict())),
+                    "ignorance_rows": len(cb),
                 }
             ]
         )
@@ -275,13 +314,18 @@ class DisjointCalibration(CalibrationResults):
         and conflict on the calibration rows."""
         s = self._summary_head("Disjoint evidential calibration (disjoint)")
         s.add_info("Per-column calibrator", self.base_method)
-        s.add_info("Combination", "Dempster's rule (total conflict: " + ("error" if self.conflict == "raise" else "vacuous mass") + ")")
+        rule_text = (
+            "Denoeux's cautious rule (for non-distinct sources: minimum of the canonical weights)"
+            if self.combination == "cautious"
+            else "Dempster's rule (assumes distinct, independent sources)"
+        )
+        s.add_info("Combination", rule_text + " (undefined rows: " + ("error" if self.conflict == "raise" else "vacuous mass") + ")")
         s.add_info(
             "Probability",
             "normalised product of the per-column probabilities" if self.prob == "product"
             else "pignistic probability of the combined mass",
         )
-        _, cbel, cpl = self._per_column(None)
+        _, cbel, cpl = self._per_column_summary()
         rows = []
         for j, (term, fit) in enumerate(self.calibrators.items()):
             rows.append({"formula": fit.formula, "mean ignorance": float(np.mean(cpl[j] - cbel[j])), "estimates": self._details(fit)})
@@ -299,6 +343,7 @@ class DisjointCalibration(CalibrationResults):
                 {"mean": [ign.mean(), K.mean()], "min": [ign.min(), K.min()], "median": [np.median(ign), np.median(K)], "max": [ign.max(), K.max()]},
                 index=["ignorance m({0,1})", "conflict K"],
             ),
+            notes=[note[0].upper() + note[1:] + "."] if (note := self.calibration_sample_note()) else [],
         )
         return s
 
@@ -308,6 +353,7 @@ class DisjointCalibration(CalibrationResults):
             "base_method": self.base_method,
             "conflict": self.conflict,
             "prob": self.prob,
+            "combination": self.combination,
             "columns": list(self.calibrators),
             "calibrators": [fit.to_dict() for fit in self.calibrators.values()],
         }
@@ -318,6 +364,7 @@ class DisjointCalibration(CalibrationResults):
             "base_method": schema.Str(choices=list(METHODS)),
             "conflict": schema.Str(choices=list(_CONFLICT)),
             "prob": schema.Str(choices=list(_PROB)),
+            "combination": schema.Str(choices=list(_COMBINATION)),
             "columns": schema.List(schema.Str(max_len=10_000), min_len=1, what="columns"),
             "calibrators": schema.List(
                 schema.Lazy(schema_of), length=schema.Ref("columns", "columns lists {n} columns"), what="calibrators"
@@ -338,10 +385,10 @@ class DisjointCalibration(CalibrationResults):
     def _from_dict(cls, d: Mapping[str, Any]) -> DisjointCalibration:
         mf = ModelFrame.from_dict(d["model_frame"])
         cals = {term: from_dict(c) for term, c in zip(d["columns"], d["calibrators"])}
-        return cls(mf, d["base_method"], cals, conflict=d["conflict"], prob=d["prob"])
+        return cls(mf, d["base_method"], cals, conflict=d["conflict"], prob=d["prob"],
+                   combination=d.get("combination", "dempster"))
 
 
-register(DisjointCalibration)
 
 
 def dempster_binary(
@@ -393,6 +440,50 @@ def dempster_binary(
     return out_bel, out_pl, bad
 
 
+def cautious_binary(
+    bel: ArrayLike, pl: ArrayLike, classes: tuple = (0, 1)
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
+    """Combine J binary mass functions per row by Denoeux's cautious rule
+    (:func:`evstat.belief.combine` with ``rule="cautious"``).
+
+    Same arguments and returns as :func:`dempster_binary`; the rows flagged are those where the
+    rule is undefined: some mass function is dogmatic (``Bel = Pl``, no ignorance) or the
+    result is in total conflict. They get a vacuous mass (0, 1).
+
+    Examples
+    --------
+    Weights ``w({1}) = (Pl - Bel) / Pl`` and ``w({0}) = (Pl - Bel) / (1 - Bel)``: (0.4, 1) and
+    (1, 0.7) here; their minima (0.4, 0.7) give m({1}) = 0.6 x 0.7 / (1 - 0.6 x 0.3):
+
+    >>> import numpy as np
+    >>> b, p, bad = cautious_binary(np.array([[0.6], [0.0]]), np.array([[1.0], [0.7]]))
+    >>> round(float(b[0]), 6), round(float(p[0]), 6), bool(bad[0])
+    (0.512195, 0.853659, False)
+    """
+    bel = np.atleast_2d(np.asarray(bel, dtype=float))
+    pl = np.atleast_2d(np.asarray(pl, dtype=float))
+    J, m = bel.shape
+    bad = np.zeros(m, dtype=bool)
+    if J == 1:
+        return bel[0].copy(), pl[0].copy(), bad
+    bad |= np.any(pl - bel <= 0.0, axis=0)  # dogmatic: no canonical decomposition
+    out_bel, out_pl = np.zeros(m), np.ones(m)
+    while True:
+        keep = np.flatnonzero(~bad)
+        if keep.size == 0:
+            break
+        masses = [binary_masses(bel[j, keep], pl[j, keep], classes, pd.RangeIndex(keep.size)) for j in range(J)]
+        try:
+            comb = combine(*masses, rule="cautious")
+        except TotalConflictError as err:
+            bad[keep if err.rows is None else keep[np.asarray(err.rows, dtype=np.intp)]] = True
+            continue
+        out_bel[keep] = comb.values[:, 2]
+        out_pl[keep] = 1.0 - comb.values[:, 1]
+        break
+    return out_bel, out_pl, bad
+
+
 def disjoint(
     formula: str,
     data: pd.DataFrame,
@@ -400,6 +491,7 @@ def disjoint(
     bins: int = 9,
     conflict: str = "raise",
     prob: str = "betp",
+    combination: str = "dempster",
     positive: Any = None,
     missing: str = "raise",
     **options: Any,
@@ -442,6 +534,15 @@ def disjoint(
         the pima scores with evlogit per column, in 353 of 359 calibration rows), which is why
         it is not the default; use it to compare the probabilistic and the evidential disjoint
         approaches.
+    combination : {"dempster", "cautious"}
+        How the per-column mass functions are combined. ``"dempster"`` (default, Xu et al.
+        2016): Dempster's rule, which treats the columns as distinct (independent) pieces of
+        evidence, so agreeing columns reinforce each other and the ignorance shrinks fast.
+        ``"cautious"``: Denoeux's (2008) cautious rule for non-distinct sources (scores of
+        classifiers trained on the same data): for each of {1} and {0} it keeps the larger weight
+        of evidence instead of adding them, so the combination of a column with itself is that
+        column, and the combined ignorance is at least as large as Dempster's.
+        The summary, ``glance`` and reports name the rule used and the mean conflict K.
     positive, missing
         As :func:`evstat.evlogit`.
     **options
@@ -479,6 +580,11 @@ def disjoint(
             f"prob must be 'betp' (pignistic probability of the combined mass, the default) or "
             f"'product' (normalised product of the column probabilities), got {prob!r}"
         )
+    if combination not in _COMBINATION:
+        raise ValueError(
+            f"combination must be 'dempster' (distinct sources, the default) or 'cautious' "
+            f"(Denoeux's cautious rule for non-distinct sources), got {combination!r}"
+        )
     mf = model_frame(formula, data, positive=positive, missing=missing)
     cols = _score_columns(mf, "disjoint")
     X = np.asarray(mf.X)
@@ -496,4 +602,7 @@ def disjoint(
             calibrators[term] = fitter(f, frame, positive=mf.positive, **options)
         except TypeError as err:
             raise TypeError(f"disjoint(method={method!r}) passed options {sorted(options)} to {method}: {err}") from None
-    return DisjointCalibration(mf, method, calibrators, conflict=conflict, prob=prob)
+    return DisjointCalibration(mf, method, calibrators, conflict=conflict, prob=prob, combination=combination)
+
+
+register(DisjointCalibration, example=lambda y, d: disjoint(f"{y} ~ s1 + s2", d))

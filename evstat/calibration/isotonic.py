@@ -18,8 +18,8 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from evstat.calibration.binning import CellCalibration, _interval_label, _score_columns
-from evstat.calibration.registry import register
-from evstat.calibration.summary import Summary
+from evstat.results import register
+from evstat.summary import Summary
 from evstat.formula import ModelFrame, model_frame, schema
 
 __all__ = ["IsotonicCalibration", "isotonic", "pav_blocks"]
@@ -233,7 +233,6 @@ class IsotonicCalibration(CellCalibration):
         return cls(ModelFrame.from_dict(d["model_frame"]), state=d)
 
 
-register(IsotonicCalibration)
 
 
 def isotonic(
@@ -293,3 +292,6 @@ def isotonic(
     """
     mf = model_frame(formula, data, positive=positive, missing=missing)
     return IsotonicCalibration(mf)
+
+
+register(IsotonicCalibration, example=lambda y, d: isotonic(f"{y} ~ s1", d))

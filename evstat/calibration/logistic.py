@@ -22,9 +22,9 @@ from scipy.special import expit
 from scipy.stats import norm
 from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
 
-from evstat.calibration.base import CalibrationResults
-from evstat.calibration.registry import register
-from evstat.calibration.summary import Summary, format_number
+from evstat.calibration.base import CalibrationResults, _duration
+from evstat.results import register
+from evstat.summary import Summary, format_number
 from evstat.formula import ModelFrame, model_frame, schema
 from evstat.likelihood import (
     CoefficientProfile,
@@ -46,6 +46,17 @@ _TARGETS = ("platt", "binary")
 BLOCK_ROWS = 5000
 #: predictions of at least this many rows show a tqdm progress bar (set to None to silence)
 PROGRESS_MIN_ROWS: int | None = 50_000
+#: predictions whose predicted time (cost model: rows x n x COST_PER_CELL) is at least this many
+#: seconds show a tqdm progress bar with the estimate (set to None to silence)
+PROGRESS_MIN_SECONDS: float | None = 10.0
+#: target duration of one block of rows while a progress bar is shown
+PROGRESS_BLOCK_SECONDS = 2.0
+#: Cost model of the predictive belief: about this many seconds per (test row x calibration
+#: row), so ``rows`` test rows cost ``rows x n x COST_PER_CELL`` seconds. Measured with
+#: benchmarks/bench_calibration_size.py (J = 3; see benchmarks/README.md): 1e-6 .. 3e-6 on an
+#: idle core, several times more on a loaded machine; the estimate is a rough guide, the
+#: progress bar shows the real rate.
+COST_PER_CELL = 2e-6
 
 
 def _targets(y: NDArray, targets: str) -> NDArray:
@@ -150,6 +161,8 @@ class LogitCalibration(CalibrationResults):
     loglike : float
         Maximised log-likelihood ``sum t log theta + (1 - t) log(1 - theta)`` with the targets
         ``t`` used (the kernel whose ratio defines the contour).
+    loglike_labels : float
+        Log-likelihood of the 0/1 labels at the same coefficients (the one the AIC uses).
     deviance, null_deviance : float
         As R's ``glm`` with the same (fractional) response.
     aic, bic : float
@@ -255,10 +268,16 @@ class LogitCalibration(CalibrationResults):
         return self.nobs - (1 if "Intercept" in self.terms else 0)
 
     @property
-    def aic(self) -> float:
+    def loglike_labels(self) -> float:
+        """Log-likelihood of the 0/1 labels at the fitted coefficients,
+        ``sum y log theta_hat + (1 - y) log(1 - theta_hat)``: the one R's binomial AIC uses
+        (``aic = -2 loglike_labels + 2 p``). Equal to ``loglike`` with ``targets="binary"``."""
         y = np.asarray(self.model_frame.y)
-        ll = float(loglik_eta(self._lik.X @ self._lik.beta_hat, np.round(y)))
-        return -2.0 * ll + 2.0 * self._lik.p
+        return float(loglik_eta(self._lik.X @ self._lik.beta_hat, np.round(y)))
+
+    @property
+    def aic(self) -> float:
+        return -2.0 * self.loglike_labels + 2.0 * self._lik.p
 
     @property
     def bic(self) -> float:
@@ -314,19 +333,38 @@ class LogitCalibration(CalibrationResults):
     def _prob_array(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         return expit(linear_predictor(X, self._lik.beta_hat))
 
+    #: the cost model of ``predict(type="belief")`` (see :meth:`predicted_seconds`)
+    cost_per_cell = COST_PER_CELL
+
     def _belief_arrays(self, X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray]:
         m = X.shape[0]
-        if m <= BLOCK_ROWS:
+        est = self.predicted_seconds(m)
+        show = (PROGRESS_MIN_ROWS is not None and m >= PROGRESS_MIN_ROWS) or (
+            PROGRESS_MIN_SECONDS is not None and est >= PROGRESS_MIN_SECONDS
+        )
+        if m <= BLOCK_ROWS and not show:
             return predictive_belief(self._lik, X, method=self.predictive_method)
+        # blocks bound memory; with a progress bar they are also short enough (about
+        # PROGRESS_BLOCK_SECONDS by the cost model) for the bar to move
+        block = BLOCK_ROWS
+        if show:
+            block = int(np.clip(PROGRESS_BLOCK_SECONDS / max(est / m, 1e-12), 1, BLOCK_ROWS))
         th, bel, pl = np.empty(m), np.empty(m), np.empty(m)
-        starts = range(0, m, BLOCK_ROWS)
-        if PROGRESS_MIN_ROWS is not None and m >= PROGRESS_MIN_ROWS:
+        starts: Any = range(0, m, block)
+        bar = None
+        if show:
             from tqdm.auto import tqdm
 
-            starts = tqdm(starts, total=len(starts), desc="evlogit Bel/Pl", unit="block")
+            bar = tqdm(
+                total=m, unit="row", desc=f"{self.method} Bel/Pl (n = {self.nobs:,}; estimate {_duration(est)})",
+            )
         for s in starts:
-            sl = slice(s, s + BLOCK_ROWS)
+            sl = slice(s, s + block)
             th[sl], bel[sl], pl[sl] = predictive_belief(self._lik, X[sl], method=self.predictive_method)
+            if bar is not None:
+                bar.update(th[sl].size)
+        if bar is not None:
+            bar.close()
         return th, bel, pl
 
     def tidy(self, level: float = 0.95, conf_method: str = "profile") -> pd.DataFrame:
@@ -345,9 +383,12 @@ class LogitCalibration(CalibrationResults):
         )
 
     def glance(self) -> pd.DataFrame:
-        """One-row model summary: nobs, n_pos, n_neg, targets, loglik, deviance, null_deviance,
-        df_null, df_residual, aic, bic, mean_ignorance (on the calibration rows), separated
-        (the scores separate the classes completely)."""
+        """One-row model summary: nobs, n_pos, n_neg, targets, loglik (of the targets the fit
+        maximises), loglik_labels (of the 0/1 labels, which the AIC uses), deviance, null_deviance,
+        df_null, df_residual, aic, bic, mean_ignorance (on the calibration rows), ignorance_rows
+        (how many calibration rows that mean uses: all, or a seeded subsample above
+        CALIBRATION_SAMPLE_ROWS, see :meth:`calibration_sample`), separated (the scores
+        separate the classes completely)."""
         mf = self.model_frame
         cb = self.calibration_belief()
         return pd.DataFrame(
@@ -359,6 +400,7 @@ class LogitCalibration(CalibrationResults):
                     "n_neg": mf.n_neg,
                     "targets": self.targets,
                     "loglik": self.loglike,
+                    "loglik_labels": self.loglike_labels,
                     "deviance": self.deviance,
                     "null_deviance": self.null_deviance,
                     "df_null": self.df_null,
@@ -366,6 +408,7 @@ class LogitCalibration(CalibrationResults):
                     "aic": self.aic,
                     "bic": self.bic,
                     "mean_ignorance": float(np.mean(cb["pl"] - cb["bel"])),
+                    "ignorance_rows": len(cb),
                     "separated": self.separated,
                 }
             ]
@@ -403,17 +446,30 @@ class LogitCalibration(CalibrationResults):
                 f"Intervals: {pct} profile likelihood (likelihood-ratio)."
             ],
         )
+        k = self._lik.p
+        if self.targets == "platt":
+            ll_rows = [self.loglike, self.loglike_labels]
+            ll_names = ["Log-likelihood (Platt targets)", "Log-likelihood (0/1 labels)"]
+            gof_notes = [
+                "The coefficients maximise the log-likelihood of the Platt targets (the contour "
+                "and every interval use it); R's binomial AIC rounds the response to 0/1, so AIC "
+                f"= -2 x log-likelihood (0/1 labels) + 2 x {k} parameters. The deviances use the "
+                "targets, as R's glm with the same fractional response."
+            ]
+        else:
+            ll_rows, ll_names = [self.loglike], ["Log-likelihood (0/1 labels)"]
+            gof_notes = [f"AIC = -2 x log-likelihood + 2 x {k} parameters."]
         s.add_table(
             "Goodness of fit",
             pd.DataFrame(
                 {
-                    "value": [self.loglike, self.null_deviance, self.deviance, self.aic],
-                    "df": [self._lik.p, self.df_null, self.df_resid, np.nan],
+                    "value": ll_rows + [self.null_deviance, self.deviance, self.aic],
+                    "df": [k] * len(ll_rows) + [self.df_null, self.df_resid, np.nan],
                 },
-                index=["Log-likelihood", "Null deviance", "Residual deviance", "AIC"],
+                index=ll_names + ["Null deviance", "Residual deviance", "AIC"],
             ),
             formatters={"value": lambda v: format_number(v, 6), "df": lambda v: "" if np.isnan(v) else str(int(v))},
-            notes=["AIC as R's binomial glm (computed from the 0/1 labels)."] if self.targets == "platt" else [],
+            notes=gof_notes,
         )
         if self.separated:
             s.add_note(
@@ -447,7 +503,6 @@ class LogitCalibration(CalibrationResults):
         return cls(mf, targets=d["targets"], params=d["params"])
 
 
-register(LogitCalibration)
 
 
 def evlogit(
@@ -504,3 +559,6 @@ def evlogit(
         raise ValueError(f"targets must be 'platt' (smoothed, the default) or 'binary', got {targets!r}")
     mf = model_frame(formula, data, positive=positive, missing=missing)
     return LogitCalibration(mf, targets=targets)
+
+
+register(LogitCalibration, example=lambda y, d: evlogit(f"{y} ~ s1 + s2", d))

@@ -1,10 +1,10 @@
 """The results protocol of the evidential classifiers (two or more classes).
 
-:class:`ClassifierResults` extends the calibrators' :class:`evstat.calibration.CalibrationResults`
-to a response with ``M >= 2`` classes: the prediction of a row is a mass function on the frame
+:class:`ClassifierResults` implements the one results protocol :class:`evstat.results.Results`
+for a response with ``M >= 2`` classes: the prediction of a row is a mass function on the frame
 of the response's levels. With two classes every verb returns exactly what a calibrator returns
-(so :func:`evstat.compare` accepts a two-class classifier); with more classes the outputs gain a
-class dimension:
+(so :func:`evstat.compare`, plots and reports accept a two-class classifier); with more classes
+the outputs gain a class dimension:
 
 ============  ==============================================  ==============================================
 ``type``      two classes ``(negative, positive)``             ``M >= 3`` classes
@@ -33,11 +33,11 @@ from numpy.typing import NDArray
 from evstat.belief import Frame, MassArray
 from evstat.belief import decide as belief_decide
 from evstat.belief import loss_matrix
-from evstat.calibration.base import FORMAT, FORMAT_VERSION, REJECT, STRATEGIES, CalibrationResults
-from evstat.calibration.summary import Summary
 from evstat.classifiers._response import CLASS_FRAME, ClassFrame
 from evstat.formula import schema
 from evstat.lazy import _NOT_DASK, dispatch
+from evstat.results import REJECT, STRATEGIES, Results
+from evstat.summary import Summary
 
 __all__ = ["ClassifierResults", "OUTLIER"]
 
@@ -54,7 +54,7 @@ def clip01(a: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.clip(a, 0.0, 1.0, out=a)
 
 
-class ClassifierResults(CalibrationResults):
+class ClassifierResults(Results):
     """Base class of fitted evidential classifiers (not instantiated directly).
 
     Attributes
@@ -62,9 +62,6 @@ class ClassifierResults(CalibrationResults):
     class_frame : evstat.classifiers._response.ClassFrame
         The training data as the formula saw them: ``X`` (score vectors), ``codes`` (classes as
         positions in ``levels``), ``levels``.
-    model_frame : evstat.formula.ModelFrame or None
-        For a two-class response the calibrators' model frame (0/1 response, ``classes``,
-        ``positive``); None for three or more classes.
     frame : evstat.belief.Frame
         The frame of discernment: the response's levels in order (two classes:
         ``(negative, positive)``).
@@ -73,7 +70,6 @@ class ClassifierResults(CalibrationResults):
     method: ClassVar[str] = "classifier"
 
     def __init__(self, class_frame: ClassFrame) -> None:
-        super().__init__(class_frame.design if class_frame.is_binary else None)  # type: ignore[arg-type]
         self.class_frame = class_frame
         self.frame = Frame(list(class_frame.levels))
         self._X = class_frame.X
@@ -96,34 +92,40 @@ class ClassifierResults(CalibrationResults):
         return self.levels
 
     @property
-    def positive(self) -> Any:
-        """The positive class of a two-class response (None with three or more classes)."""
-        return self.class_frame.positive
-
-    @property
-    def n_classes(self) -> int:
-        """Number of classes ``M``."""
-        return self.class_frame.n_classes
-
-    @property
-    def is_binary(self) -> bool:
-        """True for a two-class response."""
-        return self.class_frame.is_binary
-
-    @property
     def nobs(self) -> int:
         """Number of training rows."""
         return self.class_frame.n
 
     @property
+    def response(self) -> str:
+        """The class column's name."""
+        return self.class_frame.response
+
+    @property
+    def score_columns(self) -> list[str]:
+        """The data columns the right-hand side uses."""
+        return list(self.class_frame.score_columns)
+
+    @property
+    def n_dropped(self) -> int:
+        """Training rows dropped for missing values."""
+        return int(self.class_frame.n_dropped)
+
+    def training_codes(self) -> NDArray[np.intp]:
+        """The class of every training row as its position in :attr:`classes`."""
+        return np.asarray(self._codes, dtype=np.intp)
+
+    def training_data(self) -> pd.DataFrame:
+        """The training rows' score columns (as the formula saw them) and class labels."""
+        cf = self.class_frame
+        base = pd.DataFrame({c: np.asarray(cf.design.column(c)) for c in cf.score_columns}, index=cf.index)
+        base[cf.response] = cf.labels().to_numpy()
+        return base
+
+    @property
     def terms(self) -> list[str]:
         """The score columns of the distance (design terms without the intercept)."""
         return self.class_frame.terms
-
-    @property
-    def class_counts(self) -> pd.Series:
-        """Training rows per class."""
-        return self.class_frame.counts
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{lev!r}: {int(c)}" for lev, c in self.class_counts.items())
@@ -174,18 +176,8 @@ class ClassifierResults(CalibrationResults):
     def _design(self, newdata: pd.DataFrame | None, missing: str = "raise") -> tuple[NDArray, pd.Index]:
         if newdata is None:
             return np.asarray(self._X), self.class_frame.index
-        if not isinstance(newdata, pd.DataFrame):
-            raise TypeError(
-                f"newdata must be a pandas DataFrame with the score columns "
-                f"{self.class_frame.score_columns}, got {type(newdata).__name__}"
-            )
+        self._check_newdata(newdata)
         return self.class_frame.new_X(newdata, missing=missing)
-
-    # ---------------------------------------------------------------- binary protocol
-    def _belief_arrays(self, X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray]:
-        """BetP, Bel and Pl of the positive class (two classes), or of the last class."""
-        bel, pl, betp, _ = self._singletons(np.asarray(X, dtype=np.float64))
-        return betp[:, -1], bel[:, -1], pl[:, -1]
 
     # ---------------------------------------------------------------- prediction
     def _class_index(self) -> pd.Index:
@@ -266,6 +258,7 @@ class ClassifierResults(CalibrationResults):
         reject_cost: float | None = None,
         missing: str = "raise",
         loss: pd.DataFrame | None = None,
+        rho: float = 0.5,
     ) -> pd.Series:
         """Decide the class of each row, with 0-1 costs and an optional reject option, or with a
         loss matrix.
@@ -274,7 +267,7 @@ class ClassifierResults(CalibrationResults):
         minimises the upper expected cost (0-1 costs: choose the class of largest Bel({w})),
         ``"optimistic"`` the lower expected cost (largest Pl({w})), ``"pignistic"`` and
         ``"probabilistic"`` (the same here: the probabilistic prediction is BetP) the expected
-        cost under BetP. With ``reject_cost`` a row is rejected when that constant cost is
+        cost under BetP, ``"hurwicz"`` the ``rho`` mixture of the upper and lower costs. With ``reject_cost`` a row is rejected when that constant cost is
         strictly lower than the expected cost of every class. Ties go to the first action in
         order: the classes in frame order, then reject.
 
@@ -290,7 +283,7 @@ class ClassifierResults(CalibrationResults):
         ----------
         newdata : pandas.DataFrame, optional
             Score rows (the training rows when None).
-        strategy : {"pessimistic", "optimistic", "pignistic", "probabilistic", "credal"}
+        strategy : {"pessimistic", "optimistic", "pignistic", "probabilistic", "hurwicz", "credal"}
         reject_cost : float in [0, 1], optional
             Cost of the reject action (0-1 costs for the classes).
         missing : {"raise", "drop"}
@@ -319,12 +312,10 @@ class ClassifierResults(CalibrationResults):
                 )
             X, index = self._design(newdata, missing)
             return self._present_credal(self._credal_masks(X), index)
-        if strategy not in STRATEGIES:
-            raise ValueError(
-                f"strategy must be one of {(*STRATEGIES, 'credal')}, got {strategy!r}"
-            )
-        rule = "pignistic" if strategy == "probabilistic" else STRATEGIES[strategy]
+        if strategy not in STRATEGIES:  # the vocabulary of evstat.belief, plus this family's "credal"
+            raise ValueError(f"strategy must be one of {(*STRATEGIES, 'credal')}, got {strategy!r}")
         if loss is not None:
+            self._check_decision(strategy, None)
             if reject_cost is not None:
                 raise ValueError(
                     "give either reject_cost (0-1 costs plus a reject action) or loss (a full "
@@ -337,24 +328,17 @@ class ClassifierResults(CalibrationResults):
                 )
             L = loss
         else:
-            if reject_cost is not None:
-                try:
-                    rc = float(reject_cost)
-                except (TypeError, ValueError):
-                    raise TypeError(f"reject_cost must be a number in [0, 1], got {reject_cost!r}") from None
-                if not 0.0 <= rc <= 1.0 or np.isnan(rc):
-                    raise ValueError(
-                        f"reject_cost must lie in [0, 1] (0-1 costs are used for the classes), got {reject_cost!r}"
-                    )
+            rc = self._check_decision(strategy, reject_cost)
+            if rc is not None:
                 if REJECT in self.frame:
                     raise ValueError(
                         f"a class is named {REJECT!r}, which clashes with the reject action; "
                         "rename that class or pass a loss matrix"
                     )
-            L = loss_matrix(self.frame, reject=None if reject_cost is None else float(reject_cost))
+            L = loss_matrix(self.frame, reject=rc)
         X, index = self._design(newdata, missing)
         ma = MassArray(self.frame, self._mass_values(X), index=index)
-        res = belief_decide(ma, L, rule=rule)
+        res = belief_decide(ma, L, rule=STRATEGIES[strategy], rho=rho)
         actions = pd.Index(list(L.index), dtype=object)
         chosen = np.asarray(res.choice, dtype=object)
         return pd.Series(pd.Categorical(chosen, categories=actions), index=index, name="decision")
@@ -384,66 +368,26 @@ class ClassifierResults(CalibrationResults):
             names[mk] = members[0] if len(members) == 1 else frozenset(members)
         return pd.Series(names[np.asarray(masks, dtype=np.intp)], index=index, name="decision", dtype=object)
 
-    # ---------------------------------------------------------------- plots and reports
-    def _require_binary(self, what: str) -> None:
-        if not self.is_binary:
-            raise ValueError(
-                f"evstat's calibration {what} are for two-class predictions, but this {self.method} fit has {self.n_classes} classes "
-                f"{list(self.levels)}: use fit.predict(newdata, type='belief' or 'mass'), "
-                "fit.decide and fit.summary(), or fit a two-class response"
-            )
-
-    def plot(self, kind: str = "reliability", newdata: pd.DataFrame | None = None, ax: Any = None, **kwargs: Any) -> Any:
-        """The calibrators' figures (two-class responses only); see
-        :meth:`evstat.calibration.CalibrationResults.plot`."""
-        self._require_binary("plots")
-        return super().plot(kind=kind, newdata=newdata, ax=ax, **kwargs)  # type: ignore[misc]
-
-    def report(self, path: Any, newdata: pd.DataFrame | None = None, *args: Any, **kwargs: Any) -> Any:
-        """The calibrators' HTML report (two-class responses only); see
-        :meth:`evstat.calibration.CalibrationResults.report`."""
-        self._require_binary("reports")
-        return super().report(path, newdata, *args, **kwargs)  # type: ignore[misc]
-
     # ---------------------------------------------------------------- broom verbs
-    def _training_data(self) -> pd.DataFrame:
-        cf = self.class_frame
-        base = pd.DataFrame(
-            {c: np.asarray(cf.design._data[c]) for c in cf.score_columns}, index=cf.index
-        )
-        base[cf.response] = cf.labels().to_numpy()
-        return base
-
-    def augment(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> pd.DataFrame:
-        """``newdata`` (or the training data's score and class columns) with added columns.
-
-        Two classes: ``.theta`` (= BetP({positive})), ``.bel``, ``.pl``, ``.ignorance``
+    def _augment_columns(self, newdata: pd.DataFrame | None, missing: str) -> pd.DataFrame:
+        """Two classes: ``.theta`` (= BetP({positive})), ``.bel``, ``.pl``, ``.ignorance``
         (m(frame) = Pl - Bel) and ``.betp``, as for the calibrators. Three or more classes:
         ``.betp_<class>``, ``.bel_<class>``, ``.pl_<class>`` for every class, ``.ignorance``
-        (m(frame)) and ``.class`` (the class of largest BetP, ties to the first).
-        """
-        base = self._training_data() if newdata is None else newdata
+        (m(frame)) and ``.class`` (the class of largest BetP, ties to the first)."""
         X, index = self._design(newdata, missing)
         bel, pl, betp, ign = self._singletons(X)
-        out = base.loc[index].copy() if len(index) != len(base) else base.copy()
+        out: dict[str, Any] = {}
         if self.is_binary:
-            out[".theta"] = betp[:, 1]
-            out[".bel"] = bel[:, 1]
-            out[".pl"] = pl[:, 1]
-            out[".ignorance"] = ign
-            out[".betp"] = betp[:, 1]
-            return out
-        for j, lev in enumerate(self.levels):
-            out[f".betp_{lev}"] = betp[:, j]
-        for j, lev in enumerate(self.levels):
-            out[f".bel_{lev}"] = bel[:, j]
-        for j, lev in enumerate(self.levels):
-            out[f".pl_{lev}"] = pl[:, j]
+            out = {".theta": betp[:, 1], ".bel": bel[:, 1], ".pl": pl[:, 1], ".ignorance": ign, ".betp": betp[:, 1]}
+            return pd.DataFrame(out, index=index)
+        for stat, values in ((".betp_", betp), (".bel_", bel), (".pl_", pl)):
+            for j, lev in enumerate(self.classes):
+                out[f"{stat}{lev}"] = values[:, j]
         out[".ignorance"] = ign
         lev = np.empty(self.n_classes, dtype=object)
-        lev[:] = list(self.levels)
-        out[".class"] = lev[np.argmax(betp, axis=1)] if len(out) else np.empty(0, dtype=object)
-        return out
+        lev[:] = list(self.classes)
+        out[".class"] = lev[np.argmax(betp, axis=1)] if len(index) else np.empty(0, dtype=object)
+        return pd.DataFrame(out, index=index)
 
     def _summary_head(self, title: str) -> Summary:
         s = Summary(title)
@@ -455,16 +399,8 @@ class ClassifierResults(CalibrationResults):
         return s
 
     # ---------------------------------------------------------------- persistence
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable description (format ``"evstat"``, with a format version)."""
-        d = {
-            "format": FORMAT,
-            "format_version": FORMAT_VERSION,
-            "method": self.method,
-            "class_frame": self.class_frame.to_dict(),
-        }
-        d.update(self._to_dict())
-        return d
+    def _frame_dict(self) -> dict[str, Any]:
+        return self.class_frame.to_dict()
 
     _frame_key: ClassVar[str] = "class_frame"
 

@@ -69,8 +69,8 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, log_expit
 
 from evstat.belief import Frame, MassArray
-from evstat.calibration.registry import register
-from evstat.calibration.summary import Summary
+from evstat.results import register
+from evstat.summary import Summary
 from evstat.classifiers._neighbors import CHUNK_ENTRIES, knn
 from evstat.classifiers._response import ClassFrame, class_frame
 from evstat.classifiers.base import OUTLIER, ClassifierResults, clip01
@@ -474,7 +474,6 @@ class CredalKNNClassifier(ClassifierResults):
         )
 
 
-register(CredalKNNClassifier)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -591,3 +590,6 @@ def credal_knn(
     return CredalKNNClassifier(
         cf, k=kk, rho=r, rho_method=method, outlier=bool(outlier), dbar=dbar, loo_path=path, loo_error=err
     )
+
+
+register(CredalKNNClassifier, example=lambda y, d: credal_knn(f"{y} ~ s1 + s2", d, k=5), n_classes=(2, 3))

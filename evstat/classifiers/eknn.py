@@ -44,8 +44,8 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import minimize
 
 from evstat.belief import TotalConflictError
-from evstat.calibration.registry import register
-from evstat.calibration.summary import Summary
+from evstat.results import register
+from evstat.summary import Summary
 from evstat.classifiers._neighbors import knn
 from evstat.classifiers._response import ClassFrame, class_frame
 from evstat.classifiers.base import ClassifierResults, clip01
@@ -722,7 +722,6 @@ class EkNNClassifier(ClassifierResults):
         return cls(cls._class_frame_from(d), **{key: d[key] for key in keys}, warning=d.get("warning", ""))
 
 
-register(EkNNClassifier)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -962,3 +961,6 @@ def eknn(
         message=message,
         warning=warning,
     )
+
+
+register(EkNNClassifier, example=lambda y, d: eknn(f"{y} ~ s1 + s2", d, k=5), n_classes=(2, 3))

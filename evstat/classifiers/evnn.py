@@ -58,8 +58,8 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import minimize
 from scipy.special import expit
 
-from evstat.calibration.registry import register
-from evstat.calibration.summary import Summary
+from evstat.results import register
+from evstat.summary import Summary
 from evstat.classifiers._neighbors import CHUNK_ENTRIES, sq_distances
 from evstat.classifiers._response import ClassFrame, class_frame
 from evstat.classifiers.base import ClassifierResults, clip01
@@ -501,7 +501,6 @@ class EvNNClassifier(ClassifierResults):
         return cls(cls._class_frame_from(d), **kw)
 
 
-register(EvNNClassifier)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -638,3 +637,6 @@ def evnn(
         seed=seed if seed is None or isinstance(seed, int) else str(seed), optimizer=optimizer,
         cost_init=cost0, cost=cost, train_error=err, n_iter=n_iter, converged=conv,
     )
+
+
+register(EvNNClassifier, example=lambda y, d: evnn(f"{y} ~ s1 + s2", d, prototypes=4, seed=1, maxiter=100), n_classes=(2, 3))

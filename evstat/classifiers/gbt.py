@@ -31,8 +31,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from evstat.calibration.registry import register
-from evstat.calibration.summary import Summary
+from evstat.results import register
+from evstat.summary import Summary
 from evstat.classifiers._neighbors import ball_counts
 from evstat.classifiers._response import ClassFrame, class_frame
 from evstat.classifiers.base import ClassifierResults
@@ -178,7 +178,6 @@ class GBTClassifier(ClassifierResults):
         return cls(cls._class_frame_from(d), radius=d["radius"])
 
 
-register(GBTClassifier)
 
 
 def gbt(
@@ -254,3 +253,6 @@ def gbt(
         )
     cf = class_frame(formula, data, positive=positive, missing=missing)
     return GBTClassifier(cf, radius=r)
+
+
+register(GBTClassifier, example=lambda y, d: gbt(f"{y} ~ s1 + s2", d), n_classes=(2, 3))

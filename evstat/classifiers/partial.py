@@ -50,8 +50,8 @@ from scipy.optimize import minimize
 
 from evstat.belief import Frame, MassArray
 from evstat.belief.transforms import mass_to_q, q_to_mass
-from evstat.calibration.registry import register
-from evstat.calibration.summary import Summary
+from evstat.results import register
+from evstat.summary import Summary
 from evstat.classifiers._neighbors import CHUNK_ENTRIES, knn
 from evstat.classifiers._response import ClassFrame
 from evstat.classifiers.base import ClassifierResults, clip01
@@ -356,7 +356,6 @@ class PartialEkNNClassifier(ClassifierResults):
         return cls(cls._class_frame_from(d), **kw)
 
 
-register(PartialEkNNClassifier)
 
 
 def _knn_rows(Xq: NDArray[np.float64], Xt: NDArray[np.float64], k: int, offset: int):
@@ -399,3 +398,16 @@ def fit_partial(cf: ClassFrame, values: NDArray[np.float64], k: int, alpha: floa
     return PartialEkNNClassifier(cf, k=k, alpha=alpha, lam=lam, gamma=g, gamma_init=g0, label_values=values,
                                  optimized=optimize, cost_init=cost0, cost=cost, loo_error=err, n_iter=n_iter,
                                  converged=conv, message=msg)
+
+
+def _contract_example(y: str, d: pd.DataFrame) -> PartialEkNNClassifier:
+    """The contract tests' fit: ev.eknn with soft labels (plausibility 1 for the observed class,
+    0.3 for the others), which gives a partially supervised EkNN."""
+    from evstat.classifiers.eknn import eknn
+
+    levels = sorted(pd.unique(d[y]))
+    pl = pd.DataFrame({lev: np.where(d[y] == lev, 1.0, 0.3) for lev in levels}, index=d.index)
+    return eknn(f"{y} ~ s1 + s2", d, k=5, label_masses=pl)
+
+
+register(PartialEkNNClassifier, example=_contract_example, n_classes=(2, 3))

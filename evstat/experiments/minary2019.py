@@ -92,7 +92,7 @@ POSITIVE: dict[str, tuple[str, Any]] = {
 """Data set -> (class column, label coded 1), as ``data/make_scores.py``."""
 
 SIMULATED_N = 360
-STRATEGIES = ("pessimistic", "optimistic", "probabilistic")
+from evstat.metrics.evidential import DECISION_STRATEGIES as STRATEGIES  # noqa: E402  (Minary et al.'s three)
 REJECT_COSTS: NDArray[np.float64] = np.round(np.linspace(0.0, 1.0, 41), 3)
 """R_rej grid of the reject curves (steps of 0.025)."""
 FIG8_REJECT_COST = 0.15

@@ -47,7 +47,7 @@ from patsy import PatsyError
 
 from evstat.formula import schema, whitelist
 
-__all__ = ["ModelFrame", "model_frame"]
+__all__ = ["ModelFrame", "code_response", "model_frame"]
 
 #: Format tag and version written by :meth:`ModelFrame.to_dict`.
 FORMAT = "evstat.ModelFrame"
@@ -388,6 +388,54 @@ def _code_response(
     return y, (neg, pos), pos
 
 
+def code_response(values: Any, classes: Any, what: str = "y", fix: str = "give one class per row") -> np.ndarray:
+    """Code observed classes as positions in ``classes`` (the one label coder for K >= 2 levels).
+
+    Used wherever observed labels meet a fitted model (``compare``, the plots, the report).
+    Missing values and values that are not in ``classes`` are an error naming them.
+
+    Parameters
+    ----------
+    values : array-like
+        Observed classes, one per row.
+    classes : sequence
+        The model's classes in frame order (two classes: ``(negative, positive)``).
+    what : str
+        How the error message calls ``values``.
+    fix : str
+        What the error message tells the user to do.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        The position of every value in ``classes`` (0/1 for two classes: 1 = positive).
+
+    Examples
+    --------
+    >>> code_response(["b", "a", "c"], ("a", "b", "c")).tolist()
+    [1, 0, 2]
+    """
+    arr = np.asarray(values, dtype=object).ravel()
+    out = np.full(arr.shape[0], -1, dtype=np.intp)
+    ser = pd.Series(arr, dtype=object)
+    for k, level in enumerate(classes):
+        out[((ser == level).to_numpy(dtype=bool)) & (out < 0)] = k
+    bad = out < 0
+    if bad.any():
+        isna = pd.isna(ser).to_numpy()
+        if isna.any():
+            raise ValueError(
+                f"{what} has missing values in {int(isna.sum())} of {arr.size} rows: the observed "
+                "classes must be known; drop these rows first"
+            )
+        shown = sorted({repr(v) for v in arr[bad]})[:_SHOW]
+        raise ValueError(
+            f"{what} has {int(bad.sum())} of {arr.size} values that are not response levels "
+            f"{tuple(classes)} (e.g. {', '.join(shown)}): {fix}"
+        )
+    return out
+
+
 def _same_level(level: Any, value: Any) -> bool:
     try:
         return bool(level == value)
@@ -580,6 +628,21 @@ class ModelFrame:
         ``y ~ 1``.
         """
         return list(self._score_columns)
+
+    def column(self, name: str) -> np.ndarray:
+        """The values (read-only) of data column ``name`` on the rows used, as the formula read
+        them; ``name`` is one of :attr:`score_columns`.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> mf = model_frame("y ~ s", pd.DataFrame({"y": [0, 1, 1, 0], "s": [0.2, 1.5, 0.9, -0.3]}))
+        >>> mf.column("s").tolist()
+        [0.2, 1.5, 0.9, -0.3]
+        """
+        if name not in self._data:
+            raise KeyError(f"{name!r} is not a data column of this model frame; its columns: {list(self._data)}")
+        return self._data[name]
 
     def new_X(self, newdata: pd.DataFrame, missing: str = "raise") -> tuple[np.ndarray, pd.Index]:
         """Transform new data through the calibration design.

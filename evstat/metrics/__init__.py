@@ -43,8 +43,8 @@ from evstat.metrics.reliability import (
     reliability_table,
     wilson_interval,
 )
-from evstat.metrics.summary import score_predictions
-from evstat.metrics.tests import (
+from evstat.metrics.summary import score_class_predictions, score_predictions
+from evstat.metrics.gof import (
     HosmerLemeshowResult,
     SpiegelhalterResult,
     hosmer_lemeshow,
@@ -77,6 +77,7 @@ __all__ = [
     "one_minus_rmse",
     "reject_curve",
     "reliability_table",
+    "score_class_predictions",
     "score_predictions",
     "spiegelhalter_z",
     "tied_rows",

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from evstat.belief.decision import REJECT, STRATEGIES as _DECISION_VOCABULARY, TIE_TOL, binary_decisions
 from evstat.metrics._binning import STRATEGIES, assign_bins, bin_edges
 from evstat.metrics._validation import (
     as_float_1d,
@@ -41,10 +42,9 @@ __all__ = [
     "reject_curve",
 ]
 
+#: The strategies of Minary et al. (2019) that reject curves show by default (the vocabulary
+#: and the tie policy are those of :mod:`evstat.belief.decision`).
 DECISION_STRATEGIES = ("pessimistic", "optimistic", "probabilistic")
-REJECT = "reject"
-#: Expected costs within this of each other count as equal (the tie rule of evstat.belief.decide).
-TIE_TOL = 1e-12
 
 
 def ignorance_summary(
@@ -98,10 +98,14 @@ def decide_binary(
     strategy: str = "pessimistic",
     reject_cost: float | None = None,
     p: ArrayLike | None = None,
+    rho: float = 0.5,
     tie: str = "first",
     seed: int | np.random.Generator | np.random.SeedSequence | None = None,
 ) -> np.ndarray:
     """Decide 0, 1 or "reject" per row from expected costs with 0-1 costs (Minary et al. 2019).
+
+    A validating front end of :func:`evstat.belief.binary_decisions`, the closed-form fast path
+    of the one decision engine :func:`evstat.belief.decide` (same strategies, same tie policy).
 
     Expected costs of deciding each class (eqs. 8-11 on the frame {0, 1}, focal sets {0}, {1},
     {0, 1}; c(w, w') = 0 if w = w' else 1):
@@ -139,13 +143,16 @@ def decide_binary(
     bel, pl : array-like of float in [0, 1]
         Bel({1}) and Pl({1}) per row, bel <= pl. May be None for ``strategy="probabilistic"``
         when ``p`` is given.
-    strategy : {"pessimistic", "optimistic", "probabilistic"}, default "pessimistic"
-        Which expected costs to minimise.
+    strategy : {"pessimistic", "optimistic", "pignistic", "probabilistic", "hurwicz"}
+        Which expected costs to minimise (default "pessimistic"); "pignistic" uses BetP(1),
+        "hurwicz" the ``rho`` mixture of the upper and lower costs.
     reject_cost : float >= 0, optional
         R_rej; None (default) never rejects.
     p : array-like of float in [0, 1], optional
         P(y = 1) for the probabilistic strategy (e.g. the calibrator's theta_hat). Default: the
         pignistic probability BetP(1) = (bel + pl)/2. Ignored by the evidential strategies.
+    rho : float in [0, 1], default 0.5
+        The Hurwicz weight of the upper cost (``strategy="hurwicz"`` only).
     tie : {"first", "random"}, default "first"
         Class of a tied row: 0, or 0/1 at random. A tied row's cost is the same for both
         classes, so the policy never changes which rows are rejected.
@@ -170,16 +177,16 @@ def decide_binary(
     >>> decide_binary([0.0] * 6, [1.0] * 6, tie="random", seed=1).tolist()  # vacuous: all tied
     [0, 1, 1, 1, 0, 0]
     """
-    s = check_choice(strategy, "strategy", DECISION_STRATEGIES)
+    s = check_choice(strategy, "strategy", tuple(_DECISION_VOCABULARY))
     t = check_choice(tie, "tie", ("first", "random"))
-    choice, cost = _choice_and_cost(bel, pl, p, s)
+    rc = None if reject_cost is None else _check_costs(reject_cost, "reject_cost")[0]
+    b, q, pp = _checked(bel, pl, p, s)
+    choice, _, rejected = binary_decisions(b, q, s, rc, p=pp, rho=rho)
     if t == "random":
-        tied = np.flatnonzero(_tie_mask(bel, pl, p, s))
+        tied = np.flatnonzero(_tie_mask(bel, pl, p, s, rho=rho))
         choice[tied] = np.random.default_rng(seed).integers(0, 2, size=tied.size)
     out = choice.astype(object)
-    if reject_cost is not None:
-        rc = _check_costs(reject_cost, "reject_cost")[0]
-        out[rc < cost - TIE_TOL] = REJECT
+    out[rejected] = REJECT
     return out
 
 
@@ -448,46 +455,49 @@ def tied_rows(
     return _tie_mask(bel, pl, p, s)
 
 
-def _tie_mask(bel: Any, pl: Any, p: Any, strategy: str) -> np.ndarray:
+def _tie_mask(bel: Any, pl: Any, p: Any, strategy: str, rho: float = 0.5) -> np.ndarray:
     if strategy == "probabilistic" and bel is None and pl is None:
         pp = check_prob(p, "p")
         return np.abs((1.0 - pp) - pp) <= TIE_TOL
     b, q = check_bel_pl(bel, pl)
-    if strategy == "probabilistic":
-        pp = (b + q) / 2.0 if p is None else check_prob(p, "p")
+    if strategy in ("probabilistic", "pignistic"):
+        pp = (b + q) / 2.0 if (p is None or strategy == "pignistic") else check_prob(p, "p")
         return np.abs((1.0 - pp) - pp) <= TIE_TOL
     if strategy == "pessimistic":
         c1, c0 = 1.0 - b, q
-    else:
+    elif strategy == "optimistic":
         c1, c0 = 1.0 - q, b
+    else:  # hurwicz
+        c1 = rho * (1.0 - b) + (1.0 - rho) * (1.0 - q)
+        c0 = rho * q + (1.0 - rho) * b
     return np.abs(c1 - c0) <= TIE_TOL
+
+
+def _checked(bel: Any, pl: Any, p: Any, strategy: str) -> tuple[Any, Any, Any]:
+    """Validated bel, pl and p for :func:`evstat.belief.binary_decisions`."""
+    if strategy == "probabilistic" and bel is None and pl is None:
+        if p is None:
+            raise ValueError('strategy="probabilistic" needs p, or bel and pl (for BetP).')
+        return None, None, check_prob(p, "p")
+    if bel is None or pl is None:
+        raise ValueError(
+            f'strategy="{strategy}" needs both bel and pl (Bel({{1}}) and Pl({{1}}) per row).'
+        )
+    b, q = check_bel_pl(bel, pl)
+    pp = None
+    if strategy == "probabilistic" and p is not None:
+        pp = check_prob(p, "p")
+        check_same_length(bel=b, p=pp)
+    return b, q, pp
 
 
 def _choice_and_cost(
     bel: Any, pl: Any, p: Any, strategy: str
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Chosen class (0/1, ties within TIE_TOL -> 0) and its expected cost per row."""
-    if strategy == "probabilistic" and bel is None and pl is None:
-        if p is None:
-            raise ValueError('strategy="probabilistic" needs p, or bel and pl (for BetP).')
-        pp = check_prob(p, "p")
-        c1, c0 = 1.0 - pp, pp
-    else:
-        if bel is None or pl is None:
-            raise ValueError(
-                f'strategy="{strategy}" needs both bel and pl (Bel({{1}}) and Pl({{1}}) per row).'
-            )
-        b, q = check_bel_pl(bel, pl)
-        if strategy == "pessimistic":
-            c1, c0 = 1.0 - b, q
-        elif strategy == "optimistic":
-            c1, c0 = 1.0 - q, b
-        else:
-            pp = (b + q) / 2.0 if p is None else check_prob(p, "p")
-            check_same_length(bel=b, p=pp)
-            c1, c0 = 1.0 - pp, pp
-    choice = (c1 < c0 - TIE_TOL).astype(np.int64)
-    return choice, np.where(choice == 1, c1, c0)
+    """Chosen class (0/1, ties to 0) and its expected cost per row (the engine's fast path)."""
+    b, q, pp = _checked(bel, pl, p, strategy)
+    choice, cost, _ = binary_decisions(b, q, strategy, None, p=pp)
+    return choice, cost
 
 
 def _check_costs(costs: Any, name: str) -> np.ndarray:

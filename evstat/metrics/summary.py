@@ -10,7 +10,7 @@ from evstat.metrics._validation import check_bel_pl, check_same_length, check_y_
 from evstat.metrics.probabilistic import brier_score, error_rate, log_loss
 from evstat.metrics.reliability import ece
 
-__all__ = ["score_predictions"]
+__all__ = ["score_class_predictions", "score_predictions"]
 
 
 def score_predictions(
@@ -66,4 +66,67 @@ def score_predictions(
         check_same_length(y=yy, bel=b)
         out["mean_ignorance"] = float(np.mean(q - b))
         out["betp_brier"] = brier_score(yy, (b + q) / 2.0)
+    return pd.Series(out, dtype=float)
+
+
+def score_class_predictions(
+    y: ArrayLike,
+    prob: ArrayLike,
+    ignorance: ArrayLike | None = None,
+) -> pd.Series:
+    """Standard scores of K-class probabilistic (and evidential) predictions, as one row.
+
+    Parameters
+    ----------
+    y : array-like of int
+        Observed classes as positions 0..K-1 (see :func:`evstat.formula.code_response`).
+    prob : array-like of shape (n, K)
+        Predicted probabilities (rows sum to 1; e.g. BetP of an evidential classifier).
+    ignorance : array-like of shape (n,), optional
+        m(frame) per row (the mass on the whole frame of discernment).
+
+    Returns
+    -------
+    pandas.Series
+        ``n``; ``error_rate`` (the class of largest probability, ties to the first class),
+        ``brier`` (mean over rows of sum_k (p_k - [y = k])^2, Brier's original multi-class
+        score: twice the binary ``brier`` of :func:`score_predictions` when K = 2),
+        ``log_loss`` (-mean log p_y, p_y clipped at machine epsilon as scikit-learn) and, with
+        ``ignorance``, ``mean_ignorance``.
+
+    Examples
+    --------
+    >>> score_class_predictions([0, 2], [[0.8, 0.1, 0.1], [0.2, 0.2, 0.6]]).round(4)
+    n             2.000
+    error_rate    0.000
+    brier         0.150
+    log_loss      0.367
+    dtype: float64
+    """
+    yy = np.asarray(y, dtype=np.intp).ravel()
+    pp = np.asarray(prob, dtype=np.float64)
+    if pp.ndim != 2 or pp.shape[0] != yy.shape[0]:
+        raise ValueError(
+            f"prob must have one row per observation and one column per class; got shape "
+            f"{pp.shape} for {yy.shape[0]} observations"
+        )
+    k = pp.shape[1]
+    if yy.size and (yy.min() < 0 or yy.max() >= k):
+        raise ValueError(f"y must hold class positions 0..{k - 1}; got values outside that range")
+    if not np.isfinite(pp).all() or (pp < 0).any() or (pp > 1).any():
+        raise ValueError("prob must hold probabilities in [0, 1] (no NaN)")
+    rows = np.arange(yy.shape[0])
+    onehot = np.zeros_like(pp)
+    onehot[rows, yy] = 1.0
+    eps = np.finfo(np.float64).eps
+    out = {
+        "n": float(yy.shape[0]),
+        "error_rate": float(np.mean(np.argmax(pp, axis=1) != yy)),
+        "brier": float(np.mean(np.sum((pp - onehot) ** 2, axis=1))),
+        "log_loss": float(-np.mean(np.log(np.clip(pp[rows, yy], eps, 1.0)))),
+    }
+    if ignorance is not None:
+        ign = np.asarray(ignorance, dtype=np.float64).ravel()
+        check_same_length(y=yy, ignorance=ign)
+        out["mean_ignorance"] = float(np.mean(ign))
     return pd.Series(out, dtype=float)

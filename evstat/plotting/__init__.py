@@ -74,7 +74,7 @@ def applicable_kinds(results: Any) -> list[str]:
     >>> applicable_kinds(fit)
     ['reliability', 'decision_regions', 'contours', 'profile', 'reject_curve', 'ignorance']
     """
-    j = len(results.model_frame.score_columns)
+    j = len(results.score_columns)
     out = ["reliability"]
     if j == 1:
         out.append("calibration_map")

@@ -1,6 +1,6 @@
 """Data helpers for the plots and the report: evaluation rows, their labels and predictions.
 
-Every plot takes a fitted calibrator (any :class:`evstat.calibration.CalibrationResults`) and
+Every plot takes a fitted two-class model (any :class:`evstat.results.Results` with K = 2) and
 optional new data. Without ``newdata`` it uses the calibration rows (their labels are known);
 with ``newdata`` the labels come from ``y`` (0/1 codes, the response levels, or a column name) or,
 by default, from the response column of the formula when ``newdata`` has it.
@@ -31,16 +31,14 @@ __all__ = [
 
 def score_columns(results: Any) -> list[str]:
     """The data columns the calibrator's formula uses (J = their number)."""
-    return list(results.model_frame.score_columns)
+    return list(results.score_columns)
 
 
 def calibration_scores(results: Any) -> pd.DataFrame:
     """The calibration rows' score columns (as the formula saw them) and coded labels ``.y``."""
-    mf = results.model_frame
-    data = getattr(mf, "_data", {}) or {}
-    cols = {c: np.asarray(data[c], dtype=float) for c in mf.score_columns if c in data}
-    out = pd.DataFrame(cols, index=mf.index)
-    out[".y"] = np.asarray(mf.y, dtype=float)
+    data = results.training_data()
+    out = pd.DataFrame({c: np.asarray(data[c], dtype=float) for c in results.score_columns}, index=data.index)
+    out[".y"] = np.asarray(results.training_codes(), dtype=float)
     return out
 
 
@@ -104,17 +102,17 @@ def evaluation_labels(results: Any, newdata: pd.DataFrame | None, y: Any = None)
     column name of ``newdata`` or an array-like of one label per row; by default the formula's
     response column of ``newdata`` is used if present, else None.
     """
-    mf = results.model_frame
     if newdata is None:
         if y is not None:
             raise ValueError(
                 "y was given without newdata: the calibration labels are used when newdata is "
                 "None; pass the rows the labels belong to as newdata"
             )
-        return np.asarray(mf.y, dtype=float)
+        return np.asarray(results.training_codes(), dtype=float)
     if y is None:
-        if mf.response in newdata.columns:
-            return code_labels(results, newdata[mf.response].to_numpy(), f"column {mf.response!r} of newdata")
+        response = results.response
+        if response in newdata.columns:
+            return code_labels(results, newdata[response].to_numpy(), f"column {response!r} of newdata")
         return None
     if isinstance(y, str):
         if y not in newdata.columns:
@@ -173,7 +171,9 @@ def predictions(results: Any, newdata: pd.DataFrame | None) -> pd.DataFrame:
     if cache is not None and key in cache:
         return cache[key][2]
     cached = getattr(results, "calibration_belief", None)
-    if newdata is None and callable(cached):
+    sample = getattr(results, "calibration_sample", None)
+    # the cached calibration belief covers every calibration row unless it is a subsample
+    if newdata is None and callable(cached) and (sample is None or sample() is None):
         out = cached()
     else:
         out = results.predict(newdata, type="belief")

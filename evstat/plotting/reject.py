@@ -67,7 +67,7 @@ def reject_curve(
     if labels is None:
         raise ValueError(
             f"the reject curve needs the observed classes of newdata, but newdata has no column "
-            f"{results.model_frame.response!r} and y was not given: pass y=..."
+            f"{results.response!r} and y was not given: pass y=..."
         )
     pred = predictions(results, newdata)
     theta = pred["theta"].to_numpy(dtype=float)

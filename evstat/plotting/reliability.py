@@ -76,7 +76,7 @@ def reliability_diagram(
     if labels is None:
         raise ValueError(
             f"the reliability diagram needs the observed classes of newdata, but newdata has no "
-            f"column {results.model_frame.response!r} and y was not given: pass y=..."
+            f"column {results.response!r} and y was not given: pass y=..."
         )
     pred = predictions(results, newdata)
     theta = pred["theta"].to_numpy(dtype=float)

@@ -16,14 +16,14 @@ from markupsafe import Markup
 
 from evstat import metrics
 from evstat.comparison import named_fits
-from evstat.plotting._data import evaluation_labels, prediction_cache, predictions
+from evstat.plotting._data import calibration_scores, evaluation_labels, prediction_cache, predictions
 from evstat.plotting._data import rows as n_rows
 from evstat.report._figures import ReportFigure, fit_figures
 from evstat.report._tables import Table, cell, table
 
 __all__ = ["FitSection", "build_context", "named_fits"]
 
-STRATEGIES = ("pessimistic", "optimistic", "probabilistic")
+from evstat.metrics.evidential import DECISION_STRATEGIES as STRATEGIES  # noqa: E402  (Minary et al.'s three)
 
 
 @dataclass
@@ -221,7 +221,15 @@ def _eval_rows(fit: Any, newdata: pd.DataFrame | None, y: Any) -> tuple[pd.DataF
     new_labels = evaluation_labels(fit, newdata, y) if newdata is not None else None
     if newdata is not None and new_labels is not None:
         return newdata, new_labels, f"new data ({len(newdata)} rows)", new_labels
-    cal = np.asarray(fit.model_frame.y, dtype=float)
+    cal = np.asarray(fit.training_codes(), dtype=float)
+    sample = fit.calibration_sample() if hasattr(fit, "calibration_sample") else None
+    if sample is not None:
+        # a large calibration set with a prediction cost that grows with n: the in-sample
+        # metrics and figures use the seeded subsample that summary() uses (not n^2 work)
+        sub = calibration_scores(fit).iloc[sample]
+        sub = sub.drop(columns=".y").assign(**{fit.response: np.where(cal[sample] == 1, fit.classes[1], fit.classes[0])})
+        return (sub, cal[sample], f"calibration data (seeded subsample of {sample.size:,} of {fit.nobs:,} "
+                f"rows, in-sample)", new_labels)
     return None, cal, f"calibration data ({fit.nobs} rows, in-sample)", new_labels
 
 
@@ -321,11 +329,16 @@ def build_context(
         overview_rows = []
         for i, (name, fit) in enumerate(named.items()):
             eval_data, eval_y, eval_name, new_labels = _eval_rows(fit, newdata, y)
+            coefficients = _coefficients(fit, [])
+            summ = fit.summary()
+            if coefficients is not None:
+                # printed once: the report's table (with Wald intervals too) replaces the summary's
+                summ.tables = [t for t in summ.tables if t.title != "Coefficients"]
             sec = FitSection(
                 name=name, anchor=_anchor(name, used), method=fit.method, formula=fit.formula,
-                eval_name=eval_name, summary_html=Markup(fit.summary().as_html()),
+                eval_name=eval_name, summary_html=Markup(summ.as_html()),
             )
-            sec.coefficients = _coefficients(fit, sec.metric_notes)
+            sec.coefficients = _coefficients(fit, sec.metric_notes) if coefficients is None else coefficients
             sec.glance = _glance(fit)
             pred_eval = predictions(fit, eval_data)
             evals[name] = (pred_eval, eval_y, eval_name)
@@ -333,21 +346,24 @@ def build_context(
             if newdata is not None:
                 pred_new = pred_eval if eval_data is newdata else predictions(fit, newdata)
                 pred_name = f"new data ({len(newdata)} rows)"
+                pred_data, pred_labels = newdata, new_labels
             else:
-                pred_new, pred_name = pred_eval, f"calibration data ({fit.nobs} rows)"
+                pred_new, pred_name = pred_eval, eval_name.replace(", in-sample", "")
+                # the calibration rows, or their seeded subsample for a large calibration set
+                pred_data, pred_labels = eval_data, None if eval_data is None else eval_y
             _prediction_tables(fit, pred_new, rc, pred_name, sec)
             figs, fnotes = fit_figures(
-                fit, f"m{i + 1}", eval_data, None if eval_data is None else eval_y, newdata,
-                new_labels, eval_name, pred_name, rc, bins, grid,
+                fit, f"m{i + 1}", eval_data, None if eval_data is None else eval_y, pred_data,
+                pred_labels, eval_name, pred_name, rc, bins, grid,
             )
             sec.figures, sec.figure_notes = figs, fnotes
             sections.append(sec)
-            mf = fit.model_frame
+            n_neg, n_pos = (int(c) for c in fit.class_counts)
             ign = (pred_new["pl"] - pred_new["bel"]).to_numpy(dtype=float)
             overview_rows.append({
                 "model": name, "method": fit.method, "formula": fit.formula,
-                "calibration rows": f"{mf.n} (N+ = {mf.n_pos}, N- = {mf.n_neg})",
-                "J": len(mf.score_columns), "positive class": str(fit.positive),
+                "calibration rows": f"{fit.nobs} (N+ = {n_pos}, N- = {n_neg})",
+                "J": len(fit.score_columns), "positive class": str(fit.positive),
                 "mean ignorance": float(np.mean(ign)) if ign.size else np.nan,
             })
         comparison = _comparison(named, evals, rc) if len(named) > 1 else []
@@ -370,11 +386,11 @@ def build_context(
     ]
     data_lines = []
     for name, fit in named.items():
-        mf = fit.model_frame
+        n_neg, n_pos = (int(c) for c in fit.class_counts)
         data_lines.append((f"Calibration data ({name})",
-                           f"{mf.n} rows used (N+ = {mf.n_pos}, N- = {mf.n_neg}"
-                           + (f", {mf.n_dropped} dropped for missing values" if mf.n_dropped else "")
-                           + f"); score columns: {', '.join(mf.score_columns)}"))
+                           f"{fit.nobs} rows used (N+ = {n_pos}, N- = {n_neg}"
+                           + (f", {fit.n_dropped} dropped for missing values" if fit.n_dropped else "")
+                           + f"); score columns: {', '.join(fit.score_columns)}"))
     if newdata is not None:
         data_lines.append(("New data", f"{newdata.shape[0]} rows x {newdata.shape[1]} columns"))
     messages = []
@@ -384,14 +400,22 @@ def build_context(
         text = f"{w.category.__name__}: {w.message}"
         if text not in messages:
             messages.append(text)
+    # one "Seed" row: a provenance entry named seed is merged into it, not printed twice
+    extra = [(str(k), str(v)) for k, v in dict(provenance or {}).items()]
+    given = [v for k, v in extra if k.strip().lower() == "seed"]
+    extra = [(k, v) for k, v in extra if k.strip().lower() != "seed"]
+    if seed is None:
+        seed_text = "; ".join(given) or "none (the calibrators and this report are deterministic)"
+    else:
+        seed_text = "; ".join([str(seed)] + given)
     repro = {
         "version": evstat.__version__,
         "software": _software(),
         "formulas": [(name, fit.formula) for name, fit in named.items()],
         "data": data_lines,
         "settings": f"reject_cost = {rc:g}, bins = {bins}, grid = {grid}",
-        "seed": "none (the calibrators and this report are deterministic)" if seed is None else str(seed),
-        "extra": [(str(k), str(v)) for k, v in dict(provenance or {}).items()],
+        "seed": seed_text,
+        "extra": extra,
         "date": date_text,
     }
     context = {

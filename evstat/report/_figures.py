@@ -11,10 +11,10 @@ import pandas as pd
 from markupsafe import Markup
 
 from evstat import plotting
-from evstat.plotting._data import score_columns
+from evstat.plotting._data import predictions, score_columns
 from evstat.report._svg import figure_svg
 
-__all__ = ["ReportFigure", "fit_figures"]
+__all__ = ["ReportFigure", "fit_figures", "region_costs"]
 
 _FONT = {"font.size": 9.5, "axes.titlesize": 10.5, "axes.labelsize": 9.5, "legend.fontsize": 8.5}
 
@@ -25,6 +25,49 @@ class ReportFigure:
     title: str
     caption: str
     svg: Markup
+
+
+#: quantile of the pessimistic strategy's smaller expected cost min(Pl, 1 - Bel) over the rows
+#: that sets the second reject cost of the decision-regions figure when the requested one makes
+#: the pessimistic strategy reject every row (a fourth of the rows then get a class)
+REGION_COST_QUANTILE = 0.25
+#: below this fraction of rows classified by the pessimistic strategy, the figure adds that panel
+REGION_MIN_DECIDED = 0.1
+
+
+def region_costs(pred: pd.DataFrame, reject_cost: float, rows_name: str) -> tuple[list[float], str]:
+    """Reject costs for the decision-regions figure, chosen from the data, and why.
+
+    The requested cost always; when the pessimistic strategy (upper expected cost) rejects all
+    but a fraction ``REGION_MIN_DECIDED`` of the rows at it (``min(Pl, 1 - Bel) > R_rej``),
+    which makes the figure (nearly) all grey, also the ``REGION_COST_QUANTILE`` quantile of ``min(Pl, 1 - Bel)`` over the rows (rounded up
+    to two decimals, at most 0.5), at which it classifies about a fourth of them.
+
+    Examples
+    --------
+    >>> pred = pd.DataFrame({"theta": [0.5, 0.7], "bel": [0.3, 0.6], "pl": [0.7, 0.8]})
+    >>> region_costs(pred, 0.15, "rows")[0]  # min(Pl, 1 - Bel) = (0.7, 0.4): quantile 0.475
+    [0.15, 0.48]
+    """
+    bel = pred["bel"].to_numpy(dtype=float)
+    pl = pred["pl"].to_numpy(dtype=float)
+    low = np.minimum(pl, 1.0 - bel)
+    low = low[np.isfinite(low)]
+    rc = float(reject_cost)
+    decided = float(np.mean(low <= rc)) if low.size else 1.0
+    if decided >= REGION_MIN_DECIDED:
+        return [rc], ""
+    second = min(0.5, float(np.ceil(np.quantile(low, REGION_COST_QUANTILE) * 100.0) / 100.0))
+    what = "every row" if decided == 0 else f"{1 - decided:.0%} of the rows"
+    why = (
+        f"At R_rej = {rc:g} the pessimistic strategy rejects {what} of the {rows_name}: its "
+        f"expected cost of either class, min(Pl, 1 - Bel), exceeds {rc:g} wherever the ignorance "
+        f"Pl - Bel is large, so the regions where all strategies decide a class are "
+        f"{'empty' if decided == 0 else 'small'} and the first panel is {'all ' if decided == 0 else 'mostly '}grey. "
+        f"The second panel uses R_rej = {second:g}, the {REGION_COST_QUANTILE:.0%} quantile of "
+        "that cost over the rows (chosen from the data)."
+    )
+    return ([rc, second] if second > rc else [rc]), why
 
 
 def _figure(width: float, height: float, ncols: int = 1, nrows: int = 1) -> tuple[Any, Any]:
@@ -92,15 +135,17 @@ def fit_figures(
             f" The other score columns ({', '.join(others)}) are held at their calibration medians."
             if others else ""
         )
+        costs, why = region_costs(predictions(fit, pred_data), reject_cost, pred_name)
+        panels = " and ".join(f"R_rej = {c:g}" for c in costs)
         add(
             "Decision regions",
             f"Frontiers of the pessimistic, optimistic and probabilistic strategies in the plane of "
-            f"{cols[0]} and {cols[1]} at reject cost R_rej = {reject_cost:g} (Minary et al. 2019, "
+            f"{cols[0]} and {cols[1]} at reject cost {panels} (Minary et al. 2019, "
             f"Fig. 7), evaluated on a {grid} x {grid} grid; points are the rows of the "
-            f"{pred_name}.{held}",
-            lambda ax: plotting.decision_regions(fit, pred_data, y=pred_y, ax=ax[0, 0],
-                                                 reject_cost=reject_cost, grid=grid),
-            (6.4, 6.0),
+            f"{pred_name}. Grey: some strategy rejects or the strategies disagree.{held} {why}".rstrip(),
+            lambda ax: [plotting.decision_regions(fit, pred_data, y=pred_y, ax=ax[0, i], reject_cost=c, grid=grid)
+                        .set_title(f"R_rej = {c:g}") for i, c in enumerate(costs)],
+            (6.4 * len(costs), 6.0), ncols=len(costs),
         )
     if "contours" in kinds:
         add(

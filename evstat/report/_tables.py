@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evstat.calibration.summary import format_number
+from evstat.summary import format_number
 
 __all__ = ["Table", "cell", "table"]
 

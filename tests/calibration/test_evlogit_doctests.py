@@ -10,8 +10,8 @@ import pytest
 
 MODULES = [
     "evstat.calibration.logistic",
-    "evstat.calibration.registry",
-    "evstat.calibration.summary",
+    "evstat.results",
+    "evstat.summary",
 ]
 
 

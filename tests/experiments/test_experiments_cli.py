@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import doctest
 import re
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -91,13 +90,11 @@ def test_parser_defaults_and_command_line() -> None:
 
 def test_smoke_two_rounds_two_datasets(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     """The CI smoke version of the full study: 2 rounds on sonar and heart, report included."""
-    t0 = time.perf_counter()
     out = tmp_path / "smoke"
     status, stdout, err = _run(capsys, ["reproduce", "minary2019", "--rounds", "2", "--datasets", "sonar", "heart",
                                         "--quiet", "--frontier-grid", "15", "--out", out])
     assert status == 0, err
     assert stdout.strip() == f"wrote {out}"
-    assert time.perf_counter() - t0 < 120
     for name in ("error_rates.csv", "reject_curves.csv", "reject_015.csv", "summary_error_rates.csv", "claims.csv",
                  "study.json", "report.html"):
         assert (out / name).is_file(), name

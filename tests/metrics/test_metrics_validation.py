@@ -183,7 +183,7 @@ def test_score_predictions_needs_both_bel_and_pl():
 # ---------------------------------------------------------------- docstring examples run
 @pytest.mark.parametrize(
     "module",
-    ["probabilistic", "reliability", "tests", "evidential", "gebel", "summary", "credal"],
+    ["probabilistic", "reliability", "gof", "evidential", "gebel", "summary", "credal"],
 )
 def test_docstring_examples(module):
     mod = __import__(f"evstat.metrics.{module}", fromlist=["_"])

@@ -1,0 +1,514 @@
+"""The one results protocol of evstat: every fitted model, for K >= 2 classes.
+
+A model family (the binary calibrators of :mod:`evstat.calibration`, the evidential classifiers
+of :mod:`evstat.classifiers`, and later ones) returns a subclass of :class:`Results`. The
+protocol is the same for every model; binary calibration is its K = 2 case:
+
+============  ==============================================  ==============================================
+verb          K = 2 classes ``(negative, positive)``           K >= 3 classes
+============  ==============================================  ==============================================
+``predict``   ``"prob"``: Series ``theta`` = P(positive);      ``"prob"``: DataFrame, one column per class;
+              ``"belief"``: DataFrame [theta, bel, pl] of      ``"belief"``: two-level columns
+              {positive}; ``"mass"``: MassArray on             ``(stat, class)``, ``stat`` in theta, bel,
+              (negative, positive)                             pl; ``"mass"``: MassArray on the classes
+``decide``    Categorical of the classes (and ``"reject"``)    the same
+``augment``   ``.theta .bel .pl .ignorance .betp``             ``.betp_<c> .bel_<c> .pl_<c> .ignorance
+                                                               .class``
+============  ==============================================  ==============================================
+
+Every verb keeps the index and row order of ``newdata``, repeated labels included
+(``augment`` selects rows by position). Decisions use the one engine of
+:mod:`evstat.belief.decision` (its strategies, its tie policy).
+
+Upward calls. ``fit.plot()`` and ``fit.report()`` need the presentation layer (plotting,
+report), which sits above the models. They go through one lazy hook, :func:`upward`, that
+imports ``evstat.plotting`` or ``evstat.report`` by name on first use; nothing else in the
+model layers imports upward (the import-linter contract in ``pyproject.toml`` checks it).
+
+Persistence. ``fit.save(path)`` writes JSON ``{"format": "evstat", "format_version": 1,
+"method": ..., ...}``; :func:`load` dispatches on ``method`` through the registry that
+:func:`register` fills (every model class registers itself, so ``ev.load`` and the contract
+tests know it without a list to update).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from abc import ABC, abstractmethod
+from pathlib import Path
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from evstat.belief.decision import REJECT, STRATEGIES, check_strategy
+from evstat.formula import schema
+from evstat.formula.schema import SchemaError, Spec, read_json, validate, verify_checksum
+
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "REJECT",
+    "RESULT_TYPES",
+    "STRATEGIES",
+    "Results",
+    "check_reject_cost",
+    "contract_examples",
+    "from_dict",
+    "load",
+    "register",
+    "registered",
+    "schema_of",
+    "upward",
+]
+
+FORMAT = "evstat"
+#: Version 2 (issue 9) added the ``checksum`` entry and full schema validation.
+FORMAT_VERSION = 2
+#: the values of ``predict(type=...)``
+RESULT_TYPES = ("prob", "belief", "mass")
+
+#: The one lazy hook upward: verb -> (module, function) of the presentation layer.
+_UPWARD = {"plot": ("evstat.plotting", "plot"), "report": ("evstat.report", "report")}
+
+_REGISTRY: dict[str, type] = {}
+#: method -> (example fitter, class counts it supports), for the contract tests
+_EXAMPLES: dict[str, tuple[Callable[[str, pd.DataFrame], Any], tuple[int, ...]]] = {}
+
+
+def upward(verb: str) -> Any:
+    """The presentation-layer function behind ``fit.plot`` (``"plot"``) or ``fit.report``
+    (``"report"``), imported on first use (the one documented upward call of the model layers).
+
+    Examples
+    --------
+    >>> upward("plot").__module__
+    'evstat.plotting'
+    """
+    module, name = _UPWARD[verb]
+    return getattr(importlib.import_module(module), name)
+
+
+def check_reject_cost(reject_cost: Any) -> float | None:
+    """``reject_cost`` as a float in [0, 1] (0-1 costs are used for the classes), or None.
+
+    Examples
+    --------
+    >>> check_reject_cost(0.25)
+    0.25
+    """
+    if reject_cost is None:
+        return None
+    try:
+        rc = float(reject_cost)
+    except (TypeError, ValueError):
+        raise TypeError(f"reject_cost must be a number in [0, 1], got {reject_cost!r}") from None
+    if not 0.0 <= rc <= 1.0 or np.isnan(rc):
+        raise ValueError(
+            f"reject_cost must lie in [0, 1] (0-1 costs are used for the classes), got {reject_cost!r}"
+        )
+    return rc
+
+
+def register(
+    cls: Any,
+    example: Callable[[str, pd.DataFrame], Any] | None = None,
+    n_classes: tuple[int, ...] = (2,),
+) -> type:
+    """Register a results class under its ``method`` name, for :func:`load` and for the
+    contract tests (``tests/test_contract.py`` runs on every registered model, like
+    scikit-learn's ``parametrize_with_checks``).
+
+    Parameters
+    ----------
+    cls : type
+        A :class:`Results` subclass with a ``method`` name and a ``_from_dict`` classmethod.
+    example : callable, optional
+        ``example(response, data)`` fits the model on the contract data: columns ``s1``, ``s2``
+        (scores in (0, 1)), ``g`` (a factor) and the response named ``response`` (``"y2"``,
+        two classes ``"neg"``/``"pos"``; ``"y3"``, three classes). A model registered without
+        one fails the contract tests.
+    n_classes : tuple of int
+        The class counts the model accepts among (2, 3).
+    """
+    _REGISTRY[cls.method] = cls  # type: ignore[attr-defined]
+    if example is not None:
+        _EXAMPLES[cls.method] = (example, tuple(n_classes))  # type: ignore[attr-defined]
+    return cls
+
+
+def contract_examples() -> dict[str, tuple[Callable[[str, pd.DataFrame], Any] | None, tuple[int, ...]]]:
+    """``{method: (example fitter or None, class counts)}`` for every registered model."""
+    return {m: _EXAMPLES.get(m, (None, (2,))) for m in _REGISTRY}
+
+
+def registered() -> dict[str, type]:
+    """``{method: results class}`` of every registered model (a copy).
+
+    Examples
+    --------
+    >>> import evstat as ev
+    >>> "evlogit" in registered() and "eknn" in registered()
+    True
+    """
+    return dict(_REGISTRY)
+
+
+def load(path: str | Path) -> Any:
+    """Load a model saved with ``fit.save(path)`` (JSON with a format version).
+
+    Loading never runs code: the file is read by a bounded, strict JSON reader
+    (:func:`evstat.formula.schema.read_json`), its SHA-256 checksum is verified (a file modified
+    after it was saved is refused), the whole content is validated against the model's schema
+    (types, shapes, finite numbers, consistent lengths; one error naming the field), and the
+    stored formula must pass :mod:`evstat.formula.whitelist` before patsy rebuilds the design.
+    The schema is checked first (so a malformed field is named even in an edited file), then
+    the checksum (so a well-formed but edited file is refused as modified).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The ``.json`` file (a named pipe such as ``<(cat fit.json)`` works too).
+
+    Returns
+    -------
+    Results
+        The fitted model, of the class that saved it.
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file.
+    ValueError
+        Anything else, with a message naming the problem: a folder, not JSON, too large, another
+        format or format version, an unknown model kind, a checksum mismatch, a field that does
+        not match the schema (:class:`evstat.formula.schema.SchemaError`), a formula outside the
+        whitelist (:class:`evstat.formula.whitelist.UnsafeFormulaError`).
+
+    Examples
+    --------
+    >>> import tempfile, os, evstat as ev
+    >>> fit = ev.evlogit("y ~ x1", data=ev.datasets.simulate_gaussian(30, seed=2))
+    >>> path = os.path.join(tempfile.mkdtemp(), "fit.json")
+    >>> _ = fit.save(path)
+    >>> bool((ev.load(path).params == fit.params).all())
+    True
+    """
+    path = Path(path)
+    source = repr(str(path))
+    try:
+        d = read_json(path, "saved model")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no saved model at {source}") from None
+    if not isinstance(d, dict) or d.get("format") != FORMAT:
+        raise ValueError(f"{source} is not a model saved by evstat (no 'format': 'evstat' entry)")
+    version = d.get("format_version")
+    if version != FORMAT_VERSION:
+        older = (
+            " (written by an older evstat, without a checksum)"
+            if isinstance(version, int) and not isinstance(version, bool) and 0 < version < FORMAT_VERSION
+            else ""
+        )
+        raise ValueError(
+            f"{source} has format version {str(version)[:20]}{older}; this evstat reads "
+            f"version {FORMAT_VERSION}. Refit and save the model with this version."
+        )
+    return _build(d, source, verify=True)
+
+
+def _known(d: Mapping[str, Any], source: str) -> type:
+    method = d.get("method")
+    if not isinstance(method, str) or method not in _REGISTRY:
+        shown = repr(method)[:60]
+        raise ValueError(f"{source} holds an unknown calibrator {shown}; known: {sorted(_REGISTRY)}")
+    return _REGISTRY[method]
+
+
+def schema_of(d: Any, path: str = "") -> Spec:
+    """The schema of a saved model description, chosen by its ``method`` (for nested models)."""
+    if not isinstance(d, dict):
+        return _Refuse("must be a saved model (an object)")
+    method = d.get("method")
+    if not isinstance(method, str) or method not in _REGISTRY:
+        return _Refuse(f"holds an unknown calibrator {repr(method)[:60]}; known: {sorted(_REGISTRY)}")
+    return _REGISTRY[method].schema()
+
+
+class _Refuse(Spec):
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def check(self, value: Any, path: str, root: Any) -> None:
+        raise self.fail(path or "the description", self.message)
+
+
+def from_dict(d: dict[str, Any], source: str = "the description") -> Any:
+    """Rebuild a fitted model from ``fit.to_dict()`` (dispatching on its ``method``).
+
+    The description is validated against the model's schema first (see :func:`load`); the
+    checksum is checked by :func:`load` only (``to_dict()`` has none).
+    """
+    return _build(d, source, verify=False)
+
+
+def _build(d: dict[str, Any], source: str, verify: bool) -> Any:
+    """Schema first (precise, field-level messages), then the checksum, then the model (whose
+    formula the whitelist checks before patsy evaluates it)."""
+    cls = _known(d, source)
+    try:
+        validate(d, cls.schema())
+    except SchemaError as err:
+        raise SchemaError(f"{source} does not match the schema of a saved {cls.method} model: {err}") from None
+    if verify:
+        verify_checksum(d, source)
+    try:
+        return cls._from_dict(d)
+    except (KeyError, IndexError, TypeError, AttributeError) as err:  # defensive: schema-valid but inconsistent
+        raise ValueError(
+            f"{source} holds an inconsistent {cls.method} model ({type(err).__name__}: {err}); refit and save it again"
+        ) from None
+
+
+class Results(ABC):
+    """Base class of every fitted evstat model (K >= 2 classes; not instantiated directly).
+
+    Subclasses implement the abstract members; the base supplies ``n_classes``, ``is_binary``,
+    ``positive``, ``class_counts``, ``augment`` (by position, so repeated index labels work),
+    ``to_dict``/``save``, and ``plot``/``report`` through :func:`upward`.
+    """
+
+    method: ClassVar[str] = "model"
+
+    # ---------------------------------------------------------------- facts
+    @property
+    @abstractmethod
+    def formula(self) -> str:
+        """The formula the model was fitted with."""
+
+    @property
+    @abstractmethod
+    def classes(self) -> tuple:
+        """The classes in frame order (two classes: ``(negative, positive)``)."""
+
+    @property
+    @abstractmethod
+    def nobs(self) -> int:
+        """Number of training (calibration) rows."""
+
+    @property
+    @abstractmethod
+    def response(self) -> str:
+        """The response column's name."""
+
+    @property
+    @abstractmethod
+    def score_columns(self) -> list[str]:
+        """The data columns the right-hand side of the formula uses."""
+
+    @property
+    @abstractmethod
+    def n_dropped(self) -> int:
+        """Training rows dropped for missing values (``missing="drop"``)."""
+
+    @abstractmethod
+    def training_data(self) -> pd.DataFrame:
+        """The training rows as the formula saw them: the score columns and the response column
+        (original labels), indexed like the training data."""
+
+    @abstractmethod
+    def training_codes(self) -> np.ndarray:
+        """The class of every training row as its position in :attr:`classes` (int)."""
+
+    @property
+    def n_classes(self) -> int:
+        """Number of classes K."""
+        return len(self.classes)
+
+    @property
+    def is_binary(self) -> bool:
+        """True for two classes."""
+        return self.n_classes == 2
+
+    @property
+    def positive(self) -> Any:
+        """The class coded 1 of a two-class model (the second class); None for K >= 3."""
+        return self.classes[1] if self.is_binary else None
+
+    @property
+    def class_counts(self) -> pd.Series:
+        """Training rows per class."""
+        c = np.bincount(np.asarray(self.training_codes(), dtype=np.intp), minlength=self.n_classes)
+        return pd.Series(c, index=pd.Index(list(self.classes), dtype=object, name="class"), name="n")
+
+    # ---------------------------------------------------------------- verbs to implement
+    @abstractmethod
+    def predict(self, newdata: pd.DataFrame | None = None, type: str = "prob", missing: str = "raise") -> Any:
+        """Predictions of ``type`` in :data:`RESULT_TYPES` (see the module docstring)."""
+
+    @abstractmethod
+    def decide(
+        self,
+        newdata: pd.DataFrame | None = None,
+        strategy: str = "pessimistic",
+        reject_cost: float | None = None,
+        missing: str = "raise",
+    ) -> pd.Series:
+        """Categorical decisions (the classes, then ``"reject"``), indexed like ``newdata``."""
+
+    @abstractmethod
+    def summary(self) -> Any:
+        """A :class:`evstat.calibration.Summary` (as_text, as_html)."""
+
+    @abstractmethod
+    def tidy(self) -> pd.DataFrame:
+        """One row per parameter or component (broom's tidy)."""
+
+    @abstractmethod
+    def glance(self) -> pd.DataFrame:
+        """One row of model-level statistics (broom's glance)."""
+
+    @abstractmethod
+    def _augment_columns(self, newdata: pd.DataFrame | None, missing: str) -> pd.DataFrame:
+        """The columns ``augment`` adds, indexed by the kept positions of ``newdata`` (which has
+        a RangeIndex), or by the training index when ``newdata`` is None."""
+
+    #: key and schema of the training-frame description every saved model of the class holds
+    _frame_key: ClassVar[str] = "model_frame"
+
+    @classmethod
+    @abstractmethod
+    def _frame_schema(cls) -> Spec:
+        """The schema of the training frame's description."""
+
+    @abstractmethod
+    def _frame_dict(self) -> dict[str, Any]:
+        """The training frame's description (stored under :attr:`_frame_key`)."""
+
+    @classmethod
+    def _schema_fields(cls) -> dict[str, Spec]:
+        """Schema of the keys :meth:`_to_dict` writes (each subclass declares its own)."""
+        raise NotImplementedError(
+            f"the {cls.method} model declares no schema (_schema_fields), so evstat.load cannot "
+            "validate it; every registered model must declare one"
+        )
+
+    @classmethod
+    def _schema_checks(cls) -> list[Any]:
+        """Cross-field checks ``(d, root) -> message or None`` run after the keys are valid."""
+        return []
+
+    @classmethod
+    def schema(cls) -> schema.Dict:
+        """The schema of a saved model of this class, checked by :func:`evstat.load`.
+
+        The common keys (``format``, ``format_version``, ``method``, the training frame and the
+        optional ``checksum``) plus the class's own keys; see :mod:`evstat.formula.schema`.
+        """
+        return schema.Dict(
+            {
+                "format": schema.Str(choices=[FORMAT]),
+                "format_version": schema.Int(choices=[FORMAT_VERSION]),
+                "method": schema.Str(choices=[cls.method]),
+                cls._frame_key: cls._frame_schema(),
+                **cls._schema_fields(),
+            },
+            optional={"checksum": schema.Str(max_len=100)},
+            checks=cls._schema_checks(),
+        )
+
+    @abstractmethod
+    def _to_dict(self) -> dict[str, Any]:
+        """The model's own part of :meth:`to_dict` (its settings and estimates)."""
+
+    # ---------------------------------------------------------------- shared verbs
+    def _check_newdata(self, newdata: Any) -> None:
+        if newdata is not None and not isinstance(newdata, pd.DataFrame):
+            raise TypeError(
+                f"newdata must be a pandas DataFrame with the score columns "
+                f"{self.score_columns}, got {type(newdata).__name__}"
+            )
+
+    @staticmethod
+    def _check_decision(strategy: str, reject_cost: Any) -> float | None:
+        check_strategy(strategy)
+        return check_reject_cost(reject_cost)
+
+    def augment(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> pd.DataFrame:
+        """``newdata`` (or the training data's score and response columns) with the model's
+        prediction columns added (see the module docstring); rows dropped by
+        ``missing="drop"`` are left out, the others keep their index and order."""
+        self._check_newdata(newdata)
+        if newdata is None:
+            cols = self._augment_columns(None, missing)
+            out = self.training_data().copy()
+        else:
+            # positions, not labels, select the kept rows (the index may repeat labels)
+            cols = self._augment_columns(newdata.reset_index(drop=True), missing)
+            out = newdata.iloc[np.asarray(cols.index, dtype=np.intp)].copy()
+        for c in cols.columns:
+            out[c] = cols[c].to_numpy()
+        return out
+
+    def _require_binary(self, what: str) -> None:
+        if not self.is_binary:
+            raise ValueError(
+                f"evstat's calibration {what} are for two-class predictions, but this {self.method} fit has "
+                f"{self.n_classes} classes {list(self.classes)}: use fit.predict(newdata, type='belief' or "
+                "'mass'), fit.decide and fit.summary(), or fit a two-class response"
+            )
+
+    def plot(self, kind: str = "reliability", newdata: pd.DataFrame | None = None, ax: Any = None, **kwargs: Any) -> Any:
+        """Draw a figure of the fitted model (two classes); returns the matplotlib Axes.
+
+        ``kind`` is one of ``"reliability"``, ``"calibration_map"`` (one score column),
+        ``"decision_regions"`` (two or more), ``"contours"`` (models with a predictive
+        contour, e.g. evlogit), ``"profile"`` (coefficient profiles, e.g. evlogit),
+        ``"reject_curve"``, ``"ignorance"``; a kind that does not apply raises ValueError.
+        ``kwargs`` go to the plotting function (see :func:`evstat.plotting.plot`).
+        """
+        self._require_binary("plots")
+        return upward("plot")(self, kind=kind, newdata=newdata, ax=ax, **kwargs)
+
+    def report(
+        self,
+        path: str | Path,
+        newdata: pd.DataFrame | None = None,
+        y: Any = None,
+        title: str | None = None,
+        date: Any = None,
+        **kwargs: Any,
+    ) -> Path:
+        """Write a self-contained HTML report of this model (two classes; see
+        :func:`evstat.report.report`). ``newdata`` with labels (the response column, or ``y``)
+        is used for the metrics; ``date`` fixes the only line that changes between runs."""
+        self._require_binary("reports")
+        return upward("report")(path, self, newdata=newdata, y=y, title=title, date=date, **kwargs)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable description (format ``"evstat"``, with a format version)."""
+        d: dict[str, Any] = {"format": FORMAT, "format_version": FORMAT_VERSION, "method": self.method}
+        d[self._frame_key] = self._frame_dict()
+        d.update(self._to_dict())
+        return d
+
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
+        """Copies (``copy.deepcopy``) and transport to worker processes (joblib, Dask) go through
+        :meth:`to_dict` and :func:`from_dict`, as ``save``/``load`` do: what travels is the JSON
+        description, and rebuilding it runs nothing but the whitelisted formula. Files stay JSON
+        (never pickle files)."""
+        return (from_dict, (self.to_dict(),))
+
+    def save(self, path: str | Path) -> Path:
+        """Save the fitted model as JSON (never pickle); reload with :func:`evstat.load`.
+
+        The file holds :meth:`to_dict` and a ``"checksum"`` entry, the SHA-256 of its canonical
+        serialisation (:func:`evstat.formula.schema.checksum`): :func:`evstat.load` refuses a
+        file whose content was modified after it was saved.
+        """
+        path = Path(path)
+        d = self.to_dict()
+        d["checksum"] = schema.checksum(d)
+        path.write_text(json.dumps(d, indent=1, allow_nan=False), encoding="utf-8")
+        return path
