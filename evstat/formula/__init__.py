@@ -23,9 +23,22 @@ Formula language
   built-ins, so a formula cannot run other code. The environment is fixed (it does not capture
   the caller's variables), so a fitted model is reproducible and can be saved and reloaded;
   compute anything else as a column first.
-* Calibration needs numeric scores: every column used on the right must be numeric (not
-  strings, bool or categorical) and every term must be numeric (patsy's categorical coding into
-  dummy columns, e.g. ``C(g)`` or a logical ``I(s > 0)``, is rejected).
+* Factor covariates: a text, categorical or logical column, ``C(g)`` (also of a numeric
+  column) and a logical expression such as ``I(s > 0)`` are coded as R's ``glm`` codes a
+  factor, with treatment contrasts: the first level is the baseline, absorbed by the intercept
+  (without an intercept every level gets a column). Levels are ordered as R orders them: the
+  categories of a pandas Categorical in their order, ``[False, True]`` for logical columns,
+  text sorted by code point (R's ``sort`` in the C locale; R in a language locale may order
+  upper and lower case differently: make the column a Categorical to fix the order). Levels
+  absent from the rows used are dropped (R's ``drop.unused.levels``); a factor with one level
+  is an error. Term names are patsy's, as statsmodels' formula API prints them:
+  ``C(sex)[T.M]``, ``sex[T.M]``, ``C(sex)[F]`` (no intercept), ``C(sex)[T.M]:ldose``. The
+  levels are stored with the frame (:attr:`ModelFrame.factors`, :meth:`ModelFrame.to_dict`),
+  new data are coded on them, and a level the calibration data did not have is an error naming
+  the column and the level. Models that work on score axes (binning, isotonic, beta
+  calibration, the nearest-neighbour and ball classifiers) refuse factor terms with
+  :meth:`ModelFrame.require_numeric`.
+* Every other column used on the right must be numeric.
 
 Nothing is silently dropped or clipped: missing values are an error unless ``missing="drop"``,
 infinite values are always an error, and so are non-finite values produced by a transform.
@@ -307,8 +320,9 @@ def _factor_values(series: pd.Series, name: str, levels: list[Any], what: str) -
     """A factor column coded on ``levels`` (missing stays missing); an unseen level is an error."""
     values = series.astype(object).to_numpy()
     na = pd.isna(series).to_numpy(dtype=bool)
-    cat = pd.Categorical(values, categories=levels)
-    bad = (np.asarray(cat.codes) < 0) & ~na
+    codes = np.asarray(pd.Index(levels, dtype=object).get_indexer(values), dtype=np.intp)
+    codes[na] = -1
+    bad = (codes < 0) & ~na
     if bad.any():
         unseen = list(dict.fromkeys(_native(v) for v in values[bad]))
         raise ValueError(
@@ -317,7 +331,7 @@ def _factor_values(series: pd.Series, name: str, levels: list[Any], what: str) -
             f"calibration data did not have; the model knows the levels {_fmt_values(levels)} "
             "and has no coefficient for another one: recode or remove these rows"
         )
-    return cat
+    return pd.Categorical.from_codes(codes, categories=levels)
 
 
 def _patsy_frame(arrays: Mapping[str, np.ndarray], n: int) -> pd.DataFrame:
@@ -1149,7 +1163,8 @@ def model_frame(
         With a message naming the column, the row count and the fix, for: a formula without
         ``~``/response/terms; an absent column; empty data; a response that is not two-class or
         has a single class; ``positive`` not a level; missing (unless ``missing="drop"``) or
-        infinite values; a non-numeric, bool or categorical score column or categorical term;
+        infinite values; a factor column with a single level or with values that are not
+        text, logical or numbers;
         non-finite values produced by a transform; fewer rows than ``p`` or ``min_rows``; a
         constant design column other than the intercept; collinear design columns (judged as R's
         ``qr()`` does, relative tolerance 1e-7, in formula order; the message names the column
