@@ -42,8 +42,22 @@ _BREAKS = ("uniform", "quantile")
 _DEFAULT_BINS = 3
 
 
+#: Why each score-axis calibrator cannot use a factor term (for the error message).
+_FACTOR_WHY = {
+    "evbinning": "it cuts every score axis into intervals, and a factor's dummy columns are not "
+                 "score axes",
+    "disjoint": "it cuts every score axis into intervals, and a factor's dummy columns are not "
+                "score axes",
+    "isotonic": "it fits a function that increases along one score axis, and a factor has no order",
+    "betacal": "it maps a score in (0, 1) through log(s) and log(1 - s), which a factor does not have",
+}
+
+
 def _score_columns(mf: ModelFrame, who: str) -> list[int]:
-    """Positions of the non-intercept design columns; an error if there are none."""
+    """Positions of the non-intercept design columns; an error if there are none or if a
+    term is a factor (these calibrators work on score axes)."""
+    why = _FACTOR_WHY.get(who, "it works on score axes, and a factor has no order or distance")
+    mf.require_numeric(who, why)
     cols = [j for j, t in enumerate(mf.terms) if t != "Intercept"]
     if not cols:
         raise ValueError(

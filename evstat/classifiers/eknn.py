@@ -929,6 +929,7 @@ def eknn(
         raise TypeError(f"optimize must be True or False, got {optimize!r}")
     a = _check_alpha(alpha)
     cf = class_frame(formula, data, positive=positive, missing=missing)
+    cf.design.require_numeric("eknn", "it measures Euclidean distances between rows, and a factor's levels have no distance")
     kk = _check_k(k, cf.n)
     M = cf.n_classes
     lm = _check_lam(lam, M)

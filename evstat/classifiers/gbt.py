@@ -252,6 +252,7 @@ def gbt(
             f"1.0), got {radius!r}"
         )
     cf = class_frame(formula, data, positive=positive, missing=missing)
+    cf.design.require_numeric("gbt", "it counts training rows in Euclidean balls around a point, and a factor's levels have no distance")
     return GBTClassifier(cf, radius=r)
 
 

@@ -23,9 +23,22 @@ Formula language
   built-ins, so a formula cannot run other code. The environment is fixed (it does not capture
   the caller's variables), so a fitted model is reproducible and can be saved and reloaded;
   compute anything else as a column first.
-* Calibration needs numeric scores: every column used on the right must be numeric (not
-  strings, bool or categorical) and every term must be numeric (patsy's categorical coding into
-  dummy columns, e.g. ``C(g)`` or a logical ``I(s > 0)``, is rejected).
+* Factor covariates: a text, categorical or logical column, ``C(g)`` (also of a numeric
+  column) and a logical expression such as ``I(s > 0)`` are coded as R's ``glm`` codes a
+  factor, with treatment contrasts: the first level is the baseline, absorbed by the intercept
+  (without an intercept every level gets a column). Levels are ordered as R orders them: the
+  categories of a pandas Categorical in their order, ``[False, True]`` for logical columns,
+  text sorted by code point (R's ``sort`` in the C locale; R in a language locale may order
+  upper and lower case differently: make the column a Categorical to fix the order). Levels
+  absent from the rows used are dropped (R's ``drop.unused.levels``); a factor with one level
+  is an error. Term names are patsy's, as statsmodels' formula API prints them:
+  ``C(sex)[T.M]``, ``sex[T.M]``, ``C(sex)[F]`` (no intercept), ``C(sex)[T.M]:ldose``. The
+  levels are stored with the frame (:attr:`ModelFrame.factors`, :meth:`ModelFrame.to_dict`),
+  new data are coded on them, and a level the calibration data did not have is an error naming
+  the column and the level. Models that work on score axes (binning, isotonic, beta
+  calibration, the nearest-neighbour and ball classifiers) refuse factor terms with
+  :meth:`ModelFrame.require_numeric`.
+* Every other column used on the right must be numeric.
 
 Nothing is silently dropped or clipped: missing values are an error unless ``missing="drop"``,
 infinite values are always an error, and so are non-finite values produced by a transform.
@@ -264,6 +277,61 @@ def _numeric_values(series: pd.Series, name: str, what: str) -> np.ndarray:
             "it from the formula"
         )
     return series.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _is_factor(series: pd.Series) -> bool:
+    """Text, categorical and logical columns are factors (R's character/factor/logical)."""
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
+        return True
+    return not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_complex_dtype(dtype)
+
+
+def _factor_levels(series: pd.Series, name: str) -> list[Any]:
+    """The levels of a factor column, ordered as R orders them (the first is the baseline).
+
+    Categorical: category order, unused categories dropped (R's ``drop.unused.levels``);
+    logical: ``[False, True]``; text: sorted in code-point order (R's sort in the C locale).
+    """
+    present = series[series.notna()]
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        used = set(pd.unique(present.cat.codes.to_numpy()).tolist())
+        return [_native(c) for k, c in enumerate(series.cat.categories) if k in used]
+    values = [_native(v) for v in pd.unique(present.to_numpy(dtype=object))]
+    if pd.api.types.is_complex_dtype(series.dtype) or any(
+        not isinstance(v, (str, bool, numbers.Real)) for v in values
+    ):
+        bad = next((v for v in values if not isinstance(v, (str, bool, numbers.Real))), values[0])
+        raise ValueError(
+            f"column {name!r} holds {type(bad).__name__} values (e.g. {bad!r}); a factor "
+            "column must hold text, logical or numbers: convert it, e.g. "
+            f"data[{name!r}].astype(str)"
+        )
+    try:
+        return sorted(values)
+    except TypeError:
+        raise ValueError(
+            f"factor column {name!r} mixes types in its levels {_fmt_values(values)} and they "
+            f"cannot be ordered: convert it, e.g. data[{name!r}].astype(str)"
+        ) from None
+
+
+def _factor_values(series: pd.Series, name: str, levels: list[Any], what: str) -> pd.Categorical:
+    """A factor column coded on ``levels`` (missing stays missing); an unseen level is an error."""
+    values = series.astype(object).to_numpy()
+    na = pd.isna(series).to_numpy(dtype=bool)
+    codes = np.asarray(pd.Index(levels, dtype=object).get_indexer(values), dtype=np.intp)
+    codes[na] = -1
+    bad = (codes < 0) & ~na
+    if bad.any():
+        unseen = list(dict.fromkeys(_native(v) for v in values[bad]))
+        raise ValueError(
+            f"column {name!r} of {what} has level(s) {_fmt_values(unseen, limit=_SHOW)} in "
+            f"{_rows(int(bad.sum()))} (index {_fmt_labels(series.index, bad)}) that the "
+            f"calibration data did not have; the model knows the levels {_fmt_values(levels)} "
+            "and has no coefficient for another one: recode or remove these rows"
+        )
+    return pd.Categorical.from_codes(codes, categories=levels)
 
 
 def _patsy_frame(arrays: Mapping[str, np.ndarray], n: int) -> pd.DataFrame:
@@ -592,7 +660,8 @@ class ModelFrame:
     index: pd.Index
     n_dropped: int = 0
     _score_columns: tuple[str, ...] = ()
-    _data: Mapping[str, np.ndarray] = field(default_factory=dict)
+    _data: Mapping[str, Any] = field(default_factory=dict)
+    _factors: Mapping[str, list[Any]] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return (
@@ -642,7 +711,66 @@ class ModelFrame:
         """
         if name not in self._data:
             raise KeyError(f"{name!r} is not a data column of this model frame; its columns: {list(self._data)}")
+        if name in self._factors:
+            return _readonly(np.asarray(self._data[name], dtype=object))
         return self._data[name]
+
+    @property
+    def factors(self) -> dict[str, list[Any]]:
+        """The factor (text, categorical, logical) data columns and their levels, baseline first.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> d = pd.DataFrame({"y": [0, 1, 1, 0, 1, 0], "g": list("baabab"), "s": [1., 2, 3, 4, 5, 7]})
+        >>> mf = model_frame("y ~ C(g) + s", d)
+        >>> mf.factors, mf.terms
+        ({'g': ['a', 'b']}, ['Intercept', 'C(g)[T.b]', 's'])
+        """
+        return {c: list(v) for c, v in self._factors.items()}
+
+    def categorical_terms(self) -> list[str]:
+        """Formula terms coded as dummy columns (a factor column, ``C(...)``, a logical
+        expression, or an interaction with one of them), in formula order.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> d = pd.DataFrame({"y": [0, 1, 1, 0, 1, 0], "g": list("baabab"), "s": [1., 2, 3, 4, 5, 7]})
+        >>> model_frame("y ~ g * s", d).categorical_terms()
+        ['g', 'g:s']
+        """
+        info = self.design_info
+        out = []
+        for term in info.terms:
+            if any(info.factor_infos[f].type == "categorical" for f in term.factors):
+                out.append(term.name())
+        return out
+
+    def require_numeric(self, who: str, why: str) -> None:
+        """Raise a ValueError naming the first categorical term if the formula has one.
+
+        For the models that work on score axes (binning, isotonic, nearest neighbours): ``who``
+        is the model's name and ``why`` says why it cannot use a factor.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> d = pd.DataFrame({"y": [0, 1, 1, 0, 1, 0], "g": list("baabab"), "s": [1., 2, 3, 4, 5, 7]})
+        >>> model_frame("y ~ C(g) + s", d).require_numeric("evbinning", "it bins score axes")
+        Traceback (most recent call last):
+        ...
+        ValueError: evbinning cannot use the factor term 'C(g)' of formula 'y ~ C(g) + s' (dummy columns ['C(g)[T.b]']): it bins score axes; use numeric score columns only, or a likelihood model such as evlogit
+        """
+        info = self.design_info
+        for term in info.terms:
+            if any(info.factor_infos[f].type == "categorical" for f in term.factors):
+                cols = list(info.column_names[info.term_slices[term]])
+                raise ValueError(
+                    f"{who} cannot use the factor term {term.name()!r} of formula "
+                    f"{self.formula!r} (dummy columns {cols}): {why}; use numeric score "
+                    "columns only, or a likelihood model such as evlogit"
+                )
 
     def new_X(self, newdata: pd.DataFrame, missing: str = "raise") -> tuple[np.ndarray, pd.Index]:
         """Transform new data through the calibration design.
@@ -700,13 +828,27 @@ class ModelFrame:
         m = len(newdata)
         if m == 0:
             return np.empty((0, self.p), dtype=np.float64), newdata.index
-        arrays = {
-            c: _numeric_values(_column(newdata, c, "newdata"), c, "newdata")
-            for c in self._score_columns
-        }
+        arrays: dict[str, Any] = {}
+        for c in self._score_columns:
+            ser = _column(newdata, c, "newdata")
+            if c in self._factors:
+                arrays[c] = _factor_values(ser, c, self._factors[c], "newdata")
+            else:
+                arrays[c] = _numeric_values(ser, c, "newdata")
         index = newdata.index
         drop = np.zeros(m, dtype=bool)
         for c, a in arrays.items():
+            if c in self._factors:
+                nan = np.asarray(pd.isna(a), dtype=bool)
+                if nan.any():
+                    if missing == "raise":
+                        raise ValueError(
+                            f"column {c!r} of newdata has missing values in "
+                            f"{_rows(int(nan.sum()))} of {m} (index {_fmt_labels(index, nan)}): "
+                            "drop or impute them, or pass missing='drop'"
+                        )
+                    drop |= nan
+                continue
             inf = np.isinf(a)
             if inf.any():
                 raise ValueError(
@@ -780,7 +922,13 @@ class ModelFrame:
             "positive": _json_scalar(self.positive),
             "terms": list(self.terms),
             "score_columns": list(self._score_columns),
-            "data": {c: np.asarray(self._data[c], dtype=np.float64).tolist() for c in self._data},
+            "data": {
+                c: (np.asarray(self._data[c].codes, dtype=np.float64) if c in self._factors
+                    else np.asarray(self._data[c], dtype=np.float64)).tolist()
+                for c in self._data
+            },
+            **({"factors": {c: [_json_scalar(v) for v in lv] for c, lv in self._factors.items()}}
+               if self._factors else {}),
             "y": self.y.astype(np.int8).tolist(),
             "index": _index_to_json(self.index),
             "n_dropped": int(self.n_dropped),
@@ -832,7 +980,14 @@ class ModelFrame:
         _, rhs = _split_formula(formula)
         columns = list(d["score_columns"])
         whitelist.check_formula(formula, columns=[*columns, d["response"]])
-        data = {c: np.asarray(d["data"][c], dtype=np.float64) for c in columns}
+        factors = {c: list(v) for c, v in d.get("factors", {}).items()}
+        data: dict[str, Any] = {}
+        for c in columns:
+            a = np.asarray(d["data"][c], dtype=np.float64)
+            if c in factors:
+                # codes were checked by the schema: integers in [0, number of levels)
+                a = pd.Categorical.from_codes(a.astype(np.intp), categories=factors[c])
+            data[c] = a
         y = np.asarray(d["y"], dtype=np.float64)
         n = len(y)
         if any(len(a) != n for a in data.values()):
@@ -869,6 +1024,7 @@ class ModelFrame:
             n_dropped=int(d["n_dropped"]),
             score_columns=tuple(columns),
             data=data,
+            factors=factors,
         )
 
 
@@ -936,8 +1092,10 @@ def _make_frame(
     index: pd.Index,
     n_dropped: int,
     score_columns: tuple[str, ...],
-    data: Mapping[str, np.ndarray],
+    data: Mapping[str, Any],
+    factors: Mapping[str, list[Any]] | None = None,
 ) -> ModelFrame:
+    factors = dict(factors or {})
     return ModelFrame(
         formula=formula,
         response=response,
@@ -950,7 +1108,9 @@ def _make_frame(
         index=index,
         n_dropped=n_dropped,
         _score_columns=score_columns,
-        _data={c: _readonly(np.asarray(a, dtype=np.float64)) for c, a in data.items()},
+        _data={c: (a if c in factors else _readonly(np.asarray(a, dtype=np.float64)))
+               for c, a in data.items()},
+        _factors={c: list(v) for c, v in factors.items()},
     )
 
 
@@ -1003,7 +1163,8 @@ def model_frame(
         With a message naming the column, the row count and the fix, for: a formula without
         ``~``/response/terms; an absent column; empty data; a response that is not two-class or
         has a single class; ``positive`` not a level; missing (unless ``missing="drop"``) or
-        infinite values; a non-numeric, bool or categorical score column or categorical term;
+        infinite values; a factor column with a single level or with values that are not
+        text, logical or numbers;
         non-finite values produced by a transform; fewer rows than ``p`` or ``min_rows``; a
         constant design column other than the intercept; collinear design columns (judged as R's
         ``qr()`` does, relative tolerance 1e-7, in formula order; the message names the column
@@ -1088,7 +1249,15 @@ def model_frame(
     n_all = len(data)
     index = data.index
     yser = _column(data, response, "data")
-    arrays = {c: _numeric_values(_column(data, c, "data"), c, "data") for c in used}
+    arrays: dict[str, Any] = {}
+    factors: dict[str, list[Any]] = {}
+    for c in used:
+        ser = _column(data, c, "data")
+        if _is_factor(ser):
+            factors[c] = _factor_levels(ser, c)
+            arrays[c] = _factor_values(ser, c, factors[c], "data")
+        else:
+            arrays[c] = _numeric_values(ser, c, "data")
     na = np.zeros(n_all, dtype=bool)
     y_na = yser.isna().to_numpy(dtype=bool)
     if pd.api.types.is_numeric_dtype(yser.dtype) and not pd.api.types.is_bool_dtype(yser.dtype):
@@ -1101,6 +1270,9 @@ def model_frame(
             )
     checks = [(response, y_na, "response column")]
     for c, a in arrays.items():
+        if c in factors:
+            checks.append((c, np.asarray(pd.isna(a), dtype=bool), "column"))
+            continue
         inf = np.isinf(a)
         if inf.any():
             raise ValueError(
@@ -1131,6 +1303,16 @@ def model_frame(
         index = index[keep]
     n = n_all - n_dropped
     dropped_note = f" (after dropping {_rows(n_dropped)} with missing values)" if n_dropped else ""
+    for c in factors:
+        arrays[c] = arrays[c].remove_unused_categories()  # R's drop.unused.levels
+        factors[c] = list(arrays[c].categories)
+        if len(factors[c]) < 2:
+            raise ValueError(
+                f"factor column {c!r} has a single level {factors[c][0]!r} in all {_rows(n)}"
+                f"{dropped_note}: its effect cannot be told apart from the intercept (R: "
+                "'contrasts can be applied only to factors with 2 or more levels'); remove it "
+                "from the formula"
+            )
 
     # -- response -------------------------------------------------------------------------------
     y, classes, pos = _code_response(yser, response, positive)
@@ -1145,14 +1327,6 @@ def model_frame(
     except PatsyError as err:
         raise _wrap_patsy(err, formula) from None
     design_info = dm.design_info
-    for info in design_info.factor_infos.values():
-        if info.type == "categorical":
-            raise ValueError(
-                f"term {info.factor.name()!r} of formula {formula!r} is categorical (levels "
-                f"{_fmt_values(list(info.categories), limit=_SHOW)}); evstat calibrates numeric scores and "
-                "does not expand terms into dummy columns: use a numeric expression, e.g. "
-                "I(1.0 * (s > 0)) for an indicator, or remove the term"
-            )
     terms = list(design_info.column_names)
     X = np.array(dm, dtype=np.float64, order="C")
     if X.shape[0] != n:
@@ -1202,4 +1376,5 @@ def model_frame(
         n_dropped=n_dropped,
         score_columns=tuple(used),
         data=arrays,
+        factors=factors,
     )

@@ -389,6 +389,15 @@ def _frame_checks(d: Any, root: Any) -> str | None:
         return f"index has {_index_length(d['index'])} labels, but y has {n} rows; they must be equal"
     if len(set(cols)) != len(cols):
         return "score_columns lists a column twice"
+    for c, levels in d.get("factors", {}).items():
+        if c not in cols:
+            return f"factors names the column {c!r}, which is not in score_columns"
+        if len(set(map(repr, levels))) != len(levels):
+            return f"factors[{c!r}] lists a level twice"
+        codes = d["data"][c]
+        if any(not (float(v).is_integer() and 0 <= v < len(levels)) for v in codes):
+            return (f"data[{c!r}] must hold the level codes of factor {c!r}: integers from 0 to "
+                    f"{len(levels) - 1}")
     return None
 
 
@@ -408,6 +417,7 @@ MODEL_FRAME = Dict(
         "index": Lazy(_index_spec),
         "n_dropped": Int(min=0),
     },
+    optional={"factors": Map(List(Scalar(), min_len=1, max_len=100_000, what="levels"))},
     checks=[_frame_checks],
 )
 

@@ -133,6 +133,13 @@ _CC8 = _clenshaw_curtis(8)
 PANELS = 1  # initial panels per side (bisected where the nested rules disagree)
 
 
+#: Newton tolerance of the profiles at the quadrature nodes: the profile log-likelihood is then
+#: accurate to about NODE_TOL**1.5 / sqrt(n) (measured: 2e-12 at n = 1000, J = 3, against
+#: 1e-10), i.e. a relative error of the integrand far below the quadrature's, and about half of
+#: the nodes converge one Newton pass earlier than at profile_loglik's default 1e-10
+NODE_TOL = 1e-7
+
+
 def _side_integral_adaptive(
     lik: LogisticLikelihood,
     A: NDArray,
@@ -165,7 +172,7 @@ def _side_integral_adaptive(
     f_lo = d_lo = f_hi = d_hi = np.zeros(m)
     for depth in range(max_depth):
         eta = a[:, None] + (b - a)[:, None] * u16[None, :]
-        lp, slope = profile_loglik(lik, A[rows][:, None, :], eta)
+        lp, slope = profile_loglik(lik, A[rows][:, None, :], eta, tol=NODE_TOL)
         logf = lp - lik.loglik_hat + log_expit(eta) + log_expit(-eta)
         f = np.exp(np.minimum(logf, 0.0))
         k16 = (b - a) * (f @ w16)

@@ -98,7 +98,7 @@ def test_collinear_score_columns(cal):
 
 
 def test_non_numeric_score_column(cal):
-    with pytest.raises(ValueError, match=r"column 't' of data is not numeric"):
+    with pytest.raises(ValueError, match=r"factor column 't' has a single level 'a'"):
         ev.evlogit("y ~ t", data=cal.assign(t="a"))
 
 

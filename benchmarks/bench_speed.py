@@ -1,0 +1,126 @@
+"""Benchmark (issue 15, section 1): per-row cost of evlogit's predictive Bel/Pl against R.
+
+* R: ``/work/shared/bench/r_peer_evlogit.R`` (a copy is ``benchmarks/r_peer_evlogit.R``): glm with
+  Platt targets, glm.fit with an offset per contour evaluation, integrate(); run in the same
+  invocation on ``--r-rows`` test rows when ``Rscript`` is on the PATH (this script installs
+  nothing; on Debian/Ubuntu ``apt-get install -y r-base-core`` provides it). Its Bel/Pl are
+  compared with ours on those rows.
+* evstat fast path on ``--rows`` test rows at n = 1000 (after a warm-up call that loads the
+  compiled kernel), CPU time (``time.process_time``) and wall time, and the largest difference
+  from the reference path (statsmodels refits, adaptive quadrature) on ``--ref-rows`` rows;
+* the per-row cost at n = 10^3, 10^4, 10^5 calibration rows;
+* with ``--million``: 1,000,000 test rows in a child process, wall time and peak RSS.
+
+Run: ``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_speed.py [--million]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_evlogit import make_data  # noqa: E402
+
+import evstat as ev  # noqa: E402
+from evstat.likelihood.predictive import predictive_belief  # noqa: E402
+
+R_SCRIPT = Path(__file__).resolve().parent / "r_peer_evlogit.R"
+FORMULA = "y ~ svm1 + svm2 + svm3"
+
+
+def design(test: pd.DataFrame) -> np.ndarray:
+    return np.column_stack([np.ones(len(test)), test.to_numpy()])
+
+
+def timed(lik, A) -> tuple[float, float, tuple]:
+    c0, w0 = time.process_time(), time.perf_counter()
+    out = predictive_belief(lik, A)
+    return time.process_time() - c0, time.perf_counter() - w0, out
+
+
+def run_r(cal: pd.DataFrame, test: pd.DataFrame) -> tuple[float, np.ndarray] | None:
+    rscript = shutil.which("Rscript")
+    if rscript is None:
+        print("R: Rscript not found (apt-get install -y r-base-core); R comparison skipped")
+        return None
+    with tempfile.TemporaryDirectory() as d:
+        ren = {"svm1": "a", "svm2": "b", "svm3": "c"}
+        cal.rename(columns=ren).to_csv(Path(d) / "cal.csv", index=False)
+        test.rename(columns=ren).to_csv(Path(d) / "test.csv", index=False)
+        res = subprocess.run([rscript, str(R_SCRIPT), d], capture_output=True, text=True, check=True)
+        sec = float(next(ln.split()[1] for ln in res.stdout.splitlines() if ln.startswith("R_SECONDS_PER_ROW")))
+        out = pd.read_csv(Path(d) / "r_out.csv").to_numpy()
+    return sec, out
+
+
+def million(n: int) -> None:
+    cal, _ = make_data(n, 0)
+    fit = ev.evlogit(FORMULA, data=cal)
+    rng = np.random.default_rng(7)
+    test = pd.DataFrame(rng.normal(size=(1_000_000, 3)), columns=["svm1", "svm2", "svm3"])
+    w0, c0 = time.perf_counter(), time.process_time()
+    b = fit.predict(test, type="belief")
+    dt, ct = time.perf_counter() - w0, time.process_time() - c0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    ok = bool(((b.bel <= b.theta) & (b.theta <= b.pl)).all())
+    print(f"1,000,000 test rows (n = {n}): wall {dt:.1f} s, CPU {ct:.1f} s, peak RSS {peak:.0f} MB, "
+          f"Bel <= theta <= Pl on every row: {ok}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=2000)
+    ap.add_argument("--r-rows", type=int, default=10)
+    ap.add_argument("--ref-rows", type=int, default=10)
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--million", action="store_true")
+    ap.add_argument("--million-child", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.million_child:
+        million(1000)
+        return 0
+    print(f"threads: OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}, load average {os.getloadavg()}")
+    cal, test = make_data(1000, args.rows)
+    lik = ev.evlogit(FORMULA, data=cal).likelihood
+    A = design(test)
+    predictive_belief(lik, A[:5])  # warm-up: import numba, load (or compile) the kernel
+    cpu, wall, (th, bel, pl) = timed(lik, A)
+    per_cpu, per_wall = cpu / len(A), wall / len(A)
+    print(f"n = 1000, J = 3, {len(A)} rows: {1e3 * per_cpu:.3f} ms/row CPU, {1e3 * per_wall:.3f} ms/row wall")
+    k = args.ref_rows
+    _, bel_r, pl_r = predictive_belief(lik, A[:k], method="reference")
+    print(f"max |fast - reference| on {k} rows: Bel {np.max(np.abs(bel[:k] - bel_r)):.1e}, "
+          f"Pl {np.max(np.abs(pl[:k] - pl_r)):.1e}")
+    r = run_r(cal, test.iloc[: args.r_rows])
+    if r is not None:
+        sec, out = r
+        kk = args.r_rows
+        print(f"R: {sec:.3f} s/row (elapsed, {kk} rows); ratio R / evstat: {sec / per_wall:.0f} x (wall), "
+              f"{sec / per_cpu:.0f} x (against our CPU time)")
+        print(f"max |evstat - R| on {kk} rows: Bel {np.max(np.abs(bel[:kk] - out[:, 1])):.1e}, "
+              f"Pl {np.max(np.abs(pl[:kk] - out[:, 2])):.1e}")
+    for n in [int(s) for s in args.sizes.split(",")]:
+        m = max(20, min(args.rows, 2_000_000 // n))
+        cal_n, test_n = make_data(n, m, seed=2026 + n)
+        lik_n = ev.evlogit(FORMULA, data=cal_n).likelihood
+        cpu, wall, _ = timed(lik_n, design(test_n))
+        print(f"n = {n:>6}: {m} rows, {1e3 * cpu / m:.3f} ms/row CPU, {1e3 * wall / m:.3f} ms/row wall, "
+              f"{1e6 * cpu / m / n:.3f} us per row per calibration row")
+    if args.million:
+        subprocess.run([sys.executable, __file__, "--million-child"], check=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
