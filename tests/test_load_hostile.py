@@ -376,9 +376,9 @@ def test_every_model_round_trips_and_is_validated(cal, tmp_path, method):
 
 
 def test_every_registered_model_declares_a_schema():
-    from evstat.calibration.registry import _REGISTRY
+    from evstat.results import registered
 
-    for method, cls in _REGISTRY.items():
+    for method, cls in registered().items():
         spec = cls.schema()
         assert set(spec.required) >= {"format", "format_version", "method"}, method
         assert "checksum" in spec.optional, method
@@ -425,7 +425,7 @@ def test_loading_reads_a_pipe(fit, tmp_path):
     np.testing.assert_array_equal(back.params.to_numpy(), fit.params.to_numpy())
 
 
-@pytest.mark.parametrize("name", ["evstat.formula.whitelist", "evstat.formula.schema", "evstat.calibration.registry"])
+@pytest.mark.parametrize("name", ["evstat.formula.whitelist", "evstat.formula.schema", "evstat.results"])
 def test_docstring_examples(name):
     import doctest
     import importlib

@@ -102,7 +102,7 @@ def query_map(fit: Any, pool: pd.DataFrame, chosen: pd.DataFrame | pd.Index | No
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import evstat as ev
     >>> data = ev.datasets.simulate_gaussian(60, seed=1).sample(frac=1, random_state=0)
-    >>> fit = ev.evbinning("y ~ x1 + x2", data.iloc[:20], bins=2)
+    >>> fit = ev.evbinning("y ~ x1 + x2", data.iloc[:20], bins=2, empty="prior")
     >>> pool = data.iloc[20:].drop(columns="y")
     >>> ax = ev.plotting.query_map(fit, pool, ev.active.query(fit, pool, n=3, seed=0))
     >>> ax.get_xlabel(), ax.get_ylabel()
