@@ -18,26 +18,9 @@ import os
 import platform
 import time
 
-import numpy as np
-import pandas as pd
-
 import evstat as ev
+from bench_evlogit import make_data  # same simulated scores as the other benchmarks
 from evstat.calibration import logistic
-
-
-def make_data(n: int, m: int, seed: int = 2026) -> tuple[pd.DataFrame, pd.DataFrame]:
-    rng = np.random.default_rng(seed)
-    beta = np.array([0.3, 1.0, -0.7, 0.5])
-
-    def draw(k: int, labelled: bool) -> pd.DataFrame:
-        s = rng.normal(size=(k, 3))
-        df = pd.DataFrame(s, columns=["svm1", "svm2", "svm3"])
-        if labelled:
-            p = 1.0 / (1.0 + np.exp(-(beta[0] + s @ beta[1:])))
-            df["y"] = (rng.random(k) < p).astype(int)
-        return df
-
-    return draw(n, True), draw(m, False)
 
 
 def main() -> None:
