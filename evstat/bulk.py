@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import sys
 from collections.abc import Iterator
@@ -216,7 +217,10 @@ def _results(
         for chunk in chunks:
             yield _predict_chunk(chunk, opts, fit)
         return
-    with ProcessPoolExecutor(n, initializer=_init_worker, initargs=(description,)) as pool:
+    # spawned, not forked: a fork copies whatever threads the parent runs (a Dask client, BLAS or
+    # OpenMP pools), which is unsafe; the workers rebuild the model from its JSON description
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(n, mp_context=ctx, initializer=_init_worker, initargs=(description,)) as pool:
         pending = []
         for chunk in chunks:
             pending.append(pool.submit(_predict_chunk, chunk, opts))

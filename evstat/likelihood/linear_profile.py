@@ -134,7 +134,7 @@ def _newton_kernel_py(X, XX, t, A, e, beta, tol, max_iter, out_l, out_nu, ok):  
     """
     n, p = X.shape
     q = p + 1
-    for b in _prange(A.shape[0]):  # problems are independent: spread over the cores
+    for b in range(A.shape[0]):  # problems are independent (serial: see _kernel)
         g = np.empty(p)
         K = np.empty((q, q))
         sol = np.empty(q)
@@ -266,18 +266,21 @@ def _project_inplace_py(beta, a, aa, e):  # pragma: no cover
 
 
 _KERNEL = None
-_prange = range
 
 
 def _kernel():
     """The compiled Newton kernel (numba, compiled on first use and cached on disk)."""
-    global _KERNEL, _project_inplace, _prange
+    global _KERNEL, _project_inplace
     if _KERNEL is None:
         import numba
 
-        _prange = numba.prange
         _project_inplace = numba.njit(cache=True)(_project_inplace_py)
-        _KERNEL = numba.njit(cache=True, parallel=True)(_newton_kernel_py)
+        # Serial on purpose: numba's parallel kernels run on its OpenMP threading layer here
+        # (GNU libgomp; TBB is not installed), which is not fork-safe: a process forked after a
+        # parallel kernel had run aborted ("fork() called from a process already using GNU
+        # OpenMP"), which killed the process-pool workers of `evstat predict --jobs`. Cores are
+        # used by processes instead (`evstat predict --jobs`, Dask, joblib in the studies).
+        _KERNEL = numba.njit(cache=True)(_newton_kernel_py)
     return _KERNEL
 
 

@@ -247,19 +247,21 @@ def test_compiled_newton_matches_numpy_kkt_solution():
     np.testing.assert_allclose(lp7, lp, rtol=0, atol=1e-9)
 
 
-def test_compiled_newton_same_result_on_one_or_all_threads():
-    """The kernel spreads independent problems over the cores; the result is bit-identical."""
-    import numba
+def _profile_in_child(args):
+    lik, A, e = args
+    return profile_loglik(lik, A, e)
+
+
+def test_compiled_newton_is_fork_safe():
+    """A process forked after the kernel ran can run it again, with the same result (a parallel
+    kernel on GNU OpenMP aborted the forked workers of ``evstat predict --jobs``)."""
+    import multiprocessing
 
     fit = ev.evlogit("y ~ s1 + s2", data=scores_frame(200, 2, seed=3))
     lik = fit.likelihood
     A, e = random_problems(lik, 64, seed=9)
-    lp_all, nu_all = profile_loglik(lik, A, e)
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        lp_one, nu_one = profile_loglik(lik, A, e)
-    finally:
-        numba.set_num_threads(before)
-    np.testing.assert_array_equal(lp_one, lp_all)
-    np.testing.assert_array_equal(nu_one, nu_all)
+    lp, nu = profile_loglik(lik, A, e)  # the kernel runs in this process first
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        lp_child, nu_child = pool.map(_profile_in_child, [(lik, A, e)])[0]
+    np.testing.assert_array_equal(lp_child, lp)
+    np.testing.assert_array_equal(nu_child, nu)
