@@ -50,7 +50,7 @@ from evstat.summary import Summary
 from evstat.classifiers._neighbors import knn
 from evstat.classifiers._response import ClassFrame, class_frame
 from evstat.classifiers.base import ClassifierResults, clip01
-from evstat.classifiers.partial import PartialEkNNClassifier, fit_partial, read_label_masses
+from evstat.classifiers.partial import PartialEkNNClassifier, fit_partial, read_label_masses, set_fit_state
 from evstat.formula import schema
 
 __all__ = [
@@ -541,19 +541,9 @@ class EkNNClassifier(SingletonFocalClassifier):
         warning: str = "",
     ) -> None:
         super().__init__(cf)
-        self.k = int(k)
-        self.alpha = float(alpha)
-        self.lam = float(lam)
-        cls = self._class_index()
-        self.gamma = pd.Series(np.asarray(gamma, dtype=np.float64), index=cls, name="gamma")
-        self.gamma_init = pd.Series(np.asarray(gamma_init, dtype=np.float64), index=cls, name="gamma_init")
-        self.optimized = bool(optimized)
-        self.cost_init = float(cost_init)
-        self.cost = float(cost)
-        self.loo_error = float(loo_error)
-        self.n_iter = int(n_iter)
-        self.converged = bool(converged)
-        self.message = str(message)
+        set_fit_state(self, k=k, alpha=alpha, lam=lam, gamma=gamma, gamma_init=gamma_init,
+                      optimized=optimized, cost_init=cost_init, cost=cost, loo_error=loo_error,
+                      n_iter=n_iter, converged=converged, message=message)
         self.warning = str(warning)
 
     # ---------------------------------------------------------------- prediction

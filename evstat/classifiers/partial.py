@@ -209,6 +209,26 @@ def partial_loo_cost(log_gamma, q_nb, betp_nb, sq_dist, target, alpha, lam, M) -
     return 0.5 * float(np.sum(e * e)) / e.shape[0]
 
 
+def set_fit_state(res: ClassifierResults, *, k: int, alpha: float, lam: float, gamma: Any,
+                  gamma_init: Any, optimized: bool, cost_init: float, cost: float,
+                  loo_error: float, n_iter: int, converged: bool, message: str) -> None:
+    """Set the fitted state that EkNN and partially supervised EkNN share: ``k``, ``alpha``,
+    ``lam``, ``gamma`` and ``gamma_init`` (Series by class) and the optimiser's record."""
+    res.k = int(k)
+    res.alpha = float(alpha)
+    res.lam = float(lam)
+    cls = res._class_index()
+    res.gamma = pd.Series(np.asarray(gamma, dtype=np.float64), index=cls, name="gamma")
+    res.gamma_init = pd.Series(np.asarray(gamma_init, dtype=np.float64), index=cls, name="gamma_init")
+    res.optimized = bool(optimized)
+    res.cost_init = float(cost_init)
+    res.cost = float(cost)
+    res.loo_error = float(loo_error)
+    res.n_iter = int(n_iter)
+    res.converged = bool(converged)
+    res.message = str(message)
+
+
 class PartialEkNNClassifier(ClassifierResults):
     """A fitted partially supervised EkNN (returned by ``ev.eknn(..., label_masses=...)`` when
     some label is uncertain).
@@ -234,22 +254,12 @@ class PartialEkNNClassifier(ClassifierResults):
                  label_values: NDArray[np.float64], optimized: bool, cost_init: float, cost: float,
                  loo_error: float, n_iter: int, converged: bool, message: str) -> None:
         super().__init__(cf)
-        self.k = int(k)
-        self.alpha = float(alpha)
-        self.lam = float(lam)
-        cls = self._class_index()
-        self.gamma = pd.Series(np.asarray(gamma, dtype=np.float64), index=cls, name="gamma")
-        self.gamma_init = pd.Series(np.asarray(gamma_init, dtype=np.float64), index=cls, name="gamma_init")
+        set_fit_state(self, k=k, alpha=alpha, lam=lam, gamma=gamma, gamma_init=gamma_init,
+                      optimized=optimized, cost_init=cost_init, cost=cost, loo_error=loo_error,
+                      n_iter=n_iter, converged=converged, message=message)
         self._labels = np.asarray(label_values, dtype=np.float64)
         self._q = mass_to_q(self._labels)
         self._betp = _betp(self._labels, self.n_classes)
-        self.optimized = bool(optimized)
-        self.cost_init = float(cost_init)
-        self.cost = float(cost)
-        self.loo_error = float(loo_error)
-        self.n_iter = int(n_iter)
-        self.converged = bool(converged)
-        self.message = str(message)
 
     @property
     def label_masses(self) -> MassArray:

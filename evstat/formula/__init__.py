@@ -334,6 +334,19 @@ def _factor_values(series: pd.Series, name: str, levels: list[Any], what: str) -
     return pd.Categorical.from_codes(codes, categories=levels)
 
 
+def _design(rhs: str, columns: Mapping[str, Any], n: int, formula: str) -> Any:
+    """patsy's design matrix of the (whitelisted) right-hand side ``rhs`` on ``n`` rows of
+    ``columns``, evaluated without Python built-ins; patsy's errors name the formula."""
+    try:
+        with np.errstate(all="ignore"):
+            return patsy.dmatrix(
+                rhs, _patsy_frame(columns, n), eval_env=_eval_env(), NA_action=_NA_NONE,
+                return_type="matrix",
+            )
+    except PatsyError as err:
+        raise _wrap_patsy(err, formula) from None
+
+
 def _patsy_frame(arrays: Mapping[str, np.ndarray], n: int) -> pd.DataFrame:
     return pd.DataFrame(dict(arrays), index=pd.RangeIndex(n))
 
@@ -992,14 +1005,7 @@ class ModelFrame:
         n = len(y)
         if any(len(a) != n for a in data.values()):
             raise ValueError("inconsistent model frame description: column lengths differ from y")
-        try:
-            with np.errstate(all="ignore"):
-                dm = patsy.dmatrix(
-                    rhs, _patsy_frame(data, n), eval_env=_eval_env(), NA_action=_NA_NONE,
-                    return_type="matrix",
-                )
-        except PatsyError as err:
-            raise _wrap_patsy(err, formula) from None
+        dm = _design(rhs, data, n, formula)
         design_info = dm.design_info
         if list(design_info.column_names) != list(d["terms"]):
             raise ValueError(
@@ -1318,14 +1324,7 @@ def model_frame(
     y, classes, pos = _code_response(yser, response, positive)
 
     # -- design -----------------------------------------------------------------------------------
-    try:
-        with np.errstate(all="ignore"):
-            dm = patsy.dmatrix(
-                rhs, _patsy_frame(arrays, n), eval_env=_eval_env(), NA_action=_NA_NONE,
-                return_type="matrix",
-            )
-    except PatsyError as err:
-        raise _wrap_patsy(err, formula) from None
+    dm = _design(rhs, arrays, n, formula)
     design_info = dm.design_info
     terms = list(design_info.column_names)
     X = np.array(dm, dtype=np.float64, order="C")
