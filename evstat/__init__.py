@@ -19,7 +19,7 @@ __version__ = "0.1.0"
 
 from evstat import belief, datasets, formula, likelihood  # noqa: E402
 from evstat.belief import Frame, MassArray, MassFunction, combine  # noqa: E402
-from evstat.calibration import betacal, disjoint, evbinning, evlogit, isotonic  # noqa: E402
+from evstat.calibration import avcal, bayescal, betacal, disjoint, evbinning, evlogit, isotonic, normcal, plr  # noqa: E402
 from evstat.results import load  # noqa: E402
 from evstat.classifiers import credal_knn, eknn, evnn, gbt  # noqa: E402
 from evstat.comparison import compare  # noqa: E402
@@ -33,6 +33,8 @@ __all__ = [
     "MassFunction",
     "__version__",
     "active",
+    "avcal",
+    "bayescal",
     "belief",
     "betacal",
     "combine",
@@ -50,6 +52,8 @@ __all__ = [
     "likelihood",
     "load",
     "metrics",
+    "normcal",
+    "plr",
     "plotting",
     "report",
 ]
