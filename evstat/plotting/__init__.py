@@ -41,7 +41,7 @@ from evstat.plotting.contours import predictive_contours
 from evstat.plotting.decision_regions import decision_regions
 from evstat.plotting.ignorance import ignorance_histogram
 from evstat.plotting.profile import coefficient_profile
-from evstat.plotting.reject import reject_curve
+from evstat.plotting.reject import compare_reject_curves, reject_curve
 from evstat.plotting.reliability import reliability_diagram
 
 __all__ = [
@@ -58,6 +58,7 @@ __all__ = [
     "plot",
     "predictive_contours",
     "query_map",
+    "compare_reject_curves",
     "reject_curve",
     "reliability_diagram",
 ]
