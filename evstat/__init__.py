@@ -19,7 +19,19 @@ __version__ = "0.1.0"
 
 from evstat import belief, datasets, formula, likelihood  # noqa: E402
 from evstat.belief import Frame, MassArray, MassFunction, combine  # noqa: E402
-from evstat.calibration import avcal, bayescal, betacal, disjoint, evbinning, evlogit, isotonic, normcal, plr  # noqa: E402
+from evstat.calibration import (  # noqa: E402
+    avcal,
+    bayescal,
+    betacal,
+    disjoint,
+    evbinning,
+    evlogit,
+    isotonic,
+    normcal,
+    plr,
+    split_conformal,
+    venn_abers,
+)
 from evstat.results import load  # noqa: E402
 from evstat.classifiers import credal_knn, eknn, evnn, gbt  # noqa: E402
 from evstat.comparison import compare  # noqa: E402
@@ -56,4 +68,6 @@ __all__ = [
     "plr",
     "plotting",
     "report",
+    "split_conformal",
+    "venn_abers",
 ]

@@ -13,6 +13,7 @@ from evstat.calibration.logistic import LogitCalibration, evlogit
 from evstat.calibration.normcal import NormalisedCalibration, normcal
 from evstat.calibration.plr import PiecewiseLogisticCalibration, plr
 from evstat.calibration.point import PointCalibration
+from evstat.calibration.peers import ConformalSets, VennAbersCalibration, split_conformal, venn_abers
 from evstat.results import load
 from evstat.summary import Summary
 
@@ -29,14 +30,18 @@ __all__ = [
     "BetaCalibration",
     "BinningCalibration",
     "CalibrationResults",
+    "ConformalSets",
     "DisjointCalibration",
     "IsotonicCalibration",
     "LogitCalibration",
     "Summary",
+    "VennAbersCalibration",
     "betacal",
     "disjoint",
     "evbinning",
     "evlogit",
     "isotonic",
     "load",
+    "split_conformal",
+    "venn_abers",
 ]
