@@ -15,11 +15,11 @@ method                  logits of class k                              parameter
                                                                        with ODIR: full W, b
 ======================  ============================================  ==========================
 
-Class scores z. Temperature and vector scaling need one score per class: z = (1/2) Psi s, the
-linear (loss-based) decoding of the task scores s by the code matrix Psi (Allwein et al. 2000).
-With one column per class matched by name (the one-vs-rest code) z_k = s_k - (1/2) sum_j s_j,
-which the softmax reads as z_k = s_k: the usual temperature scaling of K logits. With a pairs
-code z_k = (1/2)(sum of k's pair scores for k - against k). Matrix scaling uses the score
+Class scores z. Temperature and vector scaling need one score per class. With one column per
+class (matched by name, or a one-vs-rest code) z_k = s_k: the usual scaling of K logits. With
+any other code z = (1/2) Psi s, the linear (loss-based) decoding of the task scores s by the
+code matrix Psi (Allwein et al. 2000); for a pairs code z_k = (1/2)(sum of the pair scores for
+k - those against k). Matrix scaling uses the score
 columns as they are (any number B; it is multinomial logistic regression of the class on the
 scores, statsmodels' ``MNLogit`` with the first class as reference, which the tests check).
 
@@ -54,6 +54,7 @@ from scipy import optimize
 
 from evstat.formula import schema
 from evstat.multiclass.base import MulticlassResults, score_design, softmax
+from evstat.multiclass.coupling import is_ovr
 from evstat.results import register
 
 __all__ = [
@@ -136,6 +137,9 @@ def fit_linear_softmax(
             break
     if not converged and np.max(np.abs(g)) < 1e-6 * max(1.0, n):
         converged = True
+    ptrue = np.sum(softmax((G2 @ t).reshape(n, k)) * Y, axis=1)
+    if np.all(ptrue > 1.0 - 1e-6):  # every training row predicted with certainty: separation
+        converged = False
     if not converged or np.max(np.abs(t)) > 1e6:
         warnings.warn(
             f"{who}: the maximum-likelihood fit did not converge (largest gradient {np.max(np.abs(g)):.3g}, "
@@ -160,7 +164,10 @@ class _ScalingBase(MulticlassResults):
     # ---- design
     def _features(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         S = X[:, self.order]
-        return 0.5 * S @ self.code.to_numpy(dtype=np.float64).T
+        psi = self.code.to_numpy(dtype=np.int64)
+        if is_ovr(psi):  # one column per class: z_k = s_k
+            return S[:, np.argmax(psi == 1, axis=1)]
+        return 0.5 * S @ psi.T.astype(np.float64)
 
     def _G(self, F: NDArray[np.float64]) -> NDArray[np.float64]:
         raise NotImplementedError
@@ -279,7 +286,7 @@ class TemperatureScaling(_ScalingBase):
                              "std_error": [se / a**2 if a != 0 else np.nan]})
 
     def _summary_notes(self) -> list[str]:
-        return ["Class scores z = (1/2) Psi s (the code's linear decoding; one column per class: z_k = s_k); "
+        return ["Class scores z_k = s_k (one column per class; other codes: z = (1/2) Psi s, the linear decoding); "
                 "std_error of T by the delta method from that of 1/T."]
 
 
