@@ -19,7 +19,7 @@ __version__ = "0.1.0"
 
 from evstat import belief, datasets, formula, likelihood  # noqa: E402
 from evstat.belief import Frame, MassArray, MassFunction, combine  # noqa: E402
-from evstat.calibration import betacal, disjoint, evbinning, evlogit, isotonic  # noqa: E402
+from evstat.calibration import betacal, disjoint, evbinning, evlogit, isotonic, split_conformal, venn_abers  # noqa: E402
 from evstat.results import load  # noqa: E402
 from evstat.classifiers import credal_knn, eknn, evnn, gbt  # noqa: E402
 from evstat import multiclass  # noqa: E402
@@ -61,4 +61,6 @@ __all__ = [
     "vector_scaling",
     "plotting",
     "report",
+    "split_conformal",
+    "venn_abers",
 ]

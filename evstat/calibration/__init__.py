@@ -8,6 +8,7 @@ from evstat.calibration.binning import BinningCalibration, evbinning
 from evstat.calibration.disjoint import DisjointCalibration, disjoint
 from evstat.calibration.isotonic import IsotonicCalibration, isotonic
 from evstat.calibration.logistic import LogitCalibration, evlogit
+from evstat.calibration.peers import ConformalSets, VennAbersCalibration, split_conformal, venn_abers
 from evstat.results import load
 from evstat.summary import Summary
 
@@ -15,14 +16,18 @@ __all__ = [
     "BetaCalibration",
     "BinningCalibration",
     "CalibrationResults",
+    "ConformalSets",
     "DisjointCalibration",
     "IsotonicCalibration",
     "LogitCalibration",
     "Summary",
+    "VennAbersCalibration",
     "betacal",
     "disjoint",
     "evbinning",
     "evlogit",
     "isotonic",
     "load",
+    "split_conformal",
+    "venn_abers",
 ]
