@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from evstat.classifiers._response import ClassFrame, class_frame
+from evstat.formula import ClassFrame, class_frame
 from evstat.classifiers.base import ClassifierResults
 from evstat.formula import schema
 from evstat.multiclass.codes import KINDS, check_code, code_matrix
