@@ -138,7 +138,7 @@ def fit_linear_softmax(
     if not converged and np.max(np.abs(g)) < 1e-6 * max(1.0, n):
         converged = True
     ptrue = np.sum(softmax((G2 @ t).reshape(n, k)) * Y, axis=1)
-    if np.all(ptrue > 1.0 - 1e-6):  # every training row predicted with certainty: separation
+    if penalty is None and np.all(ptrue > 1.0 - 1e-6):  # every training row certain: separation
         converged = False
     if not converged or np.max(np.abs(t)) > 1e6:
         warnings.warn(
