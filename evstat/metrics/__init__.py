@@ -12,7 +12,7 @@ calibrator can be scored:
 Modules: ``probabilistic`` (error rate, Brier score and decomposition, log loss), ``reliability``
 (ECE, MCE, reliability table, Wilson intervals), ``tests`` (Hosmer-Lemeshow, Spiegelhalter),
 ``evidential`` (ignorance, decisions with reject, reject curves, interval coverage), ``gebel``
-(Gebel's CR, 1 - RMSE, WCR, Cal), ``credal`` (error, imprecision and outlier rates and the
+(Gebel's CR, 1 - RMSE, WCR, Cal, Garczarek's AS and Ac), ``credal`` (error, imprecision and outlier rates and the
 confusion table of credal decisions: sets of classes) and ``summary`` (``score_predictions``).
 """
 
@@ -34,7 +34,14 @@ from evstat.metrics.evidential import (
     reject_curve,
     tied_rows,
 )
-from evstat.metrics.gebel import cal, correctness_rate, one_minus_rmse, wcr
+from evstat.metrics.gebel import (
+    ability_to_separate,
+    cal,
+    correctness_rate,
+    garczarek_accuracy,
+    one_minus_rmse,
+    wcr,
+)
 from evstat.metrics.probabilistic import brier_decomposition, brier_score, error_rate, log_loss
 from evstat.metrics.reliability import (
     BootstrapEstimate,
@@ -53,6 +60,7 @@ from evstat.metrics.gof import (
 
 __all__ = [
     "BootstrapEstimate",
+    "ability_to_separate",
     "HosmerLemeshowResult",
     "SpiegelhalterResult",
     "betp_brier",
@@ -69,6 +77,7 @@ __all__ = [
     "decision_metrics",
     "ece",
     "error_rate",
+    "garczarek_accuracy",
     "hosmer_lemeshow",
     "ignorance_summary",
     "interval_coverage",
