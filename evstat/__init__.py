@@ -34,6 +34,8 @@ from evstat.calibration import (  # noqa: E402
 )
 from evstat.results import load  # noqa: E402
 from evstat.classifiers import credal_knn, eknn, evnn, gbt  # noqa: E402
+from evstat import multiclass  # noqa: E402
+from evstat.multiclass import dirichlet, ecoc, gebel_dirichlet, matrix_scaling, temperature, vector_scaling  # noqa: E402
 from evstat.comparison import compare  # noqa: E402
 from evstat import active  # noqa: E402
 from evstat import metrics, plotting  # noqa: E402
@@ -64,6 +66,13 @@ __all__ = [
     "likelihood",
     "load",
     "metrics",
+    "multiclass",
+    "dirichlet",
+    "ecoc",
+    "gebel_dirichlet",
+    "matrix_scaling",
+    "temperature",
+    "vector_scaling",
     "normcal",
     "plr",
     "plotting",
