@@ -53,9 +53,8 @@ from evstat.belief.transforms import mass_to_q, q_to_mass
 from evstat.results import register
 from evstat.summary import Summary
 from evstat.classifiers._neighbors import CHUNK_ENTRIES, knn
-from evstat.classifiers._response import ClassFrame
+from evstat.formula import ClassFrame, schema
 from evstat.classifiers.base import ClassifierResults, clip01
-from evstat.formula import schema
 
 __all__ = ["PartialEkNNClassifier", "partial_eknn_masses", "read_label_masses"]
 
