@@ -324,13 +324,29 @@ class PeersResults:
     real: pd.DataFrame | None
 
 
-def _run(units: list[tuple[Callable[..., Any], tuple]], jobs: int, quiet: bool, what: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    from joblib import Parallel, delayed
-    from tqdm.auto import tqdm
+def _canonical(frame: pd.DataFrame, first: str, order: Sequence[str]) -> pd.DataFrame:
+    rank = {v: i for i, v in enumerate(order)}
+    mrank = {m: i for i, m in enumerate(METHODS)}
+    key = [frame[first].map(rank), frame["scores"], frame["n_cal"], frame["rep"], frame["method"].map(mrank)]
+    return frame.iloc[np.lexsort(key[::-1])].reset_index(drop=True)
 
-    it = tqdm(units, desc=what, disable=quiet, mininterval=5)
-    res = Parallel(n_jobs=jobs, batch_size=1)(delayed(f)(*a) for f, a in it) if jobs > 1 else [f(*a) for f, a in it]
-    return pd.concat([r[0] for r in res], ignore_index=True), pd.concat([r[1] for r in res], ignore_index=True)
+
+def _write_part(out: Path, part: str, metrics: pd.DataFrame, curves: pd.DataFrame, by: list[str],
+                measures: Sequence[str]) -> None:
+    metrics.to_csv(out / f"{part}_metrics.csv", index=False, float_format="%.6g")
+    pooled(curves, by).to_csv(out / f"{part}_curves.csv", index=False, float_format="%.6g")
+    g = metrics.groupby([*by, "method"], sort=False)
+    summ = g[list(MEASURES)].mean().reset_index()
+    summ["reps"] = g.size().to_numpy()
+    summ["failed"] = g["note"].apply(lambda s: int((s.fillna("") != "").sum())).to_numpy()
+    summ.to_csv(out / f"{part}_summary.csv", index=False, float_format="%.4g")
+    wins(metrics, by, measures).to_csv(out / f"{part}_wins.csv", index=False, float_format="%.4g")
+    if part == "sim":
+        first_look(metrics).to_csv(out / "first_look.csv", index=False, float_format="%.4g")
+
+
+#: repetitions (simulated) and rounds (real) per checkpoint block
+BLOCK_REPS, BLOCK_ROUNDS = 5, 3
 
 
 def run_peers(
@@ -348,39 +364,24 @@ def run_peers(
 ) -> PeersResults:
     """Run the study and write its CSV files and ``study.json`` into ``out`` (module docstring).
 
-    ``reps`` repetitions per simulated cell, ``rounds`` per real data set (0 skips a part).
+    ``reps`` repetitions per simulated cell, ``rounds`` per real data set (0 skips a part). The
+    work runs in blocks (:data:`BLOCK_REPS` repetitions and :data:`BLOCK_ROUNDS` rounds each);
+    after every block all files are rewritten from the units done so far, in canonical order, and
+    ``study.json`` records ``reps_done`` and ``rounds_done``: files of a run stopped after a block
+    equal those of a complete run with ``--reps reps_done --rounds rounds_done``.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    sim = real = None
-    if reps > 0:
-        units = [(sim_unit, (t, J, n, r, seed, n_test)) for t in truths for J in SCORES for n in n_cals for r in range(reps)]
-        sim, sc = _run(units, jobs, quiet, "simulated")
-        by = ["truth", "scores", "n_cal"]
-        sim.to_csv(out / "sim_metrics.csv", index=False, float_format="%.6g")
-        pooled(sc, by).to_csv(out / "sim_curves.csv", index=False, float_format="%.6g")
-        summ = sim.groupby([*by, "method"], sort=False)[list(MEASURES)].mean().reset_index()
-        summ["failed"] = sim.groupby([*by, "method"], sort=False)["note"].apply(lambda s: int((s != "").sum())).to_numpy()
-        summ.to_csv(out / "sim_summary.csv", index=False, float_format="%.4g")
-        w = wins(sim, by)
-        w.to_csv(out / "sim_wins.csv", index=False, float_format="%.4g")
-        first_look(sim).to_csv(out / "first_look.csv", index=False, float_format="%.4g")
-    if rounds > 0:
-        units = [(real_unit, (d, r, seed)) for d in datasets for r in range(rounds)]
-        real, rc = _run(units, jobs, quiet, "real data")
-        by = ["dataset", "scores", "n_cal"]
-        real.to_csv(out / "real_metrics.csv", index=False, float_format="%.6g")
-        pooled(rc, by).to_csv(out / "real_curves.csv", index=False, float_format="%.6g")
-        summ = real.groupby([*by, "method"], sort=False)[list(MEASURES)].mean().reset_index()
-        summ["failed"] = real.groupby([*by, "method"], sort=False)["note"].apply(lambda s: int((s != "").sum())).to_numpy()
-        summ.to_csv(out / "real_summary.csv", index=False, float_format="%.4g")
-        wins(real, by, ("brier", "log_loss")).to_csv(out / "real_wins.csv", index=False, float_format="%.4g")
-    seconds = time.perf_counter() - t0
+    sim_m: list[pd.DataFrame] = []
+    sim_c: list[pd.DataFrame] = []
+    real_m: list[pd.DataFrame] = []
+    real_c: list[pd.DataFrame] = []
+    reps_done = rounds_done = 0
     settings = {"study": STUDY, "command": command, "seed": seed, "reps": reps, "rounds": rounds,
                 "n_cals": list(n_cals), "truths": list(truths), "datasets": list(datasets), "n_test": n_test,
                 "confidence": CONFIDENCE, "costs": COSTS.tolist(), "confidences": list(CONFIDENCES),
-                "jobs": jobs, "seconds": round(seconds, 1), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+                "jobs": jobs, "machine": f"{platform.machine()}, {os.cpu_count()} cores",
                 "python": platform.python_version()}
     try:
         from importlib.metadata import version
@@ -388,10 +389,43 @@ def run_peers(
         settings["packages"] = {p: version(p) for p in ("venn-abers", "crepes", "scikit-learn", "numpy")}
     except Exception:  # pragma: no cover - metadata missing
         pass
-    (out / "study.json").write_text(json.dumps(settings, indent=1), encoding="utf-8")
-    if sim is not None or real is not None:
+    sim = real = None
+    while reps_done < reps or rounds_done < rounds:
+        r1 = min(reps, reps_done + BLOCK_REPS)
+        d1 = min(rounds, rounds_done + BLOCK_ROUNDS)
+        units = [(sim_unit, (t, J, n, r, seed, n_test)) for r in range(reps_done, r1)
+                 for t in truths for J in SCORES for n in n_cals]
+        n_sim = len(units)
+        units += [(real_unit, (d, r, seed)) for r in range(rounds_done, d1) for d in datasets]
+        res = _run_units(units, jobs, quiet, f"reps {reps_done}-{r1}, rounds {rounds_done}-{d1}")
+        if n_sim:
+            sim_m += [m for m, _ in res[:n_sim]]
+            sim_c += [c for _, c in res[:n_sim]]
+            sim = _canonical(pd.concat(sim_m, ignore_index=True), "truth", truths)
+            _write_part(out, "sim", sim, pd.concat(sim_c, ignore_index=True), ["truth", "scores", "n_cal"], WIN_MEASURES)
+        if len(res) > n_sim:
+            real_m += [m for m, _ in res[n_sim:]]
+            real_c += [c for _, c in res[n_sim:]]
+            real = _canonical(pd.concat(real_m, ignore_index=True), "dataset", datasets)
+            _write_part(out, "real", real, pd.concat(real_c, ignore_index=True), ["dataset", "scores", "n_cal"],
+                        ("brier", "log_loss"))
+        reps_done, rounds_done = r1, d1
+        settings.update({"reps_done": reps_done, "rounds_done": rounds_done,
+                         "seconds": round(time.perf_counter() - t0, 1)})
+        (out / "study.json").write_text(json.dumps(settings, indent=1), encoding="utf-8")
         figures(out)
+    seconds = time.perf_counter() - t0
     return PeersResults(out=out, seconds=seconds, sim=sim, real=real)
+
+
+def _run_units(units: list[tuple[Callable[..., Any], tuple]], jobs: int, quiet: bool, what: str) -> list[Any]:
+    from joblib import Parallel, delayed
+    from tqdm.auto import tqdm
+
+    it = tqdm(units, desc=what, disable=quiet, mininterval=5)
+    if jobs == 1:
+        return [f(*a) for f, a in it]
+    return list(Parallel(n_jobs=jobs, batch_size=1)(delayed(f)(*a) for f, a in it))
 
 
 def figures(out: Path) -> None:
