@@ -46,11 +46,10 @@ from evstat.belief import TotalConflictError
 from evstat.results import register
 from evstat.summary import Summary
 from evstat.classifiers._neighbors import knn
-from evstat.classifiers._response import ClassFrame, class_frame
+from evstat.formula import ClassFrame, class_frame, schema
 from evstat.classifiers.base import ClassifierResults, clip01
 from evstat.classifiers._gamma import GammaFit, minimise_log_gamma
 from evstat.classifiers.partial import PartialEkNNClassifier, fit_partial, read_label_masses, set_fit_state
-from evstat.formula import schema
 
 __all__ = [
     "EkNNClassifier",

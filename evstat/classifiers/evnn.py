@@ -61,10 +61,9 @@ from scipy.special import expit
 from evstat.results import register
 from evstat.summary import Summary
 from evstat.classifiers._neighbors import CHUNK_ENTRIES, sq_distances
-from evstat.classifiers._response import ClassFrame, class_frame
+from evstat.formula import ClassFrame, class_frame, schema
 from evstat.classifiers.base import clip01
 from evstat.classifiers.eknn import SingletonFocalClassifier, _check_lam
-from evstat.formula import schema
 
 __all__ = ["EvNNClassifier", "evnn", "evnn_cost", "evnn_masses", "evnn_init"]
 

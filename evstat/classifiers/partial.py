@@ -56,9 +56,8 @@ from evstat.results import register
 from evstat.summary import Summary
 from evstat.classifiers._gamma import minimise_log_gamma
 from evstat.classifiers._neighbors import CHUNK_ENTRIES, knn
-from evstat.classifiers._response import ClassFrame
+from evstat.formula import ClassFrame, schema
 from evstat.classifiers.base import ClassifierResults, clip01
-from evstat.formula import schema
 
 __all__ = ["PartialEkNNClassifier", "partial_eknn_masses", "read_label_masses"]
 

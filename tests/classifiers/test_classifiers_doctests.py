@@ -9,7 +9,6 @@ import pytest
 
 MODULES = [
     "evstat.classifiers",
-    "evstat.classifiers._response",
     "evstat.classifiers.credal",
     "evstat.classifiers.eknn",
     "evstat.classifiers.evnn",
