@@ -470,7 +470,13 @@ def markdown_tables(out: str | Path) -> str:
     """The README's tables, from the CSV files of a run (so the numbers in the README are the
     files' numbers): per simulated cell the mean width, coverage, MSE, Brier, log loss and
     reject rate of every method; the wins per measure; the first look; the real-data means and
-    wins."""
+    wins.
+
+    Examples
+    --------
+    >>> markdown_tables("no-such-folder")  # a folder without the CSV files gives no tables
+    ''
+    """
     out = Path(out)
     lines: list[str] = []
 
