@@ -464,3 +464,67 @@ def figures(out: Path) -> None:
         h, lab = axes[0, 0].get_legend_handles_labels()
         fig.legend(h, lab, loc="outside lower center", ncol=4, fontsize=7, frameon=False)
         fig.savefig(out / f"fig_{part}_curves.png", dpi=90)
+
+
+def markdown_tables(out: str | Path) -> str:
+    """The README's tables, from the CSV files of a run (so the numbers in the README are the
+    files' numbers): per simulated cell the mean width, coverage, MSE, Brier, log loss and
+    reject rate of every method; the wins per measure; the first look; the real-data means and
+    wins.
+
+    Examples
+    --------
+    >>> markdown_tables("no-such-folder")  # a folder without the CSV files gives no tables
+    ''
+    """
+    out = Path(out)
+    lines: list[str] = []
+
+    def fmt(v: Any, nd: int = 3) -> str:
+        return "" if pd.isna(v) else (f"{v:.{nd}f}" if isinstance(v, float) else str(v))
+
+    sim_path = out / "sim_summary.csv"
+    if sim_path.exists():
+        s = pd.read_csv(sim_path)
+        lines.append("| truth | scores | n | method | width | coverage | MSE | Brier | log loss | set size | reject at 1/2 | failed |")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for _, r in s.iterrows():
+            lines.append(f"| {r.truth} | {r.scores} | {r.n_cal} | {r.method} | {fmt(r.width)} | {fmt(r.coverage, 2)} | "
+                         f"{fmt(r.mse, 4)} | {fmt(r.brier, 4)} | {fmt(r.log_loss, 3)} | {fmt(r.set_size, 2)} | "
+                         f"{fmt(r.reject_rate, 2)} | {r.failed} |")
+        lines.append("")
+        w = pd.read_csv(out / "sim_wins.csv")
+        lines.append("| measure | method | clear wins | unclear firsts |")
+        lines.append("|---|---|---|---|")
+        for (m, b), g in w.groupby(["measure", "best"], sort=True):
+            lines.append(f"| {m} | {b} | {int((g.status == 'clear').sum())} | {int((g.status != 'clear').sum())} |")
+        lines.append("")
+        lines.append("| measure | truth | scores | n | best (clear?) | ranking |")
+        lines.append("|---|---|---|---|---|---|")
+        for _, r in w.iterrows():
+            lines.append(f"| {r.measure} | {r.truth} | {r.scores} | {r.n_cal} | {r.best} ({r.status}) | {r.ranking} |")
+        lines.append("")
+        fl = pd.read_csv(out / "first_look.csv")
+        lines.append("| truth | width at 200: evlogit / VA | coverage at 200: evlogit / VA | MSE(VA) - MSE(evlogit) by n | evlogit better from 45 rows on |")
+        lines.append("|---|---|---|---|---|")
+        for _, r in fl.iterrows():
+            lines.append(f"| {r.truth} | {fmt(r.evlogit_width_200)} / {fmt(r.va_width_200)} | {fmt(r.evlogit_coverage_200, 2)} / "
+                         f"{fmt(r.va_coverage_200, 2)} | {r.mse_va_minus_evlogit} | {r.claim_evlogit_better_point_from_45} |")
+        lines.append("")
+    real_path = out / "real_summary.csv"
+    if real_path.exists():
+        s = pd.read_csv(real_path)
+        lines.append("| data set | scores | n | method | width | Brier | log loss | set size | label in set | reject at 1/2 | accuracy (decided) | failed |")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for _, r in s.iterrows():
+            lines.append(f"| {r.dataset} | {r.scores} | {r.n_cal} | {r.method} | {fmt(r.width)} | {fmt(r.brier, 4)} | "
+                         f"{fmt(r.log_loss, 3)} | {fmt(r.set_size, 2)} | {fmt(r.label_coverage, 2)} | {fmt(r.reject_rate, 2)} | "
+                         f"{fmt(r.accuracy, 3)} | {r.failed} |")
+        lines.append("")
+        w = pd.read_csv(out / "real_wins.csv")
+        lines.append("| measure | method | clear wins | unclear firsts |")
+        lines.append("|---|---|---|---|")
+        for (m, b), g in w.groupby(["measure", "best"], sort=True):
+            lines.append(f"| {m} | {b} | {int((g.status == 'clear').sum())} | {int((g.status != 'clear').sum())} |")
+        lines.append("")
+    return "\n".join(lines)

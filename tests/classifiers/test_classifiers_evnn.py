@@ -12,7 +12,7 @@ from scipy.special import expit
 import evstat as ev
 from evstat.belief import Frame, MassFunction, combine
 from evstat.classifiers import evnn_cost, evnn_init, evnn_masses
-from evstat.classifiers.evnn import _pack
+from evstat.classifiers._evnn import _pack
 
 GLASS = "Class ~ RI + Na + Mg + Al + Si + K + Ca + Ba + Fe"
 

@@ -64,7 +64,7 @@ from evstat.summary import Summary
 from evstat.classifiers._neighbors import CHUNK_ENTRIES, sq_distances
 from evstat.formula import ClassFrame, class_frame, schema
 from evstat.classifiers.base import clip01
-from evstat.classifiers.eknn import SingletonFocalClassifier, _check_lam
+from evstat.classifiers._eknn import SingletonFocalClassifier, _check_lam
 
 __all__ = ["EvNNClassifier", "evnn", "evnn_cost", "evnn_masses", "evnn_init"]
 
