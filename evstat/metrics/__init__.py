@@ -45,9 +45,12 @@ from evstat.metrics.gebel import (
 from evstat.metrics.probabilistic import brier_decomposition, brier_score, error_rate, log_loss
 from evstat.metrics.reliability import (
     BootstrapEstimate,
+    class_reliability_table,
+    classwise_ece,
     ece,
     mce,
     reliability_table,
+    top_label_ece,
     wilson_interval,
 )
 from evstat.metrics.summary import score_class_predictions, score_predictions
@@ -67,6 +70,8 @@ __all__ = [
     "brier_decomposition",
     "brier_score",
     "cal",
+    "class_reliability_table",
+    "classwise_ece",
     "credal_confusion",
     "credal_error_rate",
     "credal_rates",
@@ -90,6 +95,7 @@ __all__ = [
     "score_predictions",
     "spiegelhalter_z",
     "tied_rows",
+    "top_label_ece",
     "wcr",
     "wilson_interval",
 ]
