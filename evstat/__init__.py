@@ -22,6 +22,7 @@ from evstat.belief import Frame, MassArray, MassFunction, combine  # noqa: E402
 from evstat.calibration import betacal, disjoint, evbinning, evlogit, isotonic  # noqa: E402
 from evstat.results import load  # noqa: E402
 from evstat.classifiers import credal_knn, eknn, evnn, gbt  # noqa: E402
+from evstat.multiclass import evmultinom  # noqa: E402
 from evstat.comparison import compare  # noqa: E402
 from evstat import active  # noqa: E402
 from evstat import metrics, plotting  # noqa: E402
@@ -44,6 +45,7 @@ __all__ = [
     "evbinning",
     "evnn",
     "evlogit",
+    "evmultinom",
     "formula",
     "gbt",
     "isotonic",
