@@ -19,14 +19,28 @@ __version__ = "0.1.0"
 
 from evstat import belief, datasets, formula, likelihood  # noqa: E402
 from evstat.belief import Frame, MassArray, MassFunction, combine  # noqa: E402
-from evstat.calibration import betacal, disjoint, evbinning, evlogit, isotonic  # noqa: E402
+from evstat.calibration import (  # noqa: E402
+    avcal,
+    bayescal,
+    betacal,
+    disjoint,
+    evbinning,
+    evlogit,
+    isotonic,
+    normcal,
+    plr,
+    split_conformal,
+    venn_abers,
+)
 from evstat.results import load  # noqa: E402
 from evstat.classifiers import credal_knn, eknn, evnn, gbt  # noqa: E402
+from evstat import multiclass  # noqa: E402
+from evstat.multiclass import dirichlet, ecoc, gebel_dirichlet, matrix_scaling, temperature, vector_scaling  # noqa: E402
 from evstat.multiclass import evmultinom  # noqa: E402
 from evstat.comparison import compare  # noqa: E402
 from evstat import active  # noqa: E402
 from evstat import metrics, plotting  # noqa: E402
-from evstat.report import report  # noqa: E402
+from evstat import report  # noqa: E402  (a callable package: ev.report(...) writes a report)
 
 __all__ = [
     "Frame",
@@ -34,6 +48,8 @@ __all__ = [
     "MassFunction",
     "__version__",
     "active",
+    "avcal",
+    "bayescal",
     "belief",
     "betacal",
     "combine",
@@ -52,6 +68,17 @@ __all__ = [
     "likelihood",
     "load",
     "metrics",
+    "multiclass",
+    "dirichlet",
+    "ecoc",
+    "gebel_dirichlet",
+    "matrix_scaling",
+    "temperature",
+    "vector_scaling",
+    "normcal",
+    "plr",
     "plotting",
     "report",
+    "split_conformal",
+    "venn_abers",
 ]

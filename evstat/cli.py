@@ -46,9 +46,9 @@ EXAMPLE_FORMULA = "y ~ svm1 + svm2 + svm3"
 _CANDIDATES = (
     ("evlogit", "evstat.calibration.logistic", "evlogit"),
     ("evbinning", "evstat.calibration.binning", "evbinning"),
-    ("isotonic", "evstat.calibration.isotonic", "isotonic"),
+    ("isotonic", "evstat.calibration._isotonic", "isotonic"),
     ("betacal", "evstat.calibration.beta", "betacal"),
-    ("disjoint", "evstat.calibration.disjoint", "disjoint"),
+    ("disjoint", "evstat.calibration._disjoint", "disjoint"),
 )
 
 
@@ -243,34 +243,6 @@ def _read_csv(path: str, what: str, sep: str = ",") -> Any:
     return frame
 
 
-def _response_column(formula: str) -> str | None:
-    """The response column name of ``formula`` (left of '~', bare or quoted as Q("...")), if any."""
-    import ast
-
-    if "~" not in formula:
-        return None
-    lhs = formula.split("~", 1)[0].strip()
-    if lhs.startswith("Q(") and lhs.endswith(")"):
-        try:
-            value = ast.literal_eval(lhs[2:-1].strip())
-        except (ValueError, SyntaxError):
-            return None
-        return value if isinstance(value, str) else None
-    return lhs or None
-
-
-def _positive(value: str | None, data: Any, formula: str) -> Any:
-    """--positive as the response's own type (a CSV column of 0/1 is read as integers)."""
-    if value is None:
-        return None
-    col = _response_column(formula)
-    if col is not None and col in data.columns:
-        for v in data[col].dropna().unique():
-            if str(v) == value:
-                return v.item() if hasattr(v, "item") else v
-    return value
-
-
 def _fit(name: str, fn: Callable[..., Any], formula: str, data: Any, bins: int | None, positive: Any,
          missing: str = "raise", disjoint_base: str = "evlogit") -> Any:
     params = inspect.signature(fn).parameters
@@ -390,7 +362,9 @@ def _report(args: argparse.Namespace) -> str:
             f"; --newdata {'standard input' if args.newdata == '-' else args.newdata}" if args.newdata else ""
         )
         title = args.title
-    positive = _positive(args.positive, cal, formula)
+    from evstat.formula.response import level_from_text
+
+    positive = level_from_text(args.positive, cal, formula)
     fits = {}
     notes: list[str] = []
     single = [m for m in args.method if m in SINGLE_SCORE]

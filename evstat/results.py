@@ -464,15 +464,16 @@ class Results(ABC):
             )
 
     def plot(self, kind: str = "reliability", newdata: pd.DataFrame | None = None, ax: Any = None, **kwargs: Any) -> Any:
-        """Draw a figure of the fitted model (two classes); returns the matplotlib Axes.
+        """Draw a figure of the fitted model; returns the matplotlib Axes.
 
         ``kind`` is one of ``"reliability"``, ``"calibration_map"`` (one score column),
         ``"decision_regions"`` (two or more), ``"contours"`` (models with a predictive
         contour, e.g. evlogit), ``"profile"`` (coefficient profiles, e.g. evlogit),
-        ``"reject_curve"``, ``"ignorance"``; a kind that does not apply raises ValueError.
-        ``kwargs`` go to the plotting function (see :func:`evstat.plotting.plot`).
+        ``"reject_curve"``, ``"ignorance"``, ``"class_regions"``, ``"belief_map"``; with three
+        or more classes ``"decision_regions"`` and ``"belief_map"`` (the others are two-class
+        figures). A kind that does not apply raises ValueError. ``kwargs`` go to the plotting
+        function (see :func:`evstat.plotting.plot`).
         """
-        self._require_binary("plots")
         return upward("plot")(self, kind=kind, newdata=newdata, ax=ax, **kwargs)
 
     def report(

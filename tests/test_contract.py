@@ -189,7 +189,7 @@ def test_bad_input(method, k, train, new) -> None:
 
 def test_three_class_plot_says_why(train) -> None:
     fit = _fit("eknn", 3, train)
-    with pytest.raises(ValueError, match="two-class predictions, but this eknn fit has 3 classes"):
+    with pytest.raises(ValueError, match="two-class figure, but this eknn fit has 3 classes"):
         fit.plot()
 
 

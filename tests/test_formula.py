@@ -730,3 +730,15 @@ def test_new_X_matches_X_and_survives_json(frame):
     np.testing.assert_array_equal(X1, X2)
     np.testing.assert_array_equal(X1, mf.X[perm])
     assert i1.equals(new.index) and i2.equals(new.index)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["evstat.formula._parse", "evstat.formula.response", "evstat.formula.frame", "evstat.formula.classes"],
+)
+def test_formula_docstring_examples(name):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS, verbose=False)
+    assert result.attempted > 0 and result.failed == 0

@@ -36,7 +36,7 @@ def add_query_parser(subparsers: Any) -> argparse.ArgumentParser:
     >>> a.n, a.strategy, a.method, a.seed
     (1, 'hartley', 'evlogit', 0)
     """
-    from evstat.active.query import STRATEGIES
+    from evstat.active._query import STRATEGIES
 
     q = subparsers.add_parser(
         "query",
@@ -84,27 +84,18 @@ def _read(path: str, what: str) -> Any:
     return frame
 
 
-def _positive(value: str | None, data: Any, response: str) -> Any:
-    if value is None or response not in data.columns:
-        return value
-    for v in data[response].dropna().unique():
-        if str(v) == value:
-            return v.item() if hasattr(v, "item") else v
-    return value
-
-
 def run_query(args: argparse.Namespace) -> int:
     """Run ``evstat query`` with parsed arguments; returns the exit status (0 or 2)."""
     from evstat import calibration
-    from evstat.active.query import query
+    from evstat.active._query import query
+    from evstat.formula.response import level_from_text
 
     try:
         data = _read(args.data, "labelled")
         pool = _read(args.pool, "pool")
         pool.index.name = "pool_row"
-        response = args.formula.split("~", 1)[0].strip()
         kwargs: dict[str, Any] = {}
-        pos = _positive(args.positive, data, response)
+        pos = level_from_text(args.positive, data, args.formula)
         if pos is not None:
             kwargs["positive"] = pos
         if args.method == "evbinning" and args.bins is not None:

@@ -33,8 +33,7 @@ from numpy.typing import NDArray
 from evstat.belief import Frame, MassArray
 from evstat.belief import decide as belief_decide
 from evstat.belief import loss_matrix
-from evstat.classifiers._response import CLASS_FRAME, ClassFrame
-from evstat.formula import schema
+from evstat.formula import CLASS_FRAME, ClassFrame, schema
 from evstat.lazy import _NOT_DASK, dispatch
 from evstat.results import REJECT, STRATEGIES, Results
 from evstat.summary import Summary
@@ -59,7 +58,7 @@ class ClassifierResults(Results):
 
     Attributes
     ----------
-    class_frame : evstat.classifiers._response.ClassFrame
+    class_frame : evstat.formula.ClassFrame
         The training data as the formula saw them: ``X`` (score vectors), ``codes`` (classes as
         positions in ``levels``), ``levels``.
     frame : evstat.belief.Frame

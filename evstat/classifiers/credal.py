@@ -72,10 +72,9 @@ from evstat.belief import Frame, MassArray
 from evstat.results import register
 from evstat.summary import Summary
 from evstat.classifiers._neighbors import CHUNK_ENTRIES, knn
-from evstat.classifiers._response import ClassFrame, class_frame
+from evstat.formula import ClassFrame, class_frame, schema
 from evstat.classifiers.base import OUTLIER, ClassifierResults, clip01
-from evstat.classifiers.eknn import _check_k
-from evstat.formula import schema
+from evstat.classifiers._eknn import _check_k
 
 __all__ = [
     "CredalKNNClassifier",

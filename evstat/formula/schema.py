@@ -43,6 +43,7 @@ from typing import Any
 __all__ = [
     "MAX_FILE_BYTES",
     "MODEL_FRAME",
+    "MODEL_FRAME_K",
     "Bool",
     "Dict",
     "Float",
@@ -401,25 +402,42 @@ def _frame_checks(d: Any, root: Any) -> str | None:
     return None
 
 
-#: Schema of :meth:`evstat.formula.ModelFrame.to_dict` (format ``"evstat.ModelFrame"``, version 1).
-MODEL_FRAME = Dict(
-    {
-        "format": Str(choices=["evstat.ModelFrame"]),
-        "version": Int(choices=[1]),
-        "formula": Str(max_len=10_000),
-        "response": Str(max_len=10_000),
-        "classes": List(Scalar(), length=2, what="levels"),
-        "positive": Scalar(),
-        "terms": List(Str(max_len=10_000), min_len=1, max_len=100_000, what="terms"),
-        "score_columns": List(Str(max_len=10_000), max_len=100_000, what="columns"),
-        "data": Map(List(Float())),
-        "y": List(Int(choices=(0, 1)), min_len=1, what="rows"),
-        "index": Lazy(_index_spec),
-        "n_dropped": Int(min=0),
-    },
-    optional={"factors": Map(List(Scalar(), min_len=1, max_len=100_000, what="levels"))},
-    checks=[_frame_checks],
-)
+def _class_codes_check(d: Any, root: Any) -> str | None:
+    k = len(d["classes"])
+    bad = next((i for i, c in enumerate(d["y"]) if c >= k), None)
+    if bad is not None:
+        return f"y[{bad}] = {d['y'][bad]} is not a class (there are {k} classes)"
+    return None
+
+
+def _model_frame_spec(two_levels: bool) -> Dict:
+    return Dict(
+        {
+            "format": Str(choices=["evstat.ModelFrame"]),
+            "version": Int(choices=[1]),
+            "formula": Str(max_len=10_000),
+            "response": Str(max_len=10_000),
+            "classes": (List(Scalar(), length=2, what="levels") if two_levels
+                        else List(Scalar(), min_len=2, max_len=100_000, what="levels")),
+            "positive": Scalar(),
+            "terms": List(Str(max_len=10_000), min_len=1, max_len=100_000, what="terms"),
+            "score_columns": List(Str(max_len=10_000), max_len=100_000, what="columns"),
+            "data": Map(List(Float())),
+            "y": List(Int(choices=(0, 1)) if two_levels else Int(min=0), min_len=1, what="rows"),
+            "index": Lazy(_index_spec),
+            "n_dropped": Int(min=0),
+        },
+        optional={"factors": Map(List(Scalar(), min_len=1, max_len=100_000, what="levels"))},
+        checks=[_frame_checks] if two_levels else [_frame_checks, _class_codes_check],
+    )
+
+
+#: Schema of :meth:`evstat.formula.ModelFrame.to_dict` (format ``"evstat.ModelFrame"``, version 1)
+#: of a two-level response: the model frame of the calibrators.
+MODEL_FRAME = _model_frame_spec(two_levels=True)
+#: The same for a response of K >= 2 levels (``y`` holds codes 0..K-1): the design of
+#: :class:`evstat.formula.ClassFrame`.
+MODEL_FRAME_K = _model_frame_spec(two_levels=False)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ calibrator can be scored:
 Modules: ``probabilistic`` (error rate, Brier score and decomposition, log loss), ``reliability``
 (ECE, MCE, reliability table, Wilson intervals), ``tests`` (Hosmer-Lemeshow, Spiegelhalter),
 ``evidential`` (ignorance, decisions with reject, reject curves, interval coverage), ``gebel``
-(Gebel's CR, 1 - RMSE, WCR, Cal), ``credal`` (error, imprecision and outlier rates and the
+(Gebel's CR, 1 - RMSE, WCR, Cal, Garczarek's AS and Ac), ``credal`` (error, imprecision and outlier rates and the
 confusion table of credal decisions: sets of classes) and ``summary`` (``score_predictions``).
 """
 
@@ -34,13 +34,23 @@ from evstat.metrics.evidential import (
     reject_curve,
     tied_rows,
 )
-from evstat.metrics.gebel import cal, correctness_rate, one_minus_rmse, wcr
+from evstat.metrics.gebel import (
+    ability_to_separate,
+    cal,
+    correctness_rate,
+    garczarek_accuracy,
+    one_minus_rmse,
+    wcr,
+)
 from evstat.metrics.probabilistic import brier_decomposition, brier_score, error_rate, log_loss
 from evstat.metrics.reliability import (
     BootstrapEstimate,
+    class_reliability_table,
+    classwise_ece,
     ece,
     mce,
     reliability_table,
+    top_label_ece,
     wilson_interval,
 )
 from evstat.metrics.summary import score_class_predictions, score_predictions
@@ -53,12 +63,15 @@ from evstat.metrics.gof import (
 
 __all__ = [
     "BootstrapEstimate",
+    "ability_to_separate",
     "HosmerLemeshowResult",
     "SpiegelhalterResult",
     "betp_brier",
     "brier_decomposition",
     "brier_score",
     "cal",
+    "class_reliability_table",
+    "classwise_ece",
     "credal_confusion",
     "credal_error_rate",
     "credal_rates",
@@ -69,6 +82,7 @@ __all__ = [
     "decision_metrics",
     "ece",
     "error_rate",
+    "garczarek_accuracy",
     "hosmer_lemeshow",
     "ignorance_summary",
     "interval_coverage",
@@ -81,6 +95,7 @@ __all__ = [
     "score_predictions",
     "spiegelhalter_z",
     "tied_rows",
+    "top_label_ece",
     "wcr",
     "wilson_interval",
 ]

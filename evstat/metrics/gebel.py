@@ -2,8 +2,23 @@
 
 M. Gebel, "Multivariate calibration of classifier scores into the probability space", PhD thesis,
 TU Dortmund, 2009: correctness rate CR (section 2.4.1, eq. 2.3), 1 - RMSE, the well-calibration
-ratio WCR and the calibration measure Cal (section 2.4.4, eqs. 2.4-2.6). Reading notes:
-``notes/gebel-thesis.md``.
+ratio WCR and the calibration measure Cal (section 2.4.4, eqs. 2.4-2.6), and Garczarek's (2002)
+ability to separate AS (eq. 2.7) and accuracy Ac (section 4.4.3, the objective of assignment
+values). Reading notes: ``notes/gebel-thesis.md``.
+
+[!] AS and Ac. The thesis writes both as 1 - K/(K-1) (1/N) sum_i sqrt(sum_k (I - P)^2). The
+factor K/(K-1) standardises *squared* distances: the squared distance of a probability vector to
+the corner of its assigned class is at most (K-1)/K (reached by the uniform vector), so with
+squared distances AS lies in [0, 1] (1: every row assigned with certainty; 0: every row uniform)
+and Ac is 0 for the uniform prediction and 1 for a perfect one, as Garczarek standardises them;
+with the root the uniform prediction would give AS = 1 - sqrt(K/(K-1)) < 0. evstat uses the
+squared distances (the reading notes' correction):
+
+    AS = 1 - K/(K-1) (1/N) sum_i sum_k (I(assigned_i = k) - P(k | x_i))^2,
+    Ac = 1 - K/(K-1) (1/N) sum_i sum_k (I(c_i = k) - P(k | x_i))^2 = 1 - K/(K-1) Brier,
+
+with Brier the multi-class Brier score (sum over classes, mean over rows). Ac lies in
+[1 - 2K/(K-1), 1]; it is negative when the predictions are worse than the uniform vector.
 
 All four take the observed classes ``y`` and either a 1-D array ``p`` of P(y = 1) for a binary
 problem (then the class-probability matrix is [1 - p, p], K = 2) or a 2-D array (N, K) of class
@@ -28,7 +43,7 @@ from evstat.metrics._validation import (
     check_y_p,
 )
 
-__all__ = ["cal", "correctness_rate", "one_minus_rmse", "wcr"]
+__all__ = ["ability_to_separate", "cal", "correctness_rate", "garczarek_accuracy", "one_minus_rmse", "wcr"]
 
 
 def correctness_rate(y: ArrayLike, p: ArrayLike) -> float:
@@ -153,6 +168,74 @@ def cal(y: ArrayLike, p: ArrayLike) -> float:
     0.632456
     """
     return float(np.sqrt(one_minus_rmse(y, p) * wcr(y, p)))
+
+
+def ability_to_separate(p: ArrayLike) -> float:
+    """Garczarek's ability to separate AS (Gebel 2009, 2.4.4, eq. 2.7, with the squared-distance
+    correction of the module docstring).
+
+    AS = 1 - K/(K-1) (1/N) sum_i sum_k (I(assigned_i = k) - P(k | x_i))^2, the assigned class
+    the argmax of the row (ties: the lowest class index). It does not use the true classes.
+
+    Parameters
+    ----------
+    p : array-like
+        P(y = 1) per row (1-D, K = 2) or class probabilities (N, K).
+
+    Returns
+    -------
+    float
+        In [0, 1]: 1 when every row puts probability 1 on one class, 0 when every row is uniform.
+
+    Examples
+    --------
+    >>> ability_to_separate([[1.0, 0.0, 0.0], [1 / 3, 1 / 3, 1 / 3]])  # (1 + 0) / 2
+    0.5
+    >>> round(ability_to_separate([0.9, 0.2]), 6)  # 1 - 2 * (2 * .01 + 2 * .04) / 2
+    0.9
+    """
+    pm = _prob_matrix(p)
+    k = pm.shape[1]
+    assigned = _one_hot(np.argmax(pm, axis=1), k)
+    return float(1.0 - k / (k - 1) * np.mean(np.sum((assigned - pm) ** 2, axis=1)))
+
+
+def garczarek_accuracy(y: ArrayLike, p: ArrayLike) -> float:
+    """Garczarek's accuracy Ac (Gebel 2009, 4.4.3, with the squared-distance correction of the
+    module docstring): Ac = 1 - K/(K-1) (1/N) sum_i sum_k (I(c_i = k) - P(k | x_i))^2.
+
+    Equal to ``1 - K/(K-1) * brier_score(y, p)`` with the multi-class Brier score (for K = 2:
+    1 - 4 mean (y - p)^2).
+
+    Parameters
+    ----------
+    y : array-like
+        Observed classes (0/1 for a 1-D ``p``; 0..K-1 for an (N, K) ``p``).
+    p : array-like
+        P(y = 1) per row (1-D) or class probabilities (N, K).
+
+    Returns
+    -------
+    float
+        In [1 - 2K/(K-1), 1]; 1 for perfect predictions, 0 for the uniform vector.
+
+    Examples
+    --------
+    >>> round(garczarek_accuracy([1, 0], [0.9, 0.2]), 6)  # 1 - 4 * (.01 + .04) / 2
+    0.9
+    >>> garczarek_accuracy([0, 1], [[1 / 3, 1 / 3, 1 / 3], [1 / 3, 1 / 3, 1 / 3]])
+    0.0
+    """
+    yy, pm = _gebel_inputs(y, p)
+    k = pm.shape[1]
+    return float(1.0 - k / (k - 1) * np.mean(np.sum((_one_hot(yy, k) - pm) ** 2, axis=1)))
+
+
+def _prob_matrix(p: Any) -> np.ndarray:
+    """Validated (N, K) probability matrix from a 1-D P(y = 1) or an (N, K) array (no labels)."""
+    n = len(p) if not np.isscalar(p) else 1
+    labels = np.zeros(n, dtype=np.int64)
+    return _gebel_inputs(labels, p)[1]
 
 
 # --------------------------------------------------------------------------------------------

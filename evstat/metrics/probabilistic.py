@@ -1,6 +1,8 @@
 """Scores of probabilistic predictions p = P(y = 1) of a binary response.
 
-error rate at a threshold, Brier score and its Murphy decomposition, log loss.
+error rate at a threshold, Brier score and its Murphy decomposition, log loss. The Brier score
+and the log loss also take K-class predictions: an (N, K) matrix or a DataFrame with one column
+per class, with ``y`` the observed classes (labels of the columns, or indices 0..K-1).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from evstat.metrics._binning import assign_bins, bin_edges
+from evstat.metrics._classes import class_inputs, is_matrix
 from evstat.metrics._validation import check_bins, check_y_p
 
 __all__ = ["error_rate", "brier_score", "brier_decomposition", "log_loss"]
@@ -46,17 +49,29 @@ def error_rate(y: ArrayLike, p: ArrayLike, threshold: float = 0.5) -> float:
     return float(np.mean(pred != yy))
 
 
-def brier_score(y: ArrayLike, p: ArrayLike) -> float:
-    """Brier score: mean of (p - y)^2, in [0, 1]; lower is better.
+def brier_score(
+    y: ArrayLike, p: ArrayLike | pd.DataFrame, labels: Any = None, scale_by_half: bool | str = "auto"
+) -> float:
+    """Brier score: mean of (p - y)^2 (binary) or of sum_k (p_k - I(y = k))^2 (K classes).
 
-    Same value as ``sklearn.metrics.brier_score_loss(y, p)``.
+    Binary (``p`` 1-D, P(y = 1)): in [0, 1], the same value as
+    ``sklearn.metrics.brier_score_loss(y, p)``. K classes (``p`` an (N, K) matrix or a DataFrame
+    with a column per class): mean over rows of the squared distance between the probability
+    vector and the indicator of the observed class, in [0, 2]; with ``scale_by_half="auto"`` it is
+    halved when K = 2, so that the two-column matrix [1 - p, p] gives the binary value, as
+    scikit-learn's ``brier_score_loss`` (1.7+) does. Lower is better.
 
     Parameters
     ----------
-    y : array-like of 0/1 or bool
-        Observed classes.
-    p : array-like of float in [0, 1]
-        Predicted probabilities of class 1.
+    y : array-like
+        Observed classes: 0/1 or bool for a 1-D ``p``; for a matrix, labels among ``labels`` (by
+        default the DataFrame's columns) or indices 0..K-1.
+    p : array-like or pandas.DataFrame
+        P(y = 1) per row, or class probabilities (N, K) with rows summing to 1.
+    labels : sequence, optional
+        The classes in the column order of a matrix ``p``.
+    scale_by_half : bool or "auto"
+        Halve the K-class score ("auto": when K = 2). Ignored for a 1-D ``p``.
 
     Returns
     -------
@@ -66,7 +81,19 @@ def brier_score(y: ArrayLike, p: ArrayLike) -> float:
     --------
     >>> brier_score([0, 1, 1, 0], [0.0, 0.5, 1.0, 0.5])
     0.125
+    >>> import pandas as pd
+    >>> p = pd.DataFrame({"a": [0.8, 0.2], "b": [0.1, 0.7], "c": [0.1, 0.1]})
+    >>> round(brier_score(["a", "c"], p), 6)  # (.04 + .01 + .01 + .04 + .49 + .81) / 2
+    0.7
     """
+    if is_matrix(p):
+        codes, P, _ = class_inputs(y, p, labels)
+        k = P.shape[1]
+        onehot = np.zeros_like(P)
+        onehot[np.arange(P.shape[0]), codes] = 1.0
+        b = float(np.mean(np.sum((P - onehot) ** 2, axis=1)))
+        half = (k < 3) if scale_by_half == "auto" else bool(scale_by_half)
+        return 0.5 * b if half else b
     yy, pp = check_y_p(y, p)
     return float(np.mean((pp - yy) ** 2))
 
@@ -157,8 +184,13 @@ def brier_decomposition(y: ArrayLike, p: ArrayLike, bins: int | str = "unique") 
     )
 
 
-def log_loss(y: ArrayLike, p: ArrayLike, eps: float | str = "auto") -> float:
+def log_loss(y: ArrayLike, p: ArrayLike | pd.DataFrame, eps: float | str = "auto", labels: Any = None) -> float:
     """Mean negative log-likelihood -mean(y log p + (1 - y) log(1 - p)), natural log.
+
+    K classes (``p`` an (N, K) matrix or a DataFrame with a column per class): -mean log
+    P(observed class), with the same clipping of that probability, as
+    ``sklearn.metrics.log_loss(y, p)``; ``y`` holds labels among ``labels`` (by default the
+    DataFrame's columns) or indices 0..K-1.
 
     Clipping: the probability given to the observed class, q_i = p_i if y_i = 1 else 1 - p_i
     (with 1 - p_i computed first), is clipped to [eps, 1 - eps] before the log. With the default
@@ -170,12 +202,14 @@ def log_loss(y: ArrayLike, p: ArrayLike, eps: float | str = "auto") -> float:
 
     Parameters
     ----------
-    y : array-like of 0/1 or bool
-        Observed classes.
-    p : array-like of float in [0, 1]
-        Predicted probabilities of class 1.
+    y : array-like
+        Observed classes: 0/1 or bool for a 1-D ``p``; labels or indices for a matrix.
+    p : array-like or pandas.DataFrame
+        P(y = 1) per row, or class probabilities (N, K) with rows summing to 1.
     eps : "auto" or float in [0, 0.5), default "auto"
         Clipping constant, see above.
+    labels : sequence, optional
+        The classes in the column order of a matrix ``p``.
 
     Returns
     -------
@@ -189,9 +223,18 @@ def log_loss(y: ArrayLike, p: ArrayLike, eps: float | str = "auto") -> float:
     36.0437
     >>> log_loss([1], [0.0], eps=0)
     inf
+    >>> round(log_loss([2, 0], [[0.1, 0.2, 0.7], [0.5, 0.25, 0.25]]), 6)  # -(log .7 + log .5) / 2
+    0.524911
     """
-    yy, pp = check_y_p(y, p)
     e = _check_eps(eps)
+    if is_matrix(p):
+        codes, P, _ = class_inputs(y, p, labels)
+        q = P[np.arange(P.shape[0]), codes]
+        if e > 0:
+            q = np.clip(q, e, 1.0 - e)
+        with np.errstate(divide="ignore"):
+            return float(-np.mean(np.log(q)))
+    yy, pp = check_y_p(y, p)
     q = np.where(yy == 1, pp, 1.0 - pp)
     if e > 0:
         q = np.clip(q, e, 1.0 - e)

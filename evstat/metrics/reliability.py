@@ -10,6 +10,16 @@ closed on the left), i.e. R's ``cut(p, edges, include.lowest = TRUE)`` and sciki
 ``calibration_curve``. ``strategy="uniform"``: e_b = b / B. ``strategy="quantile"``: e_b = sample
 quantile of p at b / B (linear interpolation, ``np.percentile``), so bins hold about N / B rows;
 tied quantiles make empty bins, which are skipped.
+
+K classes (an (N, K) matrix or a DataFrame with a column per class, ``y`` the observed classes):
+
+* top-label (confidence) ECE, Guo et al. (2017): the binary ECE of the pairs (confidence
+  max_k P(k | x_i), correctness I(argmax = y_i)): sum_b (n_b / N) |accuracy_b - confidence_b|;
+  the argmax ties go to the lowest class index (as :func:`evstat.metrics.correctness_rate`);
+* classwise ECE, Kull et al. (2019): the mean over the K classes of the binary ECE of the pairs
+  (P(k | x_i), I(y_i = k)).
+
+Bootstrap intervals resample rows (the same rows for every class of the classwise ECE), seeded.
 """
 
 from __future__ import annotations
@@ -22,9 +32,19 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from evstat.metrics._binning import STRATEGIES, assign_bins, bin_edges
+from evstat.metrics._classes import class_inputs
 from evstat.metrics._validation import check_bins, check_choice, check_level, check_y_p
 
-__all__ = ["BootstrapEstimate", "ece", "mce", "reliability_table", "wilson_interval"]
+__all__ = [
+    "BootstrapEstimate",
+    "class_reliability_table",
+    "classwise_ece",
+    "ece",
+    "mce",
+    "reliability_table",
+    "top_label_ece",
+    "wilson_interval",
+]
 
 # Largest number of resampled values held at once by the bootstrap (memory bound).
 _BOOT_CELLS = 2_000_000
@@ -318,3 +338,178 @@ def _calibration_error(
     lo, hi = np.quantile(reps, [(1.0 - lv) / 2.0, (1.0 + lv) / 2.0])
     return BootstrapEstimate(est, float(lo), float(hi), lv, nb)
 
+
+
+# --------------------------------------------------------------------------------------------
+def _top_label(y: Any, p: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
+    codes, P, _ = class_inputs(y, p, labels)
+    pred = np.argmax(P, axis=1)
+    return (pred == codes).astype(np.int64), P[np.arange(P.shape[0]), pred]
+
+
+def top_label_ece(
+    y: ArrayLike,
+    p: ArrayLike | pd.DataFrame,
+    bins: int = 15,
+    strategy: str = "uniform",
+    n_boot: int | None = None,
+    level: float = 0.95,
+    seed: int | np.random.Generator | None = None,
+    labels: Any = None,
+) -> float | BootstrapEstimate:
+    """Top-label (confidence) ECE of K-class probabilities (Guo et al. 2017).
+
+    The binary :func:`ece` of (confidence = max_k P(k | x), correct = I(argmax = y)): the rows are
+    binned by confidence and each bin's mean confidence is compared with its accuracy.
+
+    Parameters
+    ----------
+    y : array-like
+        Observed classes: labels among ``labels`` (default: the DataFrame's columns) or indices
+        0..K-1.
+    p : array-like (N, K) or pandas.DataFrame
+        Class probabilities, rows summing to 1.
+    bins, strategy, n_boot, level, seed
+        As :func:`ece` (15 bins by default, as Guo et al.).
+    labels : sequence, optional
+        The classes in the column order of ``p``.
+
+    Returns
+    -------
+    float, or BootstrapEstimate if ``n_boot`` is given
+
+    Examples
+    --------
+    >>> p = [[0.9, 0.05, 0.05], [0.6, 0.3, 0.1], [0.2, 0.7, 0.1], [0.1, 0.1, 0.8]]
+    >>> # confidences .9 .6 .7 .8, correct 1 0 1 1; two bins (0, .5], (.5, 1]: |3/4 - 3/4| = 0
+    >>> top_label_ece([0, 1, 1, 2], p, bins=2)
+    0.0
+    >>> round(top_label_ece([0, 1, 1, 2], p, bins=10), 6)  # (.1 + .6 + .3 + .2) / 4
+    0.3
+    """
+    correct, conf = _top_label(y, p, labels)
+    return _calibration_error(correct, conf, bins, strategy, n_boot, level, seed, which=0)
+
+
+def classwise_ece(
+    y: ArrayLike,
+    p: ArrayLike | pd.DataFrame,
+    bins: int = 15,
+    strategy: str = "uniform",
+    n_boot: int | None = None,
+    level: float = 0.95,
+    seed: int | np.random.Generator | None = None,
+    labels: Any = None,
+) -> float | BootstrapEstimate:
+    """Classwise ECE of K-class probabilities (Kull et al. 2019): (1/K) sum_k ECE_k, ECE_k the
+    binary :func:`ece` of (P(k | x), I(y = k)).
+
+    Parameters
+    ----------
+    y : array-like
+        Observed classes: labels among ``labels`` (default: the DataFrame's columns) or indices
+        0..K-1.
+    p : array-like (N, K) or pandas.DataFrame
+        Class probabilities, rows summing to 1.
+    bins, strategy, n_boot, level, seed
+        As :func:`ece`; the bootstrap draws the same rows for every class.
+    labels : sequence, optional
+        The classes in the column order of ``p``.
+
+    Returns
+    -------
+    float, or BootstrapEstimate if ``n_boot`` is given
+
+    Examples
+    --------
+    >>> p = [[0.8, 0.2], [0.4, 0.6], [0.3, 0.7]]
+    >>> # class 1, bins [0, .5], (.5, 1]: {.2: y 0} -> .2 * 1, {.6, .7: y 1, 0} -> |.65 - .5| * 2;
+    >>> # class 0: {.4, .3: y 0, 1} -> .15 * 2, {.8: y 1} -> .2 * 1; each ECE_k = (.2 + .3) / 3
+    >>> round(classwise_ece([0, 1, 0], p, bins=2), 6)
+    0.166667
+    """
+    codes, P, _ = class_inputs(y, p, labels)
+    b = check_bins(bins)
+    check_choice(strategy, "strategy", STRATEGIES)
+    k = P.shape[1]
+    Y = (codes[:, None] == np.arange(k)[None, :]).astype(np.int64)
+
+    def cw(idx: np.ndarray | None) -> np.ndarray:
+        tot = 0.0
+        for j in range(k):
+            yj, pj = (Y[:, j], P[:, j]) if idx is None else (Y[idx, j], P[idx, j])
+            if idx is None:
+                yj, pj = yj[None, :], pj[None, :]
+            tot = tot + _ce_batch(yj, pj, b, strategy)[:, 0]
+        return tot / k
+
+    est = float(cw(None)[0])
+    if n_boot is None:
+        return est
+    nb = check_bins(n_boot, "n_boot")
+    lv = check_level(level)
+    rng = np.random.default_rng(seed)
+    n = codes.shape[0]
+    chunk = max(1, _BOOT_CELLS // n)
+    reps = np.empty(nb)
+    for start in range(0, nb, chunk):
+        r = min(chunk, nb - start)
+        reps[start : start + r] = cw(rng.integers(0, n, size=(r, n)))
+    lo, hi = np.quantile(reps, [(1.0 - lv) / 2.0, (1.0 + lv) / 2.0])
+    return BootstrapEstimate(est, float(lo), float(hi), lv, nb)
+
+
+def class_reliability_table(
+    y: ArrayLike,
+    p: ArrayLike | pd.DataFrame,
+    view: str = "top-label",
+    bins: int = 10,
+    strategy: str = "uniform",
+    level: float = 0.95,
+    labels: Any = None,
+) -> pd.DataFrame:
+    """The reliability table of K-class probabilities, top-label or classwise.
+
+    ``view="top-label"``: :func:`reliability_table` of (confidence, correct); ``view="classwise"``:
+    one :func:`reliability_table` of (P(k | x), I(y = k)) per class, stacked, with a first column
+    ``class``.
+
+    Parameters
+    ----------
+    y : array-like
+        Observed classes (labels or indices, as :func:`top_label_ece`).
+    p : array-like (N, K) or pandas.DataFrame
+        Class probabilities.
+    view : {"top-label", "classwise"}
+    bins, strategy, level
+        As :func:`reliability_table`.
+    labels : sequence, optional
+        The classes in the column order of ``p``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of :func:`reliability_table` (``mean_prediction`` is the mean confidence and
+        ``observed_frequency`` the accuracy in the top-label view), plus ``class`` (classwise).
+
+    Examples
+    --------
+    >>> t = class_reliability_table([0, 1, 0], [[0.8, 0.2], [0.4, 0.6], [0.3, 0.7]], "classwise", bins=2)
+    >>> t[["class", "bin", "n", "observed_frequency"]]
+       class  bin  n  observed_frequency
+    0      0    0  2                 0.5
+    1      0    1  1                 1.0
+    2      1    0  1                 0.0
+    3      1    1  2                 0.5
+    """
+    check_choice(view, "view", ("top-label", "classwise"))
+    if view == "top-label":
+        correct, conf = _top_label(y, p, labels)
+        return reliability_table(correct, conf, bins=bins, strategy=strategy, level=level)
+    codes, P, labs = class_inputs(y, p, labels)
+    parts = []
+    for j, lab in enumerate(labs):
+        t = reliability_table((codes == j).astype(np.int64), P[:, j], bins=bins, strategy=strategy, level=level)
+        t.insert(0, "class", [lab] * len(t))
+        parts.append(t)
+    return pd.concat(parts, ignore_index=True)

@@ -46,7 +46,7 @@ from scipy.stats import chi2, norm
 
 from evstat.belief import MassArray, loss_matrix
 from evstat.belief.decision import decide_bounds
-from evstat.classifiers._response import ClassFrame, class_frame
+from evstat.formula import ClassFrame, class_frame
 from evstat.classifiers.base import ClassifierResults
 from evstat.formula import schema
 from evstat.likelihood.multinomial import (

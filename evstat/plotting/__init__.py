@@ -14,7 +14,14 @@ kind                   function                        applies to
 ``"profile"``          :func:`coefficient_profile`     calibrators with coefficient profiles
 ``"reject_curve"``     :func:`reject_curve`            every calibrator (needs labels)
 ``"ignorance"``        :func:`ignorance_histogram`     every calibrator
+``"class_regions"``    :func:`class_regions`           any number of classes, J >= 2
+``"belief_map"``       :func:`class_contours`          any number of classes, J >= 2
 =====================  ==============================  ============================================
+
+With three or more classes, ``"decision_regions"`` draws :func:`class_regions` (what
+``fit.decide`` answers over the plane: classes, reject, meta-classes, outliers) and
+``"belief_map"`` the ignorance m(Omega) or a class's probability, Bel or Pl over the plane; the
+other kinds are two-class figures.
 
 Colours are the Okabe-Ito colour-blind-safe palette; strategies and classes also differ by line
 style and marker.
@@ -28,12 +35,13 @@ import pandas as pd
 
 from evstat.plotting._style import OKABE_ITO
 from evstat.plotting.active import active_curves, query_map
-from evstat.plotting.calibration_map import calibration_map
+from evstat.plotting._calibration_map import calibration_map
+from evstat.plotting._class_regions import class_contours, class_regions
 from evstat.plotting.contours import predictive_contours
-from evstat.plotting.decision_regions import decision_regions
+from evstat.plotting._decision_regions import decision_regions
 from evstat.plotting.ignorance import ignorance_histogram
 from evstat.plotting.profile import coefficient_profile
-from evstat.plotting.reject import reject_curve
+from evstat.plotting.reject import compare_reject_curves, reject_curve
 from evstat.plotting.reliability import reliability_diagram
 
 __all__ = [
@@ -42,12 +50,15 @@ __all__ = [
     "active_curves",
     "applicable_kinds",
     "calibration_map",
+    "class_contours",
+    "class_regions",
     "coefficient_profile",
     "decision_regions",
     "ignorance_histogram",
     "plot",
     "predictive_contours",
     "query_map",
+    "compare_reject_curves",
     "reject_curve",
     "reliability_diagram",
 ]
@@ -61,7 +72,12 @@ KINDS: dict[str, Callable[..., Any]] = {
     "profile": coefficient_profile,
     "reject_curve": reject_curve,
     "ignorance": ignorance_histogram,
+    "class_regions": class_regions,
+    "belief_map": class_contours,
 }
+
+#: the kinds that draw models with any number of classes
+ANY_K_KINDS = ("decision_regions", "class_regions", "belief_map")
 
 
 def applicable_kinds(results: Any) -> list[str]:
@@ -75,6 +91,8 @@ def applicable_kinds(results: Any) -> list[str]:
     ['reliability', 'decision_regions', 'contours', 'profile', 'reject_curve', 'ignorance']
     """
     j = len(results.score_columns)
+    if not results.is_binary:
+        return ["decision_regions", "belief_map"] if j >= 2 else []
     out = ["reliability"]
     if j == 1:
         out.append("calibration_map")
@@ -127,5 +145,13 @@ def plot(results: Any, kind: str = "reliability", newdata: pd.DataFrame | None =
     """
     if kind not in KINDS:
         raise ValueError(f"unknown plot kind {kind!r}; choose one of {list(KINDS)}")
+    if not results.is_binary:
+        if kind not in ANY_K_KINDS:
+            raise ValueError(
+                f"plot kind {kind!r} is a two-class figure, but this {results.method} fit has "
+                f"{results.n_classes} classes {list(results.classes)}: choose one of {list(ANY_K_KINDS)}"
+            )
+        if kind == "decision_regions":
+            return class_regions(results, newdata=newdata, ax=ax, **kwargs)
     # a kind that does not apply raises a ValueError in its function, naming the reason
     return KINDS[kind](results, newdata=newdata, ax=ax, **kwargs)

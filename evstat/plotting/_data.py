@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evstat.formula import code_response
+
 __all__ = [
     "calibration_scores",
     "code_labels",
@@ -64,14 +66,10 @@ def code_labels(results: Any, values: Any, what: str = "y") -> np.ndarray:
             "classes must be known to score the predictions; drop these rows first"
         )
 
-    values = pd.Series(arr, dtype=object)
-
-    def eq(level: Any) -> np.ndarray:
-        return (values == level).to_numpy(dtype=bool)
-
-    is_pos, is_neg = eq(pos), eq(neg)
-    if np.all(is_pos | is_neg):
-        return is_pos.astype(float)
+    codes = code_response(arr, (neg, pos), what, strict=False)
+    known = codes >= 0
+    if known.all():
+        return codes.astype(float)
     def is_code(v: Any) -> bool:
         if isinstance(v, str):
             return False
@@ -83,7 +81,7 @@ def code_labels(results: Any, values: Any, what: str = "y") -> np.ndarray:
     code = np.array([is_code(v) for v in arr], dtype=bool)
     if code.all():
         return np.asarray([float(v) for v in arr])
-    bad = [v for v, ok in zip(arr, is_pos | is_neg | code) if not ok]
+    bad = [v for v, ok in zip(arr, known | code) if not ok]
     if not bad:
         raise ValueError(
             f"{what} mixes the classes ({neg!r}, {pos!r}) of the calibration response with 0/1 "

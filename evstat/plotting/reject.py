@@ -12,7 +12,7 @@ from evstat import metrics
 from evstat.plotting._data import data_description, evaluation_labels, predictions, rows
 from evstat.plotting._style import STRATEGY_STYLE, finish, new_axes
 
-__all__ = ["reject_curve"]
+__all__ = ["compare_reject_curves", "reject_curve"]
 
 STRATEGIES = ("pessimistic", "optimistic", "probabilistic")
 
@@ -118,4 +118,67 @@ def reject_curve(
     if dropped:
         title += f"\n{rows(dropped)} without a probability (empty cells) left out"
     ax.set_title(title, fontsize="medium")
+    return finish(ax)
+
+
+def compare_reject_curves(
+    fits: Any,
+    newdata: pd.DataFrame,
+    y: Any,
+    ax: Any = None,
+    costs: Any = None,
+    confidences: Sequence[float] | None = None,
+    strategies: Sequence[str] = ("pessimistic", "probabilistic"),
+) -> Any:
+    """Accuracy against error rate of several models on the same axes, peers included.
+
+    The curves are those of :func:`evstat.comparison.reject_curves`: a calibrator's strategies as
+    the reject cost runs from 0 to 1 (Venn-ABERS' [p0, p1] is decided like [Bel, Pl]), a
+    conformal classifier's prediction sets as the confidence level varies (singletons decided,
+    other sets rejected). One colour per model, one line style per strategy; at equal error the
+    higher curve is better.
+
+    Parameters
+    ----------
+    fits : dict or list
+        Fitted calibrators and conformal classifiers (as :func:`evstat.compare`).
+    newdata : pandas.DataFrame
+    y : str or array-like
+        Observed classes of ``newdata``.
+    ax : matplotlib Axes, optional
+    costs, confidences, strategies
+        As in :func:`evstat.comparison.reject_curves`.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import evstat as ev
+    >>> d = ev.datasets.load("pima_scores")
+    >>> cal, test = d[d.set == "calibration"], d[d.set == "test"]
+    >>> fits = {"evlogit": ev.evlogit("y ~ svm1", cal), "venn-abers": ev.venn_abers("y ~ svm1", cal)}
+    >>> ev.plotting.compare_reject_curves(fits, test, "y").get_xlabel()
+    'error rate (wrong / tested)'
+    """
+    from evstat.comparison import CONFIDENCES, reject_curves
+
+    curves = reject_curves(fits, newdata, y, costs=costs,
+                           confidences=CONFIDENCES if confidences is None else confidences, strategies=strategies)
+    ax = new_axes(ax, (6.4, 4.6))
+    styles = {"pessimistic": "-", "optimistic": ":", "probabilistic": "--", "conformal": "-."}
+    colours = [f"C{i}" for i in range(10)]
+    for i, (model, c) in enumerate(curves.groupby("model", sort=False)):
+        for strategy, cs in c.groupby("strategy", sort=False):
+            ok = np.isfinite(cs["accuracy"].to_numpy(dtype=float))
+            ax.plot(cs["error_rate"][ok], cs["accuracy"][ok], color=colours[i % 10],
+                    linestyle=styles.get(str(strategy), "-"), linewidth=1.6, marker="o", markersize=2,
+                    label=f"{model}: {strategy}")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize="small", frameon=False)
+    ax.set_xlabel("error rate (wrong / tested)")
+    ax.set_ylabel("accuracy (correct / decided)")
+    ax.set_title(f"Decisions with reject on {rows(len(newdata))}: intervals over R_rej, sets over confidence",
+                 fontsize="medium")
     return finish(ax)

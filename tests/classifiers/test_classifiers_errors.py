@@ -146,6 +146,8 @@ def test_formula_and_data_errors():
     with pytest.raises(ValueError, match="response column 'cls' of formula 'cls ~ s' not found"):
         ev.gbt("cls ~ s", D)
     with pytest.raises(ValueError, match="must be a column name"):
+        ev.gbt("np.abs(y) ~ s", D)
+    with pytest.raises(ValueError, match=r"is not allowed: the string 'a'"):  # the whitelist first
         ev.gbt("I(y == 'a') ~ s", D)
     with pytest.raises(TypeError, match="data must be a pandas DataFrame"):
         ev.eknn("y ~ s", D.to_numpy(), k=2)

@@ -209,7 +209,7 @@ def test_summary_tidy_glance(binfit, multifit):
 def test_plots_and_reports_need_two_classes(multifit, tmp_path):
     with pytest.raises(ValueError, match=r"reports are for two-class predictions, but this \w+ fit has 3 classes"):
         multifit.report(tmp_path / "r.html")
-    with pytest.raises(ValueError, match="plots are for two-class predictions"):
+    with pytest.raises(ValueError, match=r"plot kind 'reliability' is a two-class figure, but this \w+ fit has 3 classes"):
         multifit.plot("reliability")
 
 

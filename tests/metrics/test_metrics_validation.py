@@ -83,7 +83,9 @@ def test_empty(f):
 
 def test_two_dimensional_p_for_binary_metrics():
     with pytest.raises(ValueError, match="p must be one-dimensional; got an array of shape"):
-        brier_score([0, 1], [[0.1, 0.9], [0.2, 0.8]])
+        error_rate([0, 1], [[0.1, 0.9], [0.2, 0.8]])
+    # the Brier score and log loss take K-class matrices (tests/metrics/test_metrics_multiclass.py)
+    assert brier_score([0, 1], [[0.1, 0.9], [0.2, 0.8]]) == pytest.approx(0.5 * (1.62 + 0.08) / 2)
     with pytest.raises(ValueError, match="p must be one-dimensional; got a DataFrame"):
         error_rate([0, 1], pd.DataFrame({"a": [0.1, 0.9]}))
 

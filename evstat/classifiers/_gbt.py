@@ -34,9 +34,8 @@ from numpy.typing import ArrayLike, NDArray
 from evstat.results import register
 from evstat.summary import Summary
 from evstat.classifiers._neighbors import ball_counts
-from evstat.classifiers._response import ClassFrame, class_frame
+from evstat.formula import ClassFrame, class_frame, schema
 from evstat.classifiers.base import ClassifierResults
-from evstat.formula import schema
 
 __all__ = ["GBTClassifier", "gbt", "gbt_masses"]
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -10,12 +9,8 @@ import numpy as np
 import pandas as pd
 
 from evstat import metrics
-from evstat.plotting._data import (
-    calibration_scores,
-    evaluation_labels,
-    quiet_empty_cells,
-    score_columns,
-)
+from evstat.plotting._data import calibration_scores, evaluation_labels, quiet_empty_cells
+from evstat.plotting._plane import choose_plane, held_title, new_points, on_lattice
 from evstat.plotting._style import CLASS_STYLE, STRATEGY_STYLE, mpl_text, new_axes
 
 __all__ = ["decision_regions", "strategy_costs"]
@@ -124,24 +119,6 @@ def decision_regions(
     >>> ax.get_xlabel(), ax.get_ylabel()
     ('score x1', 'score x2')
     """
-    cols = score_columns(results)
-    if len(cols) < 2:
-        raise ValueError(
-            f"decision regions need a formula with at least two score columns, but "
-            f"{results.formula!r} uses {len(cols)} ({', '.join(cols) or 'none'}): use "
-            "kind='calibration_map' for one score"
-        )
-    if scores is None:
-        sx, sy = cols[0], cols[1]
-    else:
-        if isinstance(scores, str) or len(scores) != 2:
-            raise ValueError(f"scores must be a pair of score column names from {cols}, got {scores!r}")
-        sx, sy = scores
-        for s in (sx, sy):
-            if s not in cols:
-                raise ValueError(f"{s!r} is not a score column of formula {results.formula!r}; choose from {cols}")
-        if sx == sy:
-            raise ValueError(f"scores must be two different columns, got {sx!r} twice")
     rc = float(reject_cost)
     if not 0.0 <= rc <= 1.0:
         raise ValueError(f"reject_cost must lie in [0, 1], got {reject_cost!r}")
@@ -151,61 +128,30 @@ def decision_regions(
             raise ValueError(f"each strategy must be one of {STRATEGIES}, got {s!r}")
     if not strategies:
         raise ValueError(f"strategies is empty; pass some of {STRATEGIES}")
-    grid = int(grid)
-    if grid < 3:
-        raise ValueError(f"grid must be at least 3 points per axis, got {grid}")
-
-    cal = calibration_scores(results)
-    others = [c for c in cols if c not in (sx, sy)]
-    held: dict[str, float] = {c: float(np.median(cal[c].to_numpy())) for c in others}
-    source = {c: "calibration median" for c in others}
-    for k, v in dict(fixed or {}).items():
-        if k not in others:
-            raise ValueError(f"fixed may only set the other score columns {others}, got {k!r}")
-        held[k] = float(v)
-        source[k] = "fixed"
-
+    plane = choose_plane(results, scores, fixed, grid, newdata)
+    sx, sy = plane.sx, plane.sy
     if newdata is not None:
-        missing = [c for c in (sx, sy) if c not in newdata.columns]
-        if missing:
-            raise ValueError(f"newdata lacks the score column(s) {missing} of formula {results.formula!r}")
-        px = pd.to_numeric(newdata[sx], errors="coerce").to_numpy(dtype=float)
-        py = pd.to_numeric(newdata[sy], errors="coerce").to_numpy(dtype=float)
+        px, py = new_points(newdata, sx, sy)
         labels = evaluation_labels(results, newdata, y)
     else:
+        cal = calibration_scores(results)
         px, py, labels = cal[sx].to_numpy(), cal[sy].to_numpy(), cal[".y"].to_numpy()
-    allx = np.concatenate([cal[sx].to_numpy(), px[np.isfinite(px)]])
-    ally = np.concatenate([cal[sy].to_numpy(), py[np.isfinite(py)]])
 
-    def span(v: np.ndarray, pad: float) -> tuple[float, float]:
-        lo, hi = float(v.min()), float(v.max())
-        w = hi - lo if hi > lo else 1.0
-        return lo - pad * w, hi + pad * w
+    def evaluate(g: pd.DataFrame) -> pd.DataFrame:
+        with quiet_empty_cells():
+            if strategies == ["probabilistic"]:
+                th = results.predict(g, type="prob").to_numpy(dtype=float)
+                return pd.DataFrame({"theta": th, "bel": th, "pl": th})
+            return results.predict(g, type="belief")
 
-    frame = None
-    for pad in (0.05, 0.0):
-        (x0, x1), (y0, y1) = span(allx, pad), span(ally, pad)
-        gx, gy = np.linspace(x0, x1, grid), np.linspace(y0, y1, grid)
-        XX, YY = np.meshgrid(gx, gy)
-        g = pd.DataFrame({sx: XX.ravel(), sy: YY.ravel(), **{c: np.full(XX.size, v) for c, v in held.items()}})
-        try:
-            with quiet_empty_cells():
-                if strategies == ["probabilistic"]:
-                    th = results.predict(g, type="prob").to_numpy(dtype=float)
-                    frame = pd.DataFrame({"theta": th, "bel": th, "pl": th})
-                else:
-                    frame = results.predict(g, type="belief")
-            break
-        except ValueError:
-            if pad == 0.0:
-                raise
-    assert frame is not None
-    theta = frame["theta"].to_numpy(dtype=float).reshape(XX.shape)
-    bel = frame["bel"].to_numpy(dtype=float).reshape(XX.shape)
-    pl = frame["pl"].to_numpy(dtype=float).reshape(XX.shape)
+    gx, gy, frame = on_lattice(plane, grid, evaluate)
+    shape = (gy.size, gx.size)
+    theta = frame["theta"].to_numpy(dtype=float).reshape(shape)
+    bel = frame["bel"].to_numpy(dtype=float).reshape(shape)
+    pl = frame["pl"].to_numpy(dtype=float).reshape(shape)
 
     ax = new_axes(ax, (6.4, 5.6))
-    codes = [_codes(theta.ravel(), bel.ravel(), pl.ravel(), s, rc).reshape(XX.shape) for s in strategies]
+    codes = [_codes(theta.ravel(), bel.ravel(), pl.ravel(), s, rc).reshape(shape) for s in strategies]
     # Shading from continuous margins, so that region edges follow the frontier lines:
     # every strategy decides the negative class where max_s max(c0 - R, c0 - c1) <= 0, the
     # positive class where max_s max(c1 - R, c1 - c0) <= 0 (c0, c1: costs of deciding 0, 1).
@@ -275,10 +221,7 @@ def decision_regions(
     ax.set_ylim(gy[0], gy[-1])
     ax.set_xlabel(f"score {mpl_text(sx)}")
     ax.set_ylabel(f"score {mpl_text(sy)}")
-    title = f"Decision regions ({results.method}), reject cost $R_{{rej}}$ = {rc:g}"
-    if held:
-        held_txt = ", ".join(f"{mpl_text(c)} held at {v:.3g} ({source[c]})" for c, v in held.items())
-        title += "\n" + textwrap.fill(held_txt, 72)
+    title = held_title(f"Decision regions ({results.method}), reject cost $R_{{rej}}$ = {rc:g}", plane)
     ax.set_title(title, fontsize="medium")
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2,
               fontsize="small", frameon=False)

@@ -1,0 +1,373 @@
+"""Calibration by assignment values: ``avcal`` (Garczarek 2002; Gebel 2009, 4.4, eqs. 4.9-4.12).
+
+A score is first normalised into P(positive | s) in [0, 1] (simple normalisation, eq. 4.1, with
+``prescale="normcal"``; or it already is a probability, ``prescale="none"``). The rows are
+partitioned by their assigned class, T_k = {i : argmax_k P(k | x_i) = k} (positive exactly when
+P(positive) > 0.5, as :func:`evstat.metrics.correctness_rate`), and in each partition the
+assignment values a_i = max_k P(k | x_i) (eq. 4.9) are modelled as Beta(p_A, N_A) in Garczarek's
+(mean, dispersion) form, alpha = p N, beta = (1 - p) N, fitted by moments:
+
+    p_A = mean a,   N_A = p_A (1 - p_A) / S - 1,   S the variance of a (divisor N_T - 1).
+
+[!] The thesis gives Var = p (1 - p) / (N - 1); the Beta variance is p (1 - p) / (N + 1), which is
+what the moment estimator N_A above solves. The local correctness rate p_T (eq. 4.10, the share of
+T_k whose true class is k) is the mean of the calibrated values: each assignment value is
+mapped by
+
+    P_av(k | a) = F^-1_{Beta(p_T, N)}(F_{Beta(p_A, N_A)}(a))        (eq. 4.11),
+
+and the other class gets the complement. N is the integer in [min(N_T, N_A), max(N_T, N_A)]
+(Algorithm 2) that *maximises* (the text; [!] Algorithm 2 says minimise)
+
+    O_av(N) = (number of rows of T_k correctly assigned after calibration) + Ac   (eq. 4.12),
+
+with Ac Garczarek's accuracy on the rows of T_k (:func:`evstat.metrics.garczarek_accuracy`, on
+squared distances; see :mod:`evstat.metrics.gebel`). Ties go to the smallest N. When the range
+holds more than ``max_candidates`` integers, a geometric grid of that many integers (with both
+ends) is searched instead (said so in ``tidy``); the thesis searches every integer.
+
+Guards (the thesis does not treat these cases; each is documented in ``tidy()["kind"]``):
+
+* ``"identity"``: no calibration row is assigned to the class, so nothing is learnt about T_k;
+  test rows assigned to it keep their normalised probability;
+* ``"constant"``: fewer than 2 rows, or all assignment values equal (S = 0, no Beta fit), or no
+  candidate N for which scipy's incomplete Beta functions are finite: every row of T_k gets the
+  local correctness rate p_T;
+* ``"degenerate"``: p_T is 0 or 1 (every row of T_k wrong or right): Beta(p_T, N) is the point
+  mass at p_T for every N (the limit of eq. 4.11), so every row gets p_T.
+
+The calibration map is non-decreasing within each partition (a composition of distribution
+functions and quantile functions) and jumps at the boundary P = 0.5 (the thesis's Fig. 4.8).
+The belief is Bayesian (Bel = Pl = theta; see :mod:`evstat.calibration.point`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+from scipy.special import betainc, betaincinv
+
+from evstat.calibration._normcal import _check_rho, normalise_scores
+from evstat.calibration.point import PointCalibration
+from evstat.formula import ModelFrame, model_frame, schema
+from evstat.metrics import garczarek_accuracy
+from evstat.results import register
+from evstat.summary import Summary, format_number
+
+__all__ = ["AssignmentValueCalibration", "av_transform", "avcal"]
+
+_PRESCALE = ("normcal", "none")
+_KINDS = ("beta", "identity", "constant", "degenerate")
+
+
+def av_transform(a: Any, p_a: float, n_a: float, p_t: float, n: float) -> NDArray[np.float64]:
+    """Eq. 4.11: F^-1 of Beta(p_t, n) at F of Beta(p_a, n_a) at the assignment values ``a``.
+
+    Beta distributions in Garczarek's (mean, dispersion) form: alpha = p N, beta = (1 - p) N.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.array([0.6, 0.8, 0.95])
+    >>> bool(np.allclose(av_transform(a, 0.7, 12.0, 0.7, 12.0), a))  # same distribution: identity
+    True
+    """
+    x = np.asarray(a, dtype=np.float64)
+    u = betainc(p_a * n_a, (1.0 - p_a) * n_a, x)
+    return betaincinv(p_t * n, (1.0 - p_t) * n, u)
+
+
+def _candidates(lo: float, hi: float, max_candidates: int) -> tuple[NDArray[np.float64], bool]:
+    a, b = max(1, int(np.ceil(min(lo, hi)))), max(1, int(np.floor(max(lo, hi))))
+    if b - a + 1 <= max_candidates:
+        return np.arange(a, b + 1, dtype=np.float64), False
+    grid = np.unique(np.round(np.geomspace(float(a), float(b), max_candidates)))
+    return grid, True
+
+
+class AssignmentValueCalibration(PointCalibration):
+    """A fitted assignment-value calibration (returned by :func:`avcal`).
+
+    Attributes
+    ----------
+    prescale : {"normcal", "none"}
+    rho : float
+        Smoothing factor of the simple normalisation.
+    scale : float or None
+        M = max |s| of the calibration rows (``prescale="normcal"``).
+    partitions : pandas.DataFrame
+        One row per assigned class (negative, positive): ``kind``, ``n`` (N_T), ``p_t``,
+        ``p_a``, ``n_a``, ``n_opt``, ``objective``, ``gridded`` (see the module docstring).
+    """
+
+    method = "avcal"
+
+    def __init__(
+        self,
+        mf: ModelFrame,
+        prescale: str = "normcal",
+        rho: float = 1.05,
+        max_candidates: int = 2000,
+        state: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(mf)
+        self.prescale = prescale
+        self.rho = _check_rho(rho)
+        self.max_candidates = int(max_candidates)
+        if state is not None:
+            self.scale = None if state["scale"] is None else float(state["scale"])
+            self.partitions = pd.DataFrame(state["partitions"], index=pd.Index(["negative", "positive"], name="assigned"))
+            return
+        s = self.training_scores()
+        if prescale == "normcal":
+            self.scale = float(np.max(np.abs(s)))
+            if not self.scale > 0:
+                raise ValueError(
+                    f"avcal normalises by max |s|, but score {self.score!r} is 0 in all {s.size} "
+                    "calibration rows: check the score column"
+                )
+        else:
+            self.scale = None
+        p = self._normalised(s, mf.index, "the calibration data")
+        y = np.asarray(mf.y, dtype=np.int64)
+        assigned = (p > 0.5).astype(np.int64)
+        a = np.where(assigned == 1, p, 1.0 - p)
+        rows = [self._fit_partition(a[assigned == k], y[assigned == k], k) for k in (0, 1)]
+        self.partitions = pd.DataFrame(rows, index=pd.Index(["negative", "positive"], name="assigned"))
+
+    def _fit_partition(self, a: NDArray, y: NDArray, k: int) -> dict[str, Any]:
+        n_t = int(a.size)
+        row: dict[str, Any] = {"kind": "beta", "n": n_t, "p_t": float("nan"), "p_a": float("nan"),
+                               "n_a": float("nan"), "n_opt": float("nan"), "objective": float("nan"),
+                               "gridded": False}
+        if n_t == 0:
+            row["kind"] = "identity"
+            return row
+        p_t = float(np.mean(y == k))
+        row["p_t"] = p_t
+        p_a = float(np.mean(a))
+        row["p_a"] = p_a
+        var = float(np.var(a, ddof=1)) if n_t >= 2 and np.ptp(a) > 0 else 0.0
+        n_a = p_a * (1.0 - p_a) / var - 1.0 if var > 0 else float("nan")
+        if n_t < 2 or not var > 0 or not n_a > 0 or not 0 < p_a < 1:
+            row["kind"] = "constant"
+            return row
+        row["n_a"] = n_a
+        if p_t in (0.0, 1.0):
+            row["kind"] = "degenerate"
+            return row
+        cand, gridded = _candidates(float(n_t), n_a, self.max_candidates)
+        u = betainc(p_a * n_a, (1.0 - p_a) * n_a, a)
+        best_n, best_o = float("nan"), -np.inf
+        for n in cand:
+            q = betaincinv(p_t * n, (1.0 - p_t) * n, u)
+            if not np.all(np.isfinite(q)):  # Beta parameters beyond scipy's range
+                continue
+            p_pos = q if k == 1 else 1.0 - q
+            o = float(np.sum((p_pos > 0.5).astype(np.int64) == y)) + garczarek_accuracy(y, p_pos)
+            if o > best_o:
+                best_n, best_o = float(n), o
+        if not np.isfinite(best_o):
+            row["kind"] = "constant"
+            return row
+        row.update(n_opt=best_n, objective=best_o, gridded=gridded)
+        return row
+
+    # ---------------------------------------------------------------- the map
+    def _normalised(self, s: NDArray, index: pd.Index, where: str) -> NDArray[np.float64]:
+        if self.prescale == "normcal":
+            assert self.scale is not None
+            return normalise_scores(np.clip(s, -self.scale, self.scale), self.scale, self.rho)
+        bad = (s < 0) | (s > 1)
+        if bad.any():
+            labels = ", ".join(repr(v) for v in list(index[bad][:5]))
+            raise ValueError(
+                f"avcal(prescale='none') needs probabilities in [0, 1], but score {self.score!r} of "
+                f"{where} is outside in {int(bad.sum())} of {s.size} rows (index {labels}): use "
+                "prescale='normcal' for unnormalised scores"
+            )
+        return s
+
+    def _theta(self, s: NDArray[np.float64]) -> NDArray[np.float64]:
+        p = self._normalised(s, pd.RangeIndex(s.size), "newdata")
+        out = p.copy()
+        for k, key in enumerate(("negative", "positive")):
+            rows = (p > 0.5) if k == 1 else ~(p > 0.5)
+            if not rows.any():
+                continue
+            r = self.partitions.loc[key]
+            if r["kind"] == "identity":
+                continue
+            if r["kind"] in ("constant", "degenerate"):
+                q = np.full(int(rows.sum()), float(r["p_t"]))
+            else:
+                a = p[rows] if k == 1 else 1.0 - p[rows]
+                q = av_transform(a, r["p_a"], r["n_a"], r["p_t"], r["n_opt"])
+            out[rows] = q if k == 1 else 1.0 - q
+        return out
+
+    # ---------------------------------------------------------------- verbs
+    def tidy(self) -> pd.DataFrame:
+        """One row per assigned class: ``assigned`` (the class), ``kind`` ("beta" or a guard),
+        ``n`` (N_T), ``p_t`` (local correctness rate), ``p_a``, ``n_a`` (the moment fit of the
+        assignment values), ``n_opt`` (the chosen dispersion), ``objective`` (O_av at n_opt),
+        ``gridded`` (True when a grid replaced the full integer search)."""
+        t = self.partitions.reset_index(drop=True)
+        t.insert(0, "assigned", list(self.classes))
+        return t
+
+    def glance(self) -> pd.DataFrame:
+        """One row: method, nobs, n_pos, n_neg, prescale, rho, scale, loglik (Bernoulli), brier,
+        mean_ignorance (0)."""
+        return self._glance_row(prescale=self.prescale, rho=self.rho, scale=self.scale)
+
+    def summary(self) -> Summary:
+        """Summary: formula, pre-scaling, the two partitions' fits and fit statistics."""
+        pre = (
+            f"simple normalisation (rho = {format_number(self.rho, 6)}, M = {format_number(self.scale, 6)})"
+            if self.prescale == "normcal"
+            else "none (the score is P(positive))"
+        )
+        s = self._point_summary(
+            "Assignment-value calibration (avcal)",
+            "per assigned class, a -> F^-1_Beta(p_T, N_opt)(F_Beta(p_A, N_A)(a)) (Garczarek 2002; "
+            "Gebel 2009, 4.4)",
+        )
+        s.add_info("Pre-scaling", pre)
+        s.add_table("Partitions by assigned class", self.tidy(), show_index=False,
+                    formatters={"assigned": repr, "kind": str, "gridded": str})
+        s.add_table("Fit on the calibration rows", self.glance()[["loglik", "brier"]], show_index=False)
+        return s
+
+    def _to_dict(self) -> dict[str, Any]:
+        parts = {}
+        for c in self.partitions.columns:
+            vals = self.partitions[c].tolist()
+            if c == "kind":
+                parts[c] = [str(v) for v in vals]
+            elif c == "gridded":
+                parts[c] = [bool(v) for v in vals]
+            elif c == "n":
+                parts[c] = [int(v) for v in vals]
+            else:
+                parts[c] = [None if not np.isfinite(v) else float(v) for v in vals]
+        return {
+            "prescale": self.prescale,
+            "rho": self.rho,
+            "max_candidates": self.max_candidates,
+            "scale": self.scale,
+            "partitions": parts,
+        }
+
+    @classmethod
+    def _schema_fields(cls) -> dict[str, schema.Spec]:
+        num = schema.List(schema.Float(nullable=True), length=2, what="partitions")
+        return {
+            "prescale": schema.Str(choices=list(_PRESCALE)),
+            "rho": schema.Float(min=1.0),
+            "max_candidates": schema.Int(min=2),
+            "scale": schema.Float(nullable=True, min=1e-300),
+            "partitions": schema.Dict(
+                {
+                    "kind": schema.List(schema.Str(choices=list(_KINDS)), length=2, what="partitions"),
+                    "n": schema.List(schema.Int(min=0), length=2, what="partitions"),
+                    "p_t": num, "p_a": num, "n_a": num, "n_opt": num, "objective": num,
+                    "gridded": schema.List(schema.Bool(), length=2, what="partitions"),
+                }
+            ),
+        }
+
+    @classmethod
+    def _schema_checks(cls) -> list[Any]:
+        def consistent(d: Mapping[str, Any], root: Any) -> str | None:
+            if (d["prescale"] == "normcal") != (d["scale"] is not None):
+                return "scale must be a number exactly when prescale is 'normcal'"
+            parts = d["partitions"]
+            need = {"beta": ("p_t", "p_a", "n_a", "n_opt"), "constant": ("p_t",), "degenerate": ("p_t",), "identity": ()}
+            for i, kind in enumerate(parts["kind"]):
+                for key in need[kind]:
+                    v = parts[key][i]
+                    if v is None or (key != "p_t" and v <= 0) or (key in ("p_t", "p_a") and not 0 <= v <= 1):
+                        return f"partitions.{key}[{i}] must be a valid value for a {kind!r} partition, got {v!r}"
+            return None
+
+        return [consistent]
+
+    @classmethod
+    def _from_dict(cls, d: Mapping[str, Any]) -> AssignmentValueCalibration:
+        state = dict(d)
+        state["partitions"] = {k: [np.nan if v is None else v for v in vals] for k, vals in d["partitions"].items()}
+        return cls(
+            ModelFrame.from_dict(d["model_frame"]),
+            prescale=d["prescale"],
+            rho=d["rho"],
+            max_candidates=d["max_candidates"],
+            state=state,
+        )
+
+
+def avcal(
+    formula: str,
+    data: pd.DataFrame,
+    prescale: str = "normcal",
+    rho: float = 1.05,
+    max_candidates: int = 2000,
+    positive: Any = None,
+    missing: str = "raise",
+) -> AssignmentValueCalibration:
+    """Calibration of one score by assignment values (Garczarek 2002; Gebel 2009, 4.4).
+
+    The (normalised) probability of the assigned class is mapped, per assigned class, from its
+    moment-fitted Beta distribution to a Beta distribution whose mean is the class's local
+    correctness rate and whose dispersion N maximises (correct assignments + Garczarek's Ac);
+    see :mod:`evstat.calibration._avcal` for the formulas, the corrections and the guards. The
+    belief is a point mass (Bel = Pl = theta).
+
+    Parameters
+    ----------
+    formula : str
+        One score, e.g. ``"y ~ svm"``.
+    data : pandas.DataFrame
+        Calibration data.
+    prescale : {"normcal", "none"}
+        ``"normcal"`` (default): simple normalisation of an unnormalised score (eq. 4.1, test
+        scores beyond the calibration range clipped as :func:`evstat.normcal`). ``"none"``: the
+        score is P(positive) in [0, 1] (a classifier's probability).
+    rho : float
+        Smoothing factor of the simple normalisation (1.05).
+    max_candidates : int
+        Largest number of integers N searched exactly (else a geometric grid of that many).
+    positive, missing
+        As :func:`evstat.evlogit`.
+
+    Returns
+    -------
+    AssignmentValueCalibration
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import evstat as ev
+    >>> rng = np.random.default_rng(2)
+    >>> y = rng.integers(0, 2, 400)
+    >>> cal = pd.DataFrame({"s": rng.normal(2.0 * y - 1.0, 1.0), "y": y})
+    >>> fit = ev.avcal("y ~ s", cal)
+    >>> fit.tidy()["kind"].tolist()
+    ['beta', 'beta']
+    >>> bool(fit.tidy()["p_t"].between(0.7, 0.95).all())
+    True
+    """
+    if prescale not in _PRESCALE:
+        raise ValueError(f"prescale must be 'normcal' (unnormalised scores) or 'none' (probabilities), got {prescale!r}")
+    _check_rho(rho)
+    if isinstance(max_candidates, bool) or not isinstance(max_candidates, (int, np.integer)) or max_candidates < 2:
+        raise ValueError(f"max_candidates must be an integer >= 2, got {max_candidates!r}")
+    mf = model_frame(formula, data, positive=positive, missing=missing)
+    return AssignmentValueCalibration(mf, prescale=prescale, rho=rho, max_candidates=int(max_candidates))
+
+
+register(AssignmentValueCalibration, example=lambda y, d: avcal(f"{y} ~ s1", d, prescale="none"))

@@ -1,0 +1,172 @@
+"""Parsing a formula: the split on ``~``, the response name, the variables of the right-hand side.
+
+Every part of evstat that reads a formula's text (the model frames, the command line) goes
+through :func:`split_formula` and :func:`response_name`; nothing else splits on ``~``.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import patsy
+from patsy import PatsyError
+
+from evstat.formula import whitelist
+
+#: Names a formula may use that are not data columns (the whitelisted functions).
+KNOWN_NAMES = set(whitelist.function_names()) | {"np", "numpy"}
+
+
+def split_formula(formula: str) -> tuple[str, str]:
+    """Split a formula at its single top-level ``~`` (outside quotes and brackets).
+
+    Parameters
+    ----------
+    formula : str
+        ``"response ~ terms"``.
+
+    Returns
+    -------
+    (str, str)
+        The left-hand side and the right-hand side, stripped.
+
+    Raises
+    ------
+    TypeError
+        ``formula`` is not a string.
+    ValueError
+        No ``~``, more than one, or an empty side; the message shows the expected form.
+
+    Examples
+    --------
+    >>> from evstat.formula import split_formula
+    >>> split_formula("y ~ s1 + np.log(s2)")
+    ('y', 's1 + np.log(s2)')
+    >>> split_formula('Q("class ~ label") ~ s')
+    ('Q("class ~ label")', 's')
+    """
+    if not isinstance(formula, str):
+        raise TypeError(
+            f"formula must be a string such as 'y ~ s1 + s2', got {type(formula).__name__}"
+        )
+    positions = []
+    quote: str | None = None
+    depth = 0
+    escaped = False
+    for i, ch in enumerate(formula):
+        if quote is not None:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "~" and depth == 0:
+            positions.append(i)
+    if not positions:
+        raise ValueError(
+            f"formula {formula!r} has no '~': write it as 'response ~ terms', e.g. 'y ~ s1 + s2'"
+        )
+    if len(positions) > 1:
+        raise ValueError(
+            f"formula {formula!r} has {len(positions)} '~'; write exactly one, as "
+            "'response ~ terms'"
+        )
+    lhs, rhs = formula[: positions[0]].strip(), formula[positions[0] + 1 :].strip()
+    if not lhs:
+        raise ValueError(
+            f"formula {formula!r} has no response: put the class column left of '~', "
+            "e.g. 'y ~ s1 + s2'"
+        )
+    if not rhs:
+        raise ValueError(
+            f"formula {formula!r} has no right-hand side: write the score terms right of '~', "
+            "e.g. 'y ~ s1 + s2' (or 'y ~ 1' for an intercept only)"
+        )
+    return lhs, rhs
+
+
+def response_name(formula: str) -> str:
+    """The response column a formula names: its left-hand side, bare or quoted as ``Q("name")``.
+
+    The formula is split with :func:`split_formula` (same errors). Whether the column exists,
+    and whether the left-hand side is a column name at all, is checked against the data by
+    :func:`~evstat.formula.model_frame` and :func:`~evstat.formula.class_frame`.
+
+    Examples
+    --------
+    >>> from evstat.formula import response_name
+    >>> response_name("y ~ s1 + s2"), response_name('Q("true class") ~ s')
+    ('y', 'true class')
+    """
+    return _lhs_name(split_formula(formula)[0])
+
+
+def _lhs_name(lhs: str) -> str:
+    """The response column named by the left-hand side ``lhs``: a bare name or ``Q("name")``."""
+    try:
+        node = ast.parse(lhs, mode="eval").body
+    except SyntaxError:
+        node = None
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "Q"
+        and len(node.args) == 1
+        and not node.keywords
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    ):
+        return node.args[0].value
+    return lhs
+
+
+def _rhs_codes(rhs: str, formula: str) -> list[str]:
+    """The Python code of every factor on the right-hand side, in formula order."""
+    try:
+        desc = patsy.ModelDesc.from_formula(rhs)
+    except PatsyError as err:
+        raise ValueError(f"cannot parse the right-hand side of formula {formula!r}: {err}") from None
+    codes: list[str] = []
+    for term in desc.rhs_termlist:
+        for factor in term.factors:
+            code = getattr(factor, "code", None)
+            if code is not None and code not in codes:
+                codes.append(code)
+    return codes
+
+
+def _names_in(code: str) -> list[tuple[str, bool]]:
+    """Free variable names in a factor's code, in source order; ``(name, quoted)`` pairs.
+
+    ``quoted`` is True for names given as a string to ``Q("...")``.
+    """
+    try:
+        tree = ast.parse(code.strip(), mode="eval")
+    except SyntaxError:
+        return []  # patsy reports the syntax error with its own caret diagram
+    bound = {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
+    bound |= {
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    found: list[tuple[int, int, str, bool]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in bound:
+            found.append((node.lineno, node.col_offset, node.id, False))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "Q"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            found.append((node.lineno, node.col_offset, node.args[0].value, True))
+    found.sort()
+    return [(name, quoted) for _, _, name, quoted in found]

@@ -1,0 +1,266 @@
+"""Design matrices: the columns a formula reads, factor coding, patsy evaluation and the checks
+of a calibration design (finite, magnitude, constant and collinear columns).
+
+Private to the formula package; :class:`~evstat.formula.ModelFrame` and
+:func:`~evstat.formula.model_frame` are the public face.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import patsy
+from patsy import PatsyError
+
+from evstat.formula import whitelist
+from evstat.formula._util import _SHOW, _fmt_labels, _fmt_values, _native, _rows
+
+#: Relative tolerance for collinearity: a design column whose component orthogonal to the
+#: previous (independent) columns has norm below ``_COLLINEAR_TOL`` times its own norm is a
+#: linear combination of them. This is the criterion and default tolerance of R's ``qr()`` /
+#: ``lm.fit`` (LINPACK dqrdc2 with limited column pivoting, tol = 1e-7).
+_COLLINEAR_TOL = 1e-7
+
+#: Largest magnitude of a calibration design value: the likelihood's information matrix sums
+#: squares of the design values, which overflow float64 beyond about 1.3e154 (R's glm fails
+#: there too); calibration scores larger than this must be rescaled. (Test rows are not bound
+#: by it: the predictive belief is computed on the direction of each row.)
+MAX_DESIGN_ABS = 1e150
+_NA_NONE = patsy.NAAction(on_NA="raise", NA_types=[])  # evstat checks missing values itself
+
+
+def _eval_env() -> patsy.EvalEnvironment:
+    return whitelist.eval_env()  # the whitelist's namespace, no Python built-ins
+
+
+def _column(data: pd.DataFrame, name: str, what: str) -> pd.Series:
+    values = data[name]
+    if isinstance(values, pd.DataFrame):
+        raise ValueError(
+            f"{what} has {values.shape[1]} columns named {name!r}; column names must be unique"
+        )
+    return values
+
+
+def _numeric_values(series: pd.Series, name: str, what: str) -> np.ndarray:
+    """A score column as float64 (missing -> NaN); TypeError-free ValueError if not numeric."""
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        raise ValueError(
+            f"column {name!r} of {what} is categorical (dtype category, {_rows(len(series))}); "
+            "evstat calibrates numeric scores and does not expand categorical columns into "
+            "dummy columns: use a numeric score column, or remove it from the formula"
+        )
+    if pd.api.types.is_bool_dtype(dtype):
+        raise ValueError(
+            f"column {name!r} of {what} is boolean ({_rows(len(series))}); patsy would code it "
+            f"as a categorical: convert it to a number first, e.g. data[{name!r}].astype(float)"
+        )
+    if not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_complex_dtype(dtype):
+        nonmissing = series[series.notna()]
+        example = f", e.g. {_native(nonmissing.iloc[0])!r}" if len(nonmissing) else ""
+        raise ValueError(
+            f"column {name!r} of {what} is not numeric (dtype {dtype}{example}; "
+            f"{_rows(len(series))}); calibration needs numeric scores (patsy would turn text "
+            f"into dummy columns): convert it, e.g. pd.to_numeric(data[{name!r}]), or remove "
+            "it from the formula"
+        )
+    return series.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _is_factor(series: pd.Series) -> bool:
+    """Text, categorical and logical columns are factors (R's character/factor/logical)."""
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
+        return True
+    return not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_complex_dtype(dtype)
+
+
+def _factor_levels(series: pd.Series, name: str) -> list[Any]:
+    """The levels of a factor column, ordered as R orders them (the first is the baseline).
+
+    Categorical: category order, unused categories dropped (R's ``drop.unused.levels``);
+    logical: ``[False, True]``; text: sorted in code-point order (R's sort in the C locale).
+    """
+    present = series[series.notna()]
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        used = set(pd.unique(present.cat.codes.to_numpy()).tolist())
+        return [_native(c) for k, c in enumerate(series.cat.categories) if k in used]
+    values = [_native(v) for v in pd.unique(present.to_numpy(dtype=object))]
+    if pd.api.types.is_complex_dtype(series.dtype) or any(
+        not isinstance(v, (str, bool, numbers.Real)) for v in values
+    ):
+        bad = next((v for v in values if not isinstance(v, (str, bool, numbers.Real))), values[0])
+        raise ValueError(
+            f"column {name!r} holds {type(bad).__name__} values (e.g. {bad!r}); a factor "
+            "column must hold text, logical or numbers: convert it, e.g. "
+            f"data[{name!r}].astype(str)"
+        )
+    try:
+        return sorted(values)
+    except TypeError:
+        raise ValueError(
+            f"factor column {name!r} mixes types in its levels {_fmt_values(values)} and they "
+            f"cannot be ordered: convert it, e.g. data[{name!r}].astype(str)"
+        ) from None
+
+
+def _factor_values(series: pd.Series, name: str, levels: list[Any], what: str) -> pd.Categorical:
+    """A factor column coded on ``levels`` (missing stays missing); an unseen level is an error."""
+    values = series.astype(object).to_numpy()
+    na = pd.isna(series).to_numpy(dtype=bool)
+    codes = np.asarray(pd.Index(levels, dtype=object).get_indexer(values), dtype=np.intp)
+    codes[na] = -1
+    bad = (codes < 0) & ~na
+    if bad.any():
+        unseen = list(dict.fromkeys(_native(v) for v in values[bad]))
+        raise ValueError(
+            f"column {name!r} of {what} has level(s) {_fmt_values(unseen, limit=_SHOW)} in "
+            f"{_rows(int(bad.sum()))} (index {_fmt_labels(series.index, bad)}) that the "
+            f"calibration data did not have; the model knows the levels {_fmt_values(levels)} "
+            "and has no coefficient for another one: recode or remove these rows"
+        )
+    return pd.Categorical.from_codes(codes, categories=levels)
+
+
+def _design(rhs: str, columns: Mapping[str, Any], n: int, formula: str) -> Any:
+    """patsy's design matrix of the (whitelisted) right-hand side ``rhs`` on ``n`` rows of
+    ``columns``, evaluated without Python built-ins; patsy's errors name the formula."""
+    try:
+        with np.errstate(all="ignore"):
+            return patsy.dmatrix(
+                rhs, _patsy_frame(columns, n), eval_env=_eval_env(), NA_action=_NA_NONE,
+                return_type="matrix",
+            )
+    except PatsyError as err:
+        raise _wrap_patsy(err, formula) from None
+
+
+def _patsy_frame(arrays: Mapping[str, np.ndarray], n: int) -> pd.DataFrame:
+    return pd.DataFrame(dict(arrays), index=pd.RangeIndex(n))
+
+
+def _wrap_patsy(err: Exception, formula: str) -> ValueError:
+    return ValueError(f"cannot evaluate formula {formula!r}: {err}")
+
+
+def _check_design_finite(
+    X: np.ndarray, terms: list[str], index: pd.Index, formula: str, what: str
+) -> None:
+    bad = ~np.isfinite(X)
+    if not bad.any():
+        return
+    j = int(np.flatnonzero(bad.any(axis=0))[0])
+    rows = bad[:, j]
+    raise ValueError(
+        f"design column {terms[j]!r} of formula {formula!r} is not finite for "
+        f"{_rows(int(rows.sum()))} of {len(index)} in {what} (index {_fmt_labels(index, rows)}): "
+        "the data columns are finite there, so the transform is undefined (e.g. log of a value "
+        "<= 0); change the transform or remove these rows"
+    )
+
+
+def _build_X(
+    design_info: patsy.DesignInfo, arrays: Mapping[str, np.ndarray], n: int, formula: str
+) -> np.ndarray:
+    """Run ``arrays`` (n rows) through ``design_info``; float64, C order, shape (n, p)."""
+    try:
+        with np.errstate(all="ignore"):
+            (dm,) = patsy.build_design_matrices(
+                [design_info], _patsy_frame(arrays, n), NA_action=_NA_NONE
+            )
+    except PatsyError as err:
+        raise _wrap_patsy(err, formula) from None
+    return np.array(dm, dtype=np.float64, order="C")
+
+# ---------------------------------------------------------------------------------------------
+# design checks
+# ---------------------------------------------------------------------------------------------
+
+
+def _check_magnitude(X: np.ndarray, terms: list[str]) -> None:
+    """Calibration design values beyond ``MAX_DESIGN_ABS``: their squares overflow."""
+    if X.shape[0] == 0:
+        return
+    big = np.max(np.abs(X), axis=0)
+    for j, term in enumerate(terms):
+        if big[j] > MAX_DESIGN_ABS:
+            rows = int(np.sum(np.abs(X[:, j]) > MAX_DESIGN_ABS))
+            raise ValueError(
+                f"design column {term!r} has values up to {big[j]:.3g} in magnitude ({rows} of "
+                f"{_rows(X.shape[0])} beyond {MAX_DESIGN_ABS:.0e}): their squares overflow "
+                "float64, so the likelihood cannot be fitted; rescale the scores (divide them by "
+                f"a power of ten, e.g. I({term} / {10.0 ** np.floor(np.log10(big[j])):.0e}))"
+            )
+
+
+def _check_constant(X: np.ndarray, terms: list[str]) -> None:
+    if X.shape[0] == 0:
+        return
+    spread = X.max(axis=0) - X.min(axis=0)
+    for j, term in enumerate(terms):
+        if term != "Intercept" and spread[j] == 0:
+            raise ValueError(
+                f"design column {term!r} is constant (all {_rows(X.shape[0])} equal "
+                f"{X[0, j]:.6g}): it carries no information about the class and cannot be "
+                "estimated; remove it from the formula"
+            )
+
+
+def _collinear_report(X: np.ndarray, terms: list[str]) -> tuple[int, int, list[int]]:
+    """R-style sequential rank check in formula order.
+
+    Returns ``(rank, first_dependent_column, independent_columns_before_it)``; the dependent
+    column is -1 when the design has full column rank.
+    """
+    norms = np.linalg.norm(X, axis=0)
+    basis = np.empty((X.shape[0], 0))
+    independent: list[int] = []
+    first = -1
+    first_independent: list[int] = []
+    for j in range(X.shape[1]):
+        if norms[j] == 0:
+            resid_norm = 0.0
+            x = X[:, j]
+        else:
+            x = X[:, j] / norms[j]
+            r = x - basis @ (basis.T @ x)
+            r = r - basis @ (basis.T @ r)  # re-orthogonalise (Gram-Schmidt twice)
+            resid_norm = float(np.linalg.norm(r))
+        if resid_norm < _COLLINEAR_TOL:
+            if first < 0:
+                first, first_independent = j, list(independent)
+            continue
+        basis = np.column_stack([basis, r / resid_norm])
+        independent.append(j)
+    return len(independent), first, first_independent
+
+
+def _check_collinear(X: np.ndarray, terms: list[str]) -> None:
+    rank, j, before = _collinear_report(X, terms)
+    if j < 0:
+        return
+    coef = np.linalg.lstsq(X[:, before], X[:, j], rcond=None)[0] if before else np.zeros(0)
+    norms = np.linalg.norm(X, axis=0)
+    involved = [
+        (before[k], coef[k])
+        for k in range(len(before))
+        if abs(coef[k]) * norms[before[k]] > 1e-6 * norms[j]
+    ]
+    combo = "".join(
+        f"{' - ' if c < 0 else ' + '}{abs(c):.6g} * {terms[k]}" for k, c in involved
+    ).removeprefix(" + ") or "0"
+    if combo.startswith(" - "):
+        combo = "-" + combo[3:]
+    names = [terms[k] for k, _ in involved] + [terms[j]]
+    raise ValueError(
+        f"design columns are collinear: {terms[j]!r} is a linear combination of "
+        f"{', '.join(repr(terms[k]) for k, _ in involved)} ({terms[j]} ~= {combo}; rank "
+        f"{rank} < {X.shape[1]} columns, {_rows(X.shape[0])}); its coefficient cannot be "
+        f"estimated: remove one of {', '.join(repr(t) for t in names)} from the formula"
+    )
+

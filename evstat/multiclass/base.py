@@ -1,0 +1,298 @@
+"""The K-class results of the multi-class calibrators, and how score columns meet classes.
+
+:class:`MulticlassResults` is the one results protocol (:class:`evstat.results.Results`, in its
+K-class form from :class:`evstat.classifiers.ClassifierResults`) for calibrators whose prediction
+is a probability vector p(x) over the K classes. "belief" and "mass" are the Bayesian mass
+functions m({k}) = p_k (Bel = Pl = BetP = p, no ignorance), so decisions go through the one
+engine of :mod:`evstat.belief.decision` and every strategy agrees with the expected-cost
+decision under p.
+
+Score columns and classes (:func:`score_design`). The right-hand side of ``y ~ s_a + s_b + s_c``
+lists the score columns. A column belongs to a task of a code matrix (:mod:`.codes`):
+
+* ``code=None`` or ``"ovr"``: one column per class, matched by name: the column named like the
+  class, or ending in ``_<class>`` (``s_a``, ``svm_a`` for class ``a``);
+* ``code="pairs"``: one column per pair, named ``<k1>_<k2>`` or ending in ``_<k1>_<k2>``, for
+  the classes k1 before k2 in the response's order (the task's positive class is k1);
+* ``code=<DataFrame>``: rows the classes, columns named like the score columns (or their
+  suffix as above), entries -1 / 0 / +1.
+
+Every task needs exactly one column and every column exactly one task; otherwise a ValueError
+names the column and the classes. A code row for a class that has no calibration rows (e.g. an
+unused category of a Categorical response) is refused: such a class cannot be calibrated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from evstat.formula import ClassFrame, class_frame
+from evstat.classifiers.base import ClassifierResults
+from evstat.formula import schema
+from evstat.multiclass.codes import KINDS, check_code, code_matrix
+from evstat.summary import Summary
+
+__all__ = ["MulticlassResults", "score_design"]
+
+#: rows of predictions computed at once (bounds the memory of the (rows, K, params) designs)
+CHUNK = 20_000
+
+
+def _matches(term: str, task: str) -> bool:
+    return term == task or term.endswith("_" + task)
+
+
+def score_design(
+    formula: str,
+    data: pd.DataFrame,
+    code: Any = None,
+    missing: str = "raise",
+    seed: Any = None,
+    who: str = "this calibrator",
+    match: bool = True,
+) -> tuple[ClassFrame, pd.DataFrame, NDArray[np.intp]]:
+    """Evaluate a multi-class calibrator's formula and match its score columns to the tasks.
+
+    Returns
+    -------
+    (ClassFrame, pandas.DataFrame, numpy.ndarray)
+        The training frame, the code matrix (rows the classes in frame order, columns the task
+        names) and, for every task, the position of its column among the frame's terms.
+    """
+    # the calibrators add their own intercepts; K probability columns summing to 1 would be
+    # collinear with the formula's, so it is removed ("- 1" is appended)
+    formula = f"{formula} - 1"
+    cf = class_frame(formula, data, missing=missing)
+    cf.design.require_numeric(who, "it reads one score column per class or task")
+    levels = list(cf.levels)
+    terms = cf.terms
+    resp = data[cf.response]
+    absent: list[Any] = []
+    if isinstance(resp.dtype, pd.CategoricalDtype):
+        absent = [c for c in resp.cat.categories if c not in levels]
+    if not match:
+        return cf, code_matrix(levels, "ovr"), np.arange(len(terms), dtype=np.intp)
+    if code is None:
+        code = "ovr"
+    if isinstance(code, str):
+        if code not in KINDS:
+            raise ValueError(f"code must be one of {KINDS} or a DataFrame (rows the classes, columns the tasks), got {code!r}")
+        codef = code_matrix(levels, code, seed=seed)
+    else:
+        if isinstance(code, pd.DataFrame):
+            extra = [c for c in code.index if c not in levels]
+            if extra and any(c in absent for c in extra):
+                raise ValueError(
+                    f"code has rows for {extra}, classes without rows in the calibration data (response "
+                    f"{cf.response!r} has {len(levels)} observed classes {levels}): a class absent from the "
+                    "calibration data cannot be calibrated; drop those rows or add calibration rows of that class"
+                )
+        codef = check_code(code, classes=levels)
+    tasks = [str(t) for t in codef.columns]
+    order = np.empty(len(tasks), dtype=np.intp)
+    used: dict[int, str] = {}
+    for j, t in enumerate(tasks):
+        hits = [i for i, term in enumerate(terms) if _matches(term, t)]
+        if len(hits) != 1:
+            if not hits:
+                raise ValueError(
+                    f"no score column of formula {formula!r} belongs to task {t!r} of the code (columns "
+                    f"{terms}): name the columns like the classes ({levels}) or their tasks (e.g. 's_{t}'), "
+                    "or pass code= a DataFrame whose columns are the score columns"
+                )
+            raise ValueError(
+                f"score columns {[terms[i] for i in hits]} all match task {t!r}: rename them so that each "
+                "task has one column"
+            )
+        i = hits[0]
+        if i in used:
+            raise ValueError(f"score column {terms[i]!r} matches two tasks, {used[i]!r} and {t!r}: rename it")
+        used[i] = t
+        order[j] = i
+    unused = [terms[i] for i in range(len(terms)) if i not in used]
+    if unused:
+        ab = [c for c in absent if any(_matches(u, str(c)) for u in unused)]
+        if ab:
+            raise ValueError(
+                f"score column(s) {unused} belong to class(es) {ab}, which have no rows in the calibration data "
+                f"(response {cf.response!r}: observed classes {levels}). A class absent from the calibration data "
+                "cannot be calibrated: add rows of that class or drop the column"
+            )
+        raise ValueError(
+            f"score column(s) {unused} of formula {formula!r} match no class of response {cf.response!r} "
+            f"(classes {levels}; tasks {tasks}): name score columns like the classes (e.g. 's_{levels[0]}'), "
+            "drop the column, or pass code= a DataFrame with one column per score column"
+        )
+    return cf, codef, order
+
+
+def code_to_dict(code: pd.DataFrame) -> dict[str, Any]:
+    """JSON form of a code matrix (the classes are the frame's levels)."""
+    return {"tasks": [str(t) for t in code.columns], "values": code.to_numpy(dtype=np.int64).tolist()}
+
+
+CODE = schema.Dict(
+    {
+        "tasks": schema.List(schema.Str(max_len=500), min_len=1, max_len=100_000, what="tasks"),
+        "values": schema.List(schema.List(schema.Int(min=-1, max=1), what="entries"), min_len=2, what="rows"),
+    }
+)
+
+
+def code_from_dict(d: Mapping[str, Any], levels: tuple) -> pd.DataFrame:
+    df = pd.DataFrame(d["values"], index=pd.Index(list(levels), dtype=object, name="class"),
+                      columns=pd.Index(list(d["tasks"]), dtype=object, name="task"))
+    return check_code(df)
+
+
+def softmax(z: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Row-wise softmax in a stable form."""
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+class MulticlassResults(ClassifierResults):
+    """Base class of the fitted multi-class calibrators (not instantiated directly).
+
+    Subclasses implement ``_probs_block(X)`` (class probabilities of rows of the design, (m, K)),
+    ``_param_frame()`` (tidy rows), ``_state()`` / ``_state_schema()`` / ``_from_state`` for
+    persistence.
+    """
+
+    method: ClassVar[str] = "multiclass"
+    title: ClassVar[str] = "Multi-class calibration"
+
+    def __init__(self, cf: ClassFrame, code: pd.DataFrame, order: NDArray[np.intp]) -> None:
+        super().__init__(cf)
+        self.code = code
+        self.order = np.asarray(order, dtype=np.intp)
+
+    @property
+    def tasks(self) -> list[str]:
+        """The task names (columns of :attr:`code`)."""
+        return [str(t) for t in self.code.columns]
+
+    @property
+    def task_columns(self) -> list[str]:
+        """The score column of every task, in task order."""
+        terms = self.terms
+        return [terms[i] for i in self.order]
+
+    # ---------------------------------------------------------------- probabilities
+    def _probs_block(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        raise NotImplementedError
+
+    def probs(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Class probabilities (len(X), K) of design rows, computed in chunks of :data:`CHUNK`."""
+        out = np.empty((X.shape[0], self.n_classes))
+        for a in range(0, X.shape[0], CHUNK):
+            out[a : a + CHUNK] = self._probs_block(np.asarray(X[a : a + CHUNK], dtype=np.float64))
+        return out
+
+    def _singletons(self, X):  # type: ignore[override]
+        p = self.probs(X)
+        return p, p.copy(), p.copy(), np.zeros(X.shape[0])
+
+    def _mass_values(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        p = self.probs(X)
+        v = np.zeros((X.shape[0], 1 << self.n_classes))
+        v[:, 1 << np.arange(self.n_classes)] = p
+        return v
+
+    # ---------------------------------------------------------------- broom verbs
+    def _param_frame(self) -> pd.DataFrame:
+        raise NotImplementedError
+
+    def _n_params(self) -> int:
+        return int(len(self._param_frame()))
+
+    def loglik(self) -> float:
+        """Log-likelihood of the training rows under the fitted probabilities."""
+        p = self.probs(np.asarray(self._X))
+        pk = p[np.arange(self.nobs), self.training_codes()]
+        with np.errstate(divide="ignore"):
+            return float(np.sum(np.log(pk)))
+
+    def tidy(self) -> pd.DataFrame:
+        """One row per fitted parameter: ``term``, ``estimate`` (and ``std_error`` where the model
+        has one)."""
+        return self._param_frame().reset_index(drop=True)
+
+    def glance(self) -> pd.DataFrame:
+        """nobs, classes, tasks, number of parameters, training log-likelihood, AIC, BIC."""
+        ll = self.loglik()
+        k = self._n_params()
+        return pd.DataFrame(
+            [{
+                "method": self.method,
+                "nobs": self.nobs,
+                "n_classes": self.n_classes,
+                "n_tasks": len(self.tasks),
+                "df": k,
+                "logLik": ll,
+                "AIC": -2 * ll + 2 * k,
+                "BIC": -2 * ll + np.log(self.nobs) * k,
+            }]
+        )
+
+    def _summary_notes(self) -> list[str]:
+        return []
+
+    def summary(self) -> Summary:
+        """Formula, classes, the tasks and their columns, and the fitted parameters."""
+        s = Summary(f"{self.title} ({self.method})")
+        cf = self.class_frame
+        s.add_info("Formula", self.formula)
+        s.add_info("Training rows", f"{cf.n}" + (f" ({cf.n_dropped} dropped: missing values)" if cf.n_dropped else ""))
+        s.add_info("Classes", ", ".join(f"{lev} ({int(c)})" for lev, c in self.class_counts.items()))
+        s.add_info("Tasks", ", ".join(f"{t} <- {c}" for t, c in zip(self.tasks, self.task_columns)))
+        g = self.glance().iloc[0]
+        s.add_info("Log-likelihood", float(g["logLik"]))
+        s.add_table("Parameters", self._param_frame().set_index("term"))
+        code = self.code.copy()
+        code.columns = [str(c) for c in code.columns]
+        if code.shape[1] <= 30:
+            s.add_table("Code matrix (rows classes, columns tasks)", code)
+        for note in self._summary_notes():
+            s.add_note(note)
+        return s
+
+    # ---------------------------------------------------------------- persistence
+    def _state(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    @classmethod
+    def _state_schema(cls) -> dict[str, schema.Spec]:
+        raise NotImplementedError
+
+    def _to_dict(self) -> dict[str, Any]:
+        return {"code": code_to_dict(self.code), "order": self.order.astype(int).tolist(), **self._state()}
+
+    @classmethod
+    def _schema_fields(cls) -> dict[str, schema.Spec]:
+        return {
+            "code": CODE,
+            "order": schema.List(schema.Int(min=0), min_len=1, what="positions"),
+            **cls._state_schema(),
+        }
+
+    @classmethod
+    def _from_dict(cls, d: Mapping[str, Any]) -> MulticlassResults:
+        cf = cls._class_frame_from(d)
+        code = code_from_dict(d["code"], cf.levels)
+        order = np.asarray(d["order"], dtype=np.intp)
+        if (order >= len(cf.terms)).any():
+            raise ValueError("the saved model's task columns are not columns of its formula")
+        obj = cls.__new__(cls)
+        MulticlassResults.__init__(obj, cf, code, order)
+        obj._set_state(d)
+        return obj
+
+    def _set_state(self, d: Mapping[str, Any]) -> None:
+        raise NotImplementedError

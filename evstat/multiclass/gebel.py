@@ -1,0 +1,306 @@
+"""Gebel's Dirichlet calibration (Gebel 2009, section 5.4).
+
+A one-step multivariate calibrator of the binary task scores of a reduction (or of the K
+outputs of a multi-class classifier). For task scores s_b (b = 1..B) and a code matrix Psi:
+
+1. simple normalisation of every task (thesis 4.1, rho = 1.05):
+   p_b = (s_b + rho c_b) / (2 rho c_b), c_b = max |s_b| over the training rows; new scores are
+   clipped to [-c_b, c_b] first (so p_b stays in [0.0238, 0.976]);
+2. combination per class (eqs. 5.11-5.13), over the tasks where psi_kb != 0, of the factors
+   f_kb = p_b (psi_kb = +1) or 1 - p_b (psi_kb = -1):
+   ``"prod"`` r_k = prod_b f_kb; ``"gmean"`` the geometric mean (power 1 / #{psi_kb != 0});
+   ``"gtrim"`` the trimmed geometric mean: the floor(trim n_k) smallest and largest factors
+   are dropped before the geometric mean (R's ``mean(x, trim = 0.1)`` rule on ln f; trim = 0.1
+   as the thesis); ``"direct"`` r_k = s_k, the K class probabilities of a direct multi-class
+   classifier (one column per class, values in [0, 1], no normalisation);
+3. per class, a Beta(alpha_k, beta_k) fitted to the training r_k by moments (mean m, variance v
+   with n - 1: alpha + beta = m (1 - m) / v - 1; thesis 4.4.3 with the erratum of the notes);
+   u_k = F_Beta(r_k), clipped to [1e-12, 1 - 1e-12] so that no quantile is 0 or infinite;
+4. q_k = the u_k quantile of Gamma(h_k, 1) with h_k = m pi_k (pi_k the training class shares),
+   p_k = q_k / sum_j q_j: a Dirichlet(h_1, ..., h_K) vector (eq. 5.9).
+   [!] The thesis writes the quantile of chi^2 with h_k degrees of freedom; by its eq. 5.9 a
+   Dirichlet(h) vector comes from chi^2 with 2 h_k degrees of freedom, i.e. Gamma(h_k) up to the
+   factor 2 that the normalisation removes. The Gamma form is used, so E(p_k) = pi_k (eq. 5.8).
+   A row whose quantiles all underflow to 0 gets the uniform vector (never observed in tests).
+5. m in {1, ..., 2N} maximises the geometric mean (CR (1 - RMSE) WCR)^(1/3) of Gebel's measures
+   (:mod:`evstat.metrics.gebel`) on the training rows; ties go to the smallest m.
+   ``m_search="grid"`` evaluates every integer (the thesis; N Gamma quantiles times 2N values);
+   ``"refine"`` evaluates 40 log-spaced integers, then every integer between the neighbours of
+   the best (a shortcut for large N, documented where used); ``m=<int>`` fixes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+from scipy import special, stats
+
+from evstat.formula import schema
+from evstat.metrics.gebel import correctness_rate, one_minus_rmse, wcr
+from evstat.multiclass.base import MulticlassResults, score_design
+from evstat.multiclass.coupling import is_ovr
+from evstat.results import register
+
+__all__ = ["COMBINES", "GebelDirichlet", "gebel_dirichlet"]
+
+#: the combinations of thesis 5.4.2
+COMBINES = ("prod", "gmean", "gtrim", "direct")
+_U_EPS = 1e-12
+
+
+def _combine(P: NDArray[np.float64], psi: NDArray[np.int64], combine: str, trim: float) -> NDArray[np.float64]:
+    """r (N, K) from the normalised task probabilities P (N, B)."""
+    n = P.shape[0]
+    k = psi.shape[0]
+    out = np.empty((n, k))
+    with np.errstate(divide="ignore"):
+        lp, lq = np.log(P), np.log1p(-P)
+    for c in range(k):
+        pos, neg = psi[c] == 1, psi[c] == -1
+        L = np.hstack([lp[:, pos], lq[:, neg]])  # ln f_kb, (N, n_k)
+        nk = L.shape[1]
+        if combine == "prod":
+            out[:, c] = np.exp(L.sum(axis=1))
+        elif combine == "gmean":
+            out[:, c] = np.exp(L.mean(axis=1))
+        else:  # gtrim
+            g = int(np.floor(trim * nk))
+            Ls = np.sort(L, axis=1)[:, g : nk - g] if g else L
+            out[:, c] = np.exp(Ls.mean(axis=1))
+    return out
+
+
+class GebelDirichlet(MulticlassResults):
+    """Fitted Dirichlet calibration of Gebel (2009, 5.4); created by :func:`gebel_dirichlet`."""
+
+    method: ClassVar[str] = "gebel_dirichlet"
+    title: ClassVar[str] = "Dirichlet calibration (Gebel 2009, 5.4)"
+
+    combine: str
+    rho: float
+    trim: float
+    scale: NDArray[np.float64]
+    alpha: NDArray[np.float64]
+    beta: NDArray[np.float64]
+    prior: NDArray[np.float64]
+    m: int
+    m_search: str
+
+    # ---- pieces
+    def combined(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        """r (N, K): the combined task probabilities of design rows (steps 1-2)."""
+        S = np.asarray(X, dtype=np.float64)[:, self.order]
+        psi = self.code.to_numpy(dtype=np.int64)
+        if self.combine == "direct":
+            if ((S < 0) | (S > 1)).any():
+                raise ValueError(
+                    f"combine='direct' takes class probabilities: columns {self.task_columns} have values outside "
+                    f"[0, 1] in {int(((S < 0) | (S > 1)).any(axis=1).sum())} rows"
+                )
+            return S[:, np.argmax(psi == 1, axis=1)]
+        c = self.scale
+        P = (np.clip(S, -c, c) + self.rho * c) / (2.0 * self.rho * c)
+        return _combine(P, psi, self.combine, self.trim)
+
+    def uniforms(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        """u (N, K) = F_Beta(r) of design rows (step 3), clipped to [1e-12, 1 - 1e-12]."""
+        u = stats.beta.cdf(self.combined(X), self.alpha, self.beta)
+        return np.clip(u, _U_EPS, 1.0 - _U_EPS)
+
+    @staticmethod
+    def _dirichlet(u: NDArray[np.float64], h: NDArray[np.float64]) -> NDArray[np.float64]:
+        q = special.gammaincinv(h[None, :], u)
+        s = q.sum(axis=1, keepdims=True)
+        return np.where(s > 0, q / np.where(s > 0, s, 1.0), 1.0 / u.shape[1])
+
+    def _probs_block(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        return self._dirichlet(self.uniforms(X), self.m * self.prior)
+
+    # ---- fit
+    def _fit(self, m: int | None) -> None:
+        X = np.asarray(self._X)
+        S = X[:, self.order]
+        if self.combine == "direct":
+            if not is_ovr(self.code.to_numpy()):
+                raise ValueError("combine='direct' takes one probability column per class (the default code), not a reduction's tasks")
+            self.scale = np.ones(S.shape[1])
+        else:
+            self.scale = np.max(np.abs(S), axis=0)
+            zero = np.flatnonzero(self.scale == 0)
+            if zero.size:
+                raise ValueError(f"score column {self.task_columns[zero[0]]!r} is 0 in every training row; it cannot be normalised")
+        r = self.combined(X)
+        mean = r.mean(axis=0)
+        var = r.var(axis=0, ddof=1) if r.shape[0] > 1 else np.zeros(r.shape[1])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            phi = mean * (1.0 - mean) / var - 1.0
+        bad = np.flatnonzero(~(np.isfinite(phi) & (phi > 0)))
+        if bad.size:
+            c = self.classes[bad[0]]
+            raise ValueError(
+                f"the combined probabilities r of class {c!r} (mean {mean[bad[0]]:.4g}, variance {var[bad[0]]:.4g}) admit "
+                "no Beta distribution by moments (they are constant or concentrated at 0 and 1); use another "
+                "combine= or another calibrator"
+            )
+        self.alpha, self.beta = mean * phi, (1.0 - mean) * phi
+        counts = np.bincount(self.training_codes(), minlength=self.n_classes)
+        self.prior = counts / counts.sum()
+        n = self.nobs
+        if m is not None:
+            if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
+                raise ValueError(f"m must be a positive integer (or None to search 1..2N), got {m!r}")
+            self.m = int(m)
+            self.m_search = "fixed"
+            return
+        u = self.uniforms(X)
+        y = self.training_codes()
+        if self.m_search == "grid":
+            grid = np.arange(1, 2 * n + 1)
+        else:
+            grid = np.unique(np.round(np.geomspace(1, 2 * n, 40)).astype(int))
+        scores = {int(mm): self._objective(u, y, int(mm)) for mm in grid}
+        if self.m_search == "refine":
+            best = max(scores, key=lambda k: (scores[k], -k))
+            i = int(np.searchsorted(grid, best))
+            lo = int(grid[i - 1]) if i > 0 else 1
+            hi = int(grid[i + 1]) if i + 1 < grid.size else 2 * n
+            for mm in range(lo, hi + 1):
+                if mm not in scores:
+                    scores[mm] = self._objective(u, y, mm)
+        self.m = int(max(scores, key=lambda k: (scores[k], -k)))
+        self.objective = float(scores[self.m])
+
+    def _objective(self, u: NDArray[np.float64], y: NDArray[np.intp], m: int) -> float:
+        p = self._dirichlet(u, m * self.prior)
+        v = correctness_rate(y, p) * one_minus_rmse(y, p) * wcr(y, p)
+        return float(max(v, 0.0) ** (1.0 / 3.0))
+
+    # ---- broom
+    def _param_frame(self) -> pd.DataFrame:
+        lev = [str(c) for c in self.classes]
+        rows = [("m", float(self.m))]
+        rows += [(f"alpha[{c}]", float(a)) for c, a in zip(lev, self.alpha)]
+        rows += [(f"beta[{c}]", float(b)) for c, b in zip(lev, self.beta)]
+        rows += [(f"h[{c}]", float(self.m * p)) for c, p in zip(lev, self.prior)]
+        return pd.DataFrame({"term": [t for t, _ in rows], "estimate": [v for _, v in rows]})
+
+    def _n_params(self) -> int:
+        return 1 + 2 * self.n_classes
+
+    def _summary_notes(self) -> list[str]:
+        how = {"grid": "every integer 1..2N", "refine": "40 log-spaced values, then the integers around the best",
+               "fixed": "given"}[self.m_search]
+        return [
+            f"combine = {self.combine!r}" + (f" (trim {self.trim:g})" if self.combine == "gtrim" else "")
+            + f"; rho = {self.rho:g}; m by (CR (1-RMSE) WCR)^(1/3) on the training rows, m searched over {how}.",
+            "h[c] = m * (training share of c): the Dirichlet parameters; alpha, beta: the Beta fit of r by moments.",
+        ]
+
+    # ---- persistence
+    def _state(self) -> dict[str, Any]:
+        return {
+            "combine": self.combine, "rho": float(self.rho), "trim": float(self.trim), "m": int(self.m),
+            "m_search": self.m_search, "scale": self.scale.tolist(), "alpha": self.alpha.tolist(),
+            "beta": self.beta.tolist(), "prior": self.prior.tolist(),
+        }
+
+    @classmethod
+    def _state_schema(cls) -> dict[str, schema.Spec]:
+        pos = schema.Float(min=0)
+        return {
+            "combine": schema.Str(choices=list(COMBINES)), "rho": schema.Float(min=1), "trim": schema.Float(min=0, max=0.5),
+            "m": schema.Int(min=1), "m_search": schema.Str(choices=["grid", "refine", "fixed"]),
+            "scale": schema.List(pos, min_len=1), "alpha": schema.List(pos, min_len=2),
+            "beta": schema.List(pos, min_len=2), "prior": schema.List(schema.Float(min=0, max=1), min_len=2),
+        }
+
+    def _set_state(self, d: Mapping[str, Any]) -> None:
+        self.combine, self.rho, self.trim = d["combine"], float(d["rho"]), float(d["trim"])
+        self.m, self.m_search = int(d["m"]), d["m_search"]
+        self.scale = np.asarray(d["scale"], dtype=np.float64)
+        self.alpha = np.asarray(d["alpha"], dtype=np.float64)
+        self.beta = np.asarray(d["beta"], dtype=np.float64)
+        self.prior = np.asarray(d["prior"], dtype=np.float64)
+        k = self.n_classes
+        if not (len(self.alpha) == len(self.beta) == len(self.prior) == k and len(self.scale) == len(self.order)):
+            raise ValueError("the saved gebel_dirichlet model's parameters do not match its classes and tasks")
+
+
+def gebel_dirichlet(
+    formula: str,
+    data: pd.DataFrame,
+    code: Any = None,
+    combine: str = "gmean",
+    m: int | None = None,
+    m_search: str = "grid",
+    rho: float = 1.05,
+    trim: float = 0.1,
+    missing: str = "raise",
+    seed: Any = None,
+) -> GebelDirichlet:
+    """Gebel's Dirichlet calibration of binary task scores (or class probabilities).
+
+    Parameters
+    ----------
+    formula : str
+        ``"y ~ s_a + s_b + s_c"``: the task scores (one per class for one-vs-rest, named like
+        the classes; or per task of ``code``).
+    data : pandas.DataFrame
+        Calibration data.
+    code : {"ovr", "pairs", "sparse", "complete"} or pandas.DataFrame, optional
+        The code matrix (default one-vs-rest by name); see :mod:`evstat.multiclass.base`.
+    combine : {"prod", "gmean", "gtrim", "direct"}
+        Combination of the task probabilities per class (module docstring).
+    m : int, optional
+        The Dirichlet precision factor (h_k = m pi_k); default: searched (``m_search``).
+    m_search : {"grid", "refine"}
+        Every integer 1..2N (the thesis) or a log-spaced search refined around its best.
+    rho, trim : float
+        Normalisation factor (1.05) and trimming share of ``"gtrim"`` (0.1 each side).
+    missing : {"raise", "drop"}
+    seed : int, optional
+        Seed of a ``"sparse"`` code.
+
+    Returns
+    -------
+    GebelDirichlet
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, evstat as ev
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 3, 150)
+    >>> d = pd.DataFrame({f"s_{c}": np.where(y == c, 1.0, -1.0) + rng.normal(0, 0.8, 150) for c in range(3)})
+    >>> d["y"] = y
+    >>> fit = ev.gebel_dirichlet("y ~ s_0 + s_1 + s_2", d, combine="gmean")
+    >>> p = fit.predict(d.head(3))
+    >>> bool(np.allclose(p.sum(axis=1), 1)), fit.m >= 1
+    (True, True)
+    """
+    if combine not in COMBINES:
+        raise ValueError(f"combine must be one of {COMBINES}, got {combine!r}")
+    if m_search not in ("grid", "refine"):
+        raise ValueError(f"m_search must be 'grid' or 'refine', got {m_search!r}")
+    if not (np.isfinite(rho) and rho > 1):
+        raise ValueError(f"rho must be a number > 1 (the thesis uses 1.05), got {rho!r}")
+    if not (0 <= trim < 0.5):
+        raise ValueError(f"trim must be in [0, 0.5), got {trim!r}")
+    cf, codef, order = score_design(formula, data, code=code, missing=missing, seed=seed, who="gebel_dirichlet")
+    obj = GebelDirichlet.__new__(GebelDirichlet)
+    MulticlassResults.__init__(obj, cf, codef, order)
+    obj.combine, obj.rho, obj.trim, obj.m_search = combine, float(rho), float(trim), m_search
+    obj._fit(m)
+    return obj
+
+
+def _contract(y: str, d: pd.DataFrame) -> GebelDirichlet:
+    from evstat.multiclass.scaling import contract_code
+
+    return gebel_dirichlet(f"{y} ~ s1 + s2", d, code=contract_code(d[y]), combine="gmean")
+
+
+register(GebelDirichlet, example=_contract, n_classes=(2, 3))

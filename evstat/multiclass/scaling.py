@@ -1,0 +1,554 @@
+"""Temperature, vector and matrix scaling and Dirichlet calibration (Kull et al. 2019), by ML.
+
+The calibrators users compare against today (Guo et al. 2017; Kull et al. 2019), as formula
+models on the K-class results protocol. All four are multinomial logistic models whose class
+logits are linear in the parameters, fitted by maximum likelihood (scipy's L-BFGS on the exact
+gradient, then Newton steps on the exact Hessian, which also give the standard errors):
+
+======================  ============================================  ==========================
+method                  logits of class k                              parameters
+======================  ============================================  ==========================
+``temperature``         z_k / T                                        T (reported), fitted as 1/T
+``vector_scaling``      w_k z_k + b_k  (b of the first class = 0)      w (K), b (K - 1)
+``matrix_scaling``      b_k + sum_j W_kj s_j  (first class: 0)         W (K - 1 x B), b (K - 1)
+``dirichlet``           b_k + sum_b W_kb ln s_b                        as matrix scaling on ln s;
+                                                                       with ODIR: full W, b
+======================  ============================================  ==========================
+
+Class scores z. Temperature and vector scaling need one score per class. With one column per
+class (matched by name, or a one-vs-rest code) z_k = s_k: the usual scaling of K logits. With
+any other code z = (1/2) Psi s, the linear (loss-based) decoding of the task scores s by the
+code matrix Psi (Allwein et al. 2000); for a pairs code z_k = (1/2)(sum of the pair scores for
+k - those against k). Matrix scaling uses the score
+columns as they are (any number B; it is multinomial logistic regression of the class on the
+scores, statsmodels' ``MNLogit`` with the first class as reference, which the tests check).
+
+Dirichlet calibration (Kull et al. 2019) is multinomial logistic regression on ln s, for score
+columns that are probabilities (each in (0, 1]; one per class, or per task of a code). Without
+regularisation (``reg_lambda = reg_mu = 0``, the default) it is fitted with the first class as
+reference (identifiable; standard errors given). With ODIR (off-diagonal and intercept
+regularisation) the full K x B matrix W and K intercepts are fitted by minimising
+
+    (1/N) NLL + reg_lambda / n_off * sum_{off-diagonal} W_kb^2 + reg_mu / K * sum_k b_k^2,
+
+Kull et al.'s normalised form (their code: ``reg_norm=True``), where the diagonal entries are
+those of a class's own columns (psi_kb = +1; for one column per class the diagonal of W) and
+n_off counts the others (K(K - 1) for one column per class). ``reg_mu=None`` means reg_lambda.
+The penalty is not a likelihood: no standard errors then.
+
+Separation. When a linear rule separates the classes perfectly the likelihood has no maximum
+(coefficients grow without bound); the fit stops where the gradient vanishes numerically and
+warns. Use ODIR (``dirichlet``) or fewer parameters (``temperature``) then.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+from scipy import optimize
+
+from evstat.formula import schema
+from evstat.multiclass.base import MulticlassResults, score_design, softmax
+from evstat.multiclass.coupling import is_ovr
+from evstat.results import register
+
+__all__ = [
+    "DirichletCalibration",
+    "MatrixScaling",
+    "ScalingFitWarning",
+    "TemperatureScaling",
+    "VectorScaling",
+    "dirichlet",
+    "matrix_scaling",
+    "temperature",
+    "vector_scaling",
+]
+
+
+class ScalingFitWarning(UserWarning):
+    """The maximum-likelihood fit did not converge (e.g. separable classes)."""
+
+
+def _onehot(codes: NDArray[np.intp], k: int) -> NDArray[np.float64]:
+    Y = np.zeros((codes.shape[0], k))
+    Y[np.arange(codes.shape[0]), codes] = 1.0
+    return Y
+
+
+def fit_linear_softmax(
+    G: NDArray[np.float64],
+    Y: NDArray[np.float64],
+    theta0: NDArray[np.float64],
+    penalty: NDArray[np.float64] | None = None,
+    who: str = "model",
+) -> tuple[NDArray[np.float64], NDArray[np.float64], bool]:
+    """Minimise NLL(theta) + N theta' diag(penalty) theta for logits_ik = sum_p G_ikp theta_p.
+
+    Returns ``(theta, hessian, converged)``; the objective is convex, so L-BFGS followed by
+    Newton steps with step halving reaches its minimum when it exists.
+    """
+    n, k, p = G.shape
+    G2 = G.reshape(n * k, p)
+    pen = np.zeros(p) if penalty is None else np.asarray(penalty, dtype=np.float64)
+
+    def f(t: NDArray) -> tuple[float, NDArray]:
+        z = (G2 @ t).reshape(n, k)
+        zmax = z.max(axis=1, keepdims=True)
+        lse = np.log(np.exp(z - zmax).sum(axis=1)) + zmax[:, 0]
+        nll = float(np.sum(lse - np.sum(Y * z, axis=1)))
+        P = np.exp(z - lse[:, None])
+        g = G2.T @ (P - Y).ravel()
+        return nll + n * float(np.sum(pen * t * t)), g + 2.0 * n * pen * t
+
+    def hess(t: NDArray) -> NDArray:
+        z = (G2 @ t).reshape(n, k)
+        P = softmax(z)
+        WG = P[:, :, None] * G - P[:, :, None] * np.einsum("nk,nkp->np", P, G)[:, None, :]
+        return G2.T @ WG.reshape(n * k, p) + 2.0 * n * np.diag(pen)
+
+    res = optimize.minimize(f, theta0, jac=True, method="L-BFGS-B",
+                            options={"maxiter": 5000, "gtol": 1e-10, "ftol": 1e-15})
+    t = res.x
+    val, g = f(t)
+    converged = False
+    for _ in range(50):
+        H = hess(t)
+        try:
+            step = np.linalg.solve(H, g)
+        except np.linalg.LinAlgError:
+            break
+        s = 1.0
+        while s > 1e-8:
+            new = t - s * step
+            nv, ng = f(new)
+            if nv <= val + 1e-12 * max(1.0, abs(val)):
+                break
+            s /= 2.0
+        else:
+            break
+        t, val, g = new, nv, ng
+        if np.max(np.abs(g)) < 1e-8 * max(1.0, n):
+            converged = True
+            break
+    if not converged and np.max(np.abs(g)) < 1e-6 * max(1.0, n):
+        converged = True
+    ptrue = np.sum(softmax((G2 @ t).reshape(n, k)) * Y, axis=1)
+    if penalty is None and np.all(ptrue > 1.0 - 1e-6):  # every training row certain: separation
+        converged = False
+    if not converged or np.max(np.abs(t)) > 1e6:
+        warnings.warn(
+            f"{who}: the maximum-likelihood fit did not converge (largest gradient {np.max(np.abs(g)):.3g}, "
+            f"largest coefficient {np.max(np.abs(t)):.3g}); the classes may be separable by the scores. "
+            "Consider a model with fewer parameters or regularisation (dirichlet with reg_lambda > 0)",
+            ScalingFitWarning,
+            stacklevel=3,
+        )
+        converged = False
+    return t, hess(t), converged
+
+
+class _ScalingBase(MulticlassResults):
+    """Shared machinery: design tensors, the fit, parameters, persistence."""
+
+    title: ClassVar[str] = "Multi-class scaling calibration"
+    uses_code: ClassVar[bool] = True
+
+    reg_lambda: float = 0.0
+    reg_mu: float = 0.0
+
+    # ---- design
+    def _features(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        S = X[:, self.order]
+        psi = self.code.to_numpy(dtype=np.int64)
+        if is_ovr(psi):  # one column per class: z_k = s_k
+            return S[:, np.argmax(psi == 1, axis=1)]
+        return 0.5 * S @ psi.T.astype(np.float64)
+
+    def _G(self, F: NDArray[np.float64]) -> NDArray[np.float64]:
+        raise NotImplementedError
+
+    def _names(self) -> list[str]:
+        raise NotImplementedError
+
+    def _theta0(self) -> NDArray[np.float64]:
+        return np.zeros(len(self._names()))
+
+    def _penalty(self) -> NDArray[np.float64] | None:
+        return None
+
+    def _fit(self) -> None:
+        self.order = np.asarray(self.order, dtype=np.intp)
+        F = self._features(np.asarray(self._X))
+        Y = _onehot(self.training_codes(), self.n_classes)
+        theta, H, conv = fit_linear_softmax(self._G(F), Y, self._theta0(), self._penalty(), who=self.method)
+        self.coef = theta
+        self.converged = bool(conv)
+        self.cov: NDArray[np.float64] | None = None
+        if self._penalty() is None:
+            try:
+                cov = np.linalg.inv(H)
+                self.cov = cov if np.all(np.isfinite(cov)) and np.all(np.diag(cov) >= 0) else None
+            except np.linalg.LinAlgError:
+                self.cov = None
+
+    def _probs_block(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        G = self._G(self._features(X))
+        return softmax(np.einsum("nkp,p->nk", G, self.coef))
+
+    # ---- parameters
+    @property
+    def params(self) -> pd.Series:
+        """The fitted parameters (statsmodels' name), indexed by term."""
+        return pd.Series(self.coef, index=self._names(), name="estimate")
+
+    @property
+    def bse(self) -> pd.Series:
+        """Standard errors from the inverse observed information (NaN with a penalty)."""
+        se = np.sqrt(np.diag(self.cov)) if self.cov is not None else np.full(len(self.coef), np.nan)
+        return pd.Series(se, index=self._names(), name="std_error")
+
+    def _param_frame(self) -> pd.DataFrame:
+        return pd.DataFrame({"term": self._names(), "estimate": self.coef, "std_error": self.bse.to_numpy()})
+
+    # ---- persistence
+    def _state(self) -> dict[str, Any]:
+        return {
+            "coef": [float(v) for v in self.coef],
+            "cov": None if self.cov is None else [[float(v) for v in row] for row in self.cov],
+            "converged": bool(self.converged),
+            "reg_lambda": float(self.reg_lambda),
+            "reg_mu": float(self.reg_mu),
+        }
+
+    @classmethod
+    def _state_schema(cls) -> dict[str, schema.Spec]:
+        return {
+            "coef": schema.List(schema.Float(), min_len=1, what="coefficients"),
+            "cov": schema.Nullable(schema.List(schema.List(schema.Float()), what="rows")),
+            "converged": schema.Bool(),
+            "reg_lambda": schema.Float(min=0),
+            "reg_mu": schema.Float(min=0),
+        }
+
+    def _set_state(self, d: Mapping[str, Any]) -> None:
+        self.reg_lambda = float(d["reg_lambda"])
+        self.reg_mu = float(d["reg_mu"])
+        self.coef = np.asarray(d["coef"], dtype=np.float64)
+        if len(self.coef) != len(self._names()):
+            raise ValueError(f"the saved {self.method} model has {len(self.coef)} coefficients, expected {len(self._names())}")
+        self.cov = None if d["cov"] is None else np.asarray(d["cov"], dtype=np.float64)
+        self.converged = bool(d["converged"])
+
+
+def _fit_model(cls: type, formula: str, data: pd.DataFrame, code: Any, missing: str, **state: Any) -> Any:
+    cf, codef, order = score_design(formula, data, code=code, missing=missing, who=cls.method, match=cls.uses_code)
+    obj = cls.__new__(cls)
+    MulticlassResults.__init__(obj, cf, codef, order)
+    for key, value in state.items():
+        setattr(obj, key, value)
+    obj._check_inputs()
+    obj._fit()
+    return obj
+
+
+class TemperatureScaling(_ScalingBase):
+    """Temperature scaling: p = softmax(z / T) (Guo et al. 2017); created by :func:`temperature`."""
+
+    method: ClassVar[str] = "temperature"
+    title: ClassVar[str] = "Temperature scaling"
+
+    def _check_inputs(self) -> None:
+        pass
+
+    def _G(self, F: NDArray[np.float64]) -> NDArray[np.float64]:
+        return F[:, :, None]
+
+    def _names(self) -> list[str]:
+        return ["1/T"]
+
+    def _theta0(self) -> NDArray[np.float64]:
+        return np.ones(1)
+
+    @property
+    def temperature(self) -> float:
+        """The fitted temperature T (1 / the fitted slope)."""
+        return float(1.0 / self.coef[0]) if self.coef[0] != 0 else float("inf")
+
+    def _param_frame(self) -> pd.DataFrame:
+        a = float(self.coef[0])
+        se = float(self.bse.iloc[0])
+        return pd.DataFrame({"term": ["T"], "estimate": [self.temperature],
+                             "std_error": [se / a**2 if a != 0 else np.nan]})
+
+    def _summary_notes(self) -> list[str]:
+        return ["Class scores z_k = s_k (one column per class; other codes: z = (1/2) Psi s, the linear decoding); "
+                "std_error of T by the delta method from that of 1/T."]
+
+
+class VectorScaling(_ScalingBase):
+    """Vector scaling: p = softmax(w * z + b) (Guo et al. 2017); created by :func:`vector_scaling`."""
+
+    method: ClassVar[str] = "vector_scaling"
+    title: ClassVar[str] = "Vector scaling"
+
+    def _check_inputs(self) -> None:
+        pass
+
+    def _G(self, F: NDArray[np.float64]) -> NDArray[np.float64]:
+        n, k = F.shape
+        G = np.zeros((n, k, 2 * k - 1))
+        idx = np.arange(k)
+        G[:, idx, idx] = F
+        G[:, idx[1:], k + idx[1:] - 1] = 1.0
+        return G
+
+    def _names(self) -> list[str]:
+        lev = [str(c) for c in self.classes]
+        return [f"w[{c}]" for c in lev] + [f"b[{c}]" for c in lev[1:]]
+
+    def _theta0(self) -> NDArray[np.float64]:
+        k = self.n_classes
+        return np.r_[np.ones(k), np.zeros(k - 1)]
+
+
+class MatrixScaling(_ScalingBase):
+    """Matrix scaling: multinomial logistic regression of the class on the score columns."""
+
+    method: ClassVar[str] = "matrix_scaling"
+    title: ClassVar[str] = "Matrix scaling (multinomial logistic)"
+    uses_code: ClassVar[bool] = False
+
+    def _check_inputs(self) -> None:
+        pass
+
+    def _features(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        return X[:, self.order]
+
+    def _G(self, F: NDArray[np.float64]) -> NDArray[np.float64]:
+        n, b = F.shape
+        k = self.n_classes
+        Xa = np.hstack([np.ones((n, 1)), F])
+        G = np.zeros((n, k, (k - 1) * (b + 1)))
+        for j in range(1, k):
+            G[:, j, (j - 1) * (b + 1) : j * (b + 1)] = Xa
+        return G
+
+    def _columns(self) -> list[str]:
+        return self.task_columns
+
+    def _names(self) -> list[str]:
+        cols = ["Intercept", *self._columns()]
+        return [f"{c}[{lev}]" for lev in [str(v) for v in self.classes[1:]] for c in cols]
+
+    def _summary_notes(self) -> list[str]:
+        return [f"Reference class {self.classes[0]!r} (logit 0); term[c] is class c's coefficient."]
+
+
+class DirichletCalibration(MatrixScaling):
+    """Dirichlet calibration (Kull et al. 2019): multinomial logistic regression on ln s."""
+
+    method: ClassVar[str] = "dirichlet"
+    title: ClassVar[str] = "Dirichlet calibration (Kull et al. 2019)"
+    uses_code: ClassVar[bool] = True
+
+    @property
+    def penalised(self) -> bool:
+        """True with ODIR regularisation (reg_lambda or reg_mu > 0)."""
+        return self.reg_lambda > 0 or self.reg_mu > 0
+
+    def _check_inputs(self) -> None:
+        X = np.asarray(self._X)[:, self.order]
+        bad = ~(X > 0)
+        if bad.any():
+            j = int(np.flatnonzero(bad.any(axis=0))[0])
+            raise ValueError(
+                f"dirichlet calibrates probabilities: score column {self.task_columns[j]!r} has values <= 0 in "
+                f"{int(bad[:, j].sum())} of {X.shape[0]} rows, so ln s is undefined. Give probabilities in (0, 1] "
+                "(e.g. expit(score) or the classifier's probabilities), or use matrix_scaling for raw scores"
+            )
+
+    def _features(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        S = X[:, self.order]
+        if (S <= 0).any():
+            raise ValueError(
+                f"dirichlet calibrates probabilities: new data have score values <= 0 in "
+                f"{int((S <= 0).any(axis=1).sum())} rows (columns {self.task_columns}); ln s is undefined"
+            )
+        return np.log(S)
+
+    def _columns(self) -> list[str]:
+        return [f"ln({c})" for c in self.task_columns]
+
+    def _G(self, F: NDArray[np.float64]) -> NDArray[np.float64]:
+        if not self.penalised:
+            return super()._G(F)
+        n, b = F.shape
+        k = self.n_classes
+        Xa = np.hstack([np.ones((n, 1)), F])
+        G = np.zeros((n, k, k * (b + 1)))
+        for j in range(k):
+            G[:, j, j * (b + 1) : (j + 1) * (b + 1)] = Xa
+        return G
+
+    def _names(self) -> list[str]:
+        if not self.penalised:
+            return super()._names()
+        cols = ["Intercept", *self._columns()]
+        return [f"{c}[{lev}]" for lev in [str(v) for v in self.classes] for c in cols]
+
+    def _penalty(self) -> NDArray[np.float64] | None:
+        if not self.penalised:
+            return None
+        psi = self.code.to_numpy()
+        k, b = psi.shape
+        off = psi != 1
+        n_off = max(int(off.sum()), 1)
+        pen = np.zeros((k, b + 1))
+        pen[:, 0] = self.reg_mu / k
+        pen[:, 1:] = np.where(off, self.reg_lambda / n_off, 0.0)
+        return pen.ravel()
+
+    def _theta0(self) -> NDArray[np.float64]:
+        if not self.penalised:
+            return super()._theta0()
+        psi = self.code.to_numpy()
+        k, b = psi.shape
+        t = np.zeros((k, b + 1))
+        t[:, 1:] = (psi == 1).astype(np.float64)  # the identity map (Kull et al.'s start)
+        return t.ravel()
+
+    def _summary_notes(self) -> list[str]:
+        if self.penalised:
+            return [f"ODIR regularisation: reg_lambda = {self.reg_lambda:g} (off-diagonal), reg_mu = "
+                    f"{self.reg_mu:g} (intercepts); full W, no reference class, no standard errors."]
+        return super()._summary_notes()
+
+
+def temperature(formula: str, data: pd.DataFrame, code: Any = None, missing: str = "raise") -> TemperatureScaling:
+    """Temperature scaling of K class scores, by maximum likelihood.
+
+    Parameters
+    ----------
+    formula : str
+        ``"y ~ s_a + s_b + s_c"``: one score column per class (named like the classes, or
+        ``<prefix>_<class>``), or one per task of ``code``.
+    data : pandas.DataFrame
+        Calibration data.
+    code : {"ovr", "pairs"} or pandas.DataFrame, optional
+        The code matrix linking columns to classes (default: one column per class by name).
+    missing : {"raise", "drop"}
+
+    Returns
+    -------
+    TemperatureScaling
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, evstat as ev
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 3, 200)
+    >>> d = pd.DataFrame({f"s_{c}": 3 * (y == c) + rng.normal(0, 1, 200) for c in range(3)})
+    >>> d["y"] = y
+    >>> fit = ev.temperature("y ~ s_0 + s_1 + s_2", d)
+    >>> round(fit.temperature, 2)  # the Bayes logits are 3 s_k - 4.5: T = 1/3
+    0.33
+    >>> fit.predict(d.head(2)).round(3).sum(axis=1).tolist()
+    [1.0, 1.0]
+    """
+    return _fit_model(TemperatureScaling, formula, data, code, missing)
+
+
+def vector_scaling(formula: str, data: pd.DataFrame, code: Any = None, missing: str = "raise") -> VectorScaling:
+    """Vector scaling p = softmax(w * z + b) of K class scores, by maximum likelihood.
+
+    Arguments as :func:`temperature`; ``b`` of the first class is 0 (identifiability).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, evstat as ev
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 3, 200)
+    >>> d = pd.DataFrame({f"s_{c}": 3 * (y == c) + rng.normal(0, 1, 200) for c in range(3)})
+    >>> d["y"] = y
+    >>> ev.vector_scaling("y ~ s_0 + s_1 + s_2", d).params.index.tolist()
+    ['w[0]', 'w[1]', 'w[2]', 'b[1]', 'b[2]']
+    """
+    return _fit_model(VectorScaling, formula, data, code, missing)
+
+
+def matrix_scaling(formula: str, data: pd.DataFrame, missing: str = "raise") -> MatrixScaling:
+    """Matrix scaling: multinomial logistic regression of the class on the score columns (any
+    number), first class the reference, by maximum likelihood (as statsmodels' MNLogit).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, evstat as ev
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 3, 200)
+    >>> d = pd.DataFrame({"s1": y + rng.normal(0, 1, 200), "s2": (y == 1) + rng.normal(0, 1, 200), "y": y})
+    >>> ev.matrix_scaling("y ~ s1 + s2", d).params.index.tolist()[:3]
+    ['Intercept[1]', 's1[1]', 's2[1]']
+    """
+    return _fit_model(MatrixScaling, formula, data, None, missing)
+
+
+def dirichlet(
+    formula: str,
+    data: pd.DataFrame,
+    code: Any = None,
+    reg_lambda: float = 0.0,
+    reg_mu: float | None = None,
+    missing: str = "raise",
+) -> DirichletCalibration:
+    """Dirichlet calibration of class probabilities (Kull et al. 2019), by (penalised) ML.
+
+    Parameters
+    ----------
+    formula, data, code, missing
+        As :func:`temperature`; the score columns must be probabilities (values in (0, 1]).
+    reg_lambda : float
+        ODIR penalty on the off-diagonal entries of W (0: plain maximum likelihood).
+    reg_mu : float, optional
+        ODIR penalty on the intercepts (default: ``reg_lambda``).
+
+    Returns
+    -------
+    DirichletCalibration
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, evstat as ev
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 3, 300)
+    >>> q = rng.dirichlet(np.ones(3), 300) * 0.5
+    >>> q[np.arange(300), y] += 0.5
+    >>> d = pd.DataFrame(q, columns=["p_0", "p_1", "p_2"]).assign(y=y)
+    >>> fit = ev.dirichlet("y ~ p_0 + p_1 + p_2", d, reg_lambda=1e-3)
+    >>> fit.predict(d.head(3)).shape
+    (3, 3)
+    """
+    lam = float(reg_lambda)
+    mu = lam if reg_mu is None else float(reg_mu)
+    if not (np.isfinite(lam) and lam >= 0 and np.isfinite(mu) and mu >= 0):
+        raise ValueError(f"reg_lambda and reg_mu must be finite and >= 0, got {reg_lambda!r}, {reg_mu!r}")
+    return _fit_model(DirichletCalibration, formula, data, code, missing, reg_lambda=lam, reg_mu=mu)
+
+
+def contract_code(y: pd.Series) -> pd.DataFrame:
+    """The code of the contract examples: columns s1, s2 of the contract data for 2 or 3 classes."""
+    lev = sorted(pd.unique(y))
+    if len(lev) == 2:  # (neg, pos): s1 positive for pos, s2 its twin
+        return pd.DataFrame({"s1": [-1, 1], "s2": [1, -1]}, index=lev)
+    # ('hi', 'lo', 'mid'): s1 is high for hi, low for lo; s2 is high for mid
+    return pd.DataFrame({"s1": [1, -1, 0], "s2": [-1, -1, 1]}, index=lev)
+
+
+register(TemperatureScaling, example=lambda y, d: temperature(f"{y} ~ s1 + s2", d, code=contract_code(d[y])), n_classes=(2, 3))
+register(VectorScaling, example=lambda y, d: vector_scaling(f"{y} ~ s1 + s2", d, code=contract_code(d[y])), n_classes=(2, 3))
+register(MatrixScaling, example=lambda y, d: matrix_scaling(f"{y} ~ s1 + s2", d), n_classes=(2, 3))
+register(DirichletCalibration, example=lambda y, d: dirichlet(f"{y} ~ s1 + s2", d, code=contract_code(d[y])), n_classes=(2, 3))

@@ -1,0 +1,24 @@
+"""The runnable examples in the docstrings of evstat.multiclass give the output they show."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "evstat.multiclass.codes",
+    "evstat.multiclass.coupling",
+    "evstat.multiclass.scaling",
+    "evstat.multiclass.gebel",
+    "evstat.multiclass._ecoc",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS, verbose=False)
+    assert result.attempted > 0, f"{name} has no examples"
+    assert result.failed == 0, f"{result.failed} docstring examples failed in {name}"
