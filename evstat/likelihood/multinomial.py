@@ -346,6 +346,8 @@ def _kernel_py(X, XX, codes, K, xs, ws, us, Bs, tol, max_iter, out_l, out_lam, o
             xx += x[j] * x[j]
         eta = np.empty(K)
         th = np.empty(K)
+        av = np.empty(K)
+        bv = np.empty(K)
         gl = np.empty(d)
         H = np.empty((d, d))
         Kmat = np.empty((q, q))
@@ -353,8 +355,8 @@ def _kernel_py(X, XX, codes, K, xs, ws, us, Bs, tol, max_iter, out_l, out_lam, o
         step = np.empty(d)
         prev_B = np.empty(d)
         prev_step = np.empty(d)
-        wts = np.empty((n, (K - 1) * K // 2))
-        res = np.empty((n, K - 1))
+        wts = np.empty(((K - 1) * K // 2, n))  # contiguous rows for BLAS
+        res = np.empty((K - 1, n))
         if not _retract(Bb, x, xx, w, u, K, p, eta):
             continue
         lam = 0.0
@@ -386,9 +388,9 @@ def _kernel_py(X, XX, codes, K, xs, ws, us, Bs, tol, max_iter, out_l, out_lam, o
                 ll += eta[codes[i]] - mx - np.log(tot)
                 c = 0
                 for k in range(1, K):
-                    res[i, k - 1] = (1.0 if codes[i] == k else 0.0) - th[k]
+                    res[k - 1, i] = (1.0 if codes[i] == k else 0.0) - th[k]
                     for k2 in range(k, K):
-                        wts[i, c] = th[k] * ((1.0 if k == k2 else 0.0) - th[k2])
+                        wts[c, i] = th[k] * ((1.0 if k == k2 else 0.0) - th[k2])
                         c += 1
             if ll < prev_l - 1e-12 * (1.0 + abs(prev_l)):
                 size *= 0.5
@@ -412,8 +414,8 @@ def _kernel_py(X, XX, codes, K, xs, ws, us, Bs, tol, max_iter, out_l, out_lam, o
                     break
                 continue
             # score and information (BLAS)
-            gg = np.dot(res.T, X)  # (K-1, p)
-            hh = np.dot(wts.T, XX)  # (pairs, p*p)
+            gg = np.dot(res, X)  # (K-1, p)
+            hh = np.dot(wts, XX)  # (pairs, p*p)
             c = 0
             for k in range(K - 1):
                 for j in range(p):
@@ -439,8 +441,8 @@ def _kernel_py(X, XX, codes, K, xs, ws, us, Bs, tol, max_iter, out_l, out_lam, o
                     m1 = eta[k]
                 if w[k] < 1.0 and eta[k] > m2:
                     m2 = eta[k]
-            av = np.zeros(K)
-            bv = np.zeros(K)
+            av[:] = 0.0
+            bv[:] = 0.0
             N = 0.0
             M = 0.0
             for k in range(K):
@@ -763,7 +765,7 @@ def predictive_bounds(
     w: ArrayLike,
     method: str = "fast",
     tol: float = 1e-10,
-    acc: float = 1e-8,
+    acc: float = 1e-6,
     width: float = 7.0,
     max_widen: int = 8,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
@@ -784,7 +786,9 @@ def predictive_bounds(
     tol : float
         Fast path: bound on the neglected tail mass per side.
     acc : float
-        Fast path: panel acceptance (order-16 vs order-8 Clenshaw-Curtis difference).
+        Fast path: panel acceptance (order-16 vs order-8 Clenshaw-Curtis difference; the
+        accepted order-16 value is far more accurate, as in evlogit, whose default this is).
+        Measured against the reference path: differences below 1e-8 (tests/multiclass).
     width : float
         Fast path: initial half-width of each side in Wald scales of the integrand.
 
