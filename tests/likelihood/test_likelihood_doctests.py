@@ -13,6 +13,7 @@ MODULES = [
     "evstat.likelihood.contour",
     "evstat.likelihood.logistic",
     "evstat.likelihood.predictive",
+    "evstat.likelihood.multinomial",
 ]
 
 
