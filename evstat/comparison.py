@@ -28,7 +28,7 @@ from evstat.results import Results
 
 CalibrationResults = Results  # the name this module's signatures used before the K-class protocol
 
-__all__ = ["compare", "named_fits", "reject_curves"]
+__all__ = ["compare", "interval_scores", "named_fits", "reject_curves", "set_scores"]
 
 #: the reject cost of the decision columns of :func:`compare` (reject when the interval straddles 1/2)
 COMPARE_REJECT_COST = 0.5
@@ -186,11 +186,8 @@ def compare(
                 f"{m} rows (NaN, e.g. test rows in empty bins): refit it with empty='prior', or "
                 "use fewer bins"
             )
-        bel, pl = b["bel"].to_numpy(), b["pl"].to_numpy()
-        scores = score_predictions(y01, th, bel=bel, pl=pl)
         row = {"model": name, "method": f.method}
-        row.update(scores.to_dict())
-        row.update(_interval_extras(y01, th, bel, pl, p_true))
+        row.update(interval_scores(y01, th, b["bel"].to_numpy(), b["pl"].to_numpy(), p_true).to_dict())
         rows.append(row)
     out = pd.DataFrame(rows)
     if "n" in out.columns:
@@ -227,29 +224,58 @@ def _straddle_decisions(y01: np.ndarray, bel: np.ndarray, pl: np.ndarray) -> dic
     return {"reject_rate": float(dm["reject_rate"]), "accuracy": float(dm["accuracy"])}
 
 
-def _interval_extras(y01: np.ndarray, th: np.ndarray, bel: np.ndarray, pl: np.ndarray,
-                     p_true: np.ndarray | None) -> dict[str, float]:
-    row = {"width": float(np.mean(pl - bel)), "set_size": np.nan, "label_coverage": np.nan}
+def interval_scores(y: Any, theta: Any, bel: Any, pl: Any, truth: Any = None) -> pd.Series:
+    """The row of :func:`compare` for an interval predictor ([Bel, Pl] with theta inside),
+    from arrays: 0/1 labels, theta, Bel({1}), Pl({1}) and optionally the true P(y = 1 | s).
+
+    Examples
+    --------
+    >>> r = interval_scores([0, 1], [0.3, 0.6], [0.2, 0.4], [0.4, 0.7], truth=[0.25, 0.8])
+    >>> r[["width", "reject_rate", "coverage"]].round(3).to_dict()
+    {'width': 0.25, 'reject_rate': 0.5, 'coverage': 0.5}
+    """
+    th, b, q = (np.asarray(v, dtype=np.float64) for v in (theta, bel, pl))
+    y01 = np.asarray(y).astype(np.int64)
+    row = score_predictions(y01, th, bel=b, pl=q).to_dict()
+    row.update({"width": float(np.mean(q - b)), "set_size": np.nan, "label_coverage": np.nan})
+    row.update(_straddle_decisions(y01, b, q))
+    if truth is not None:
+        t = np.asarray(truth, dtype=np.float64)
+        row["coverage"] = float(np.mean((b <= t) & (t <= q)))
+        row["mse"] = float(np.mean((th - t) ** 2))
+    return pd.Series(row, dtype=float)
+
+
+def set_scores(y: Any, theta: Any, sets: Any, truth: Any = None) -> pd.Series:
+    """The row of :func:`compare` for a set predictor, from arrays: 0/1 labels, the learner's
+    probability theta, the prediction sets (bool, columns negative and positive) and optionally
+    the true P(y = 1 | s).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> r = set_scores([0, 1, 1], [0.2, 0.7, 0.4], np.array([[1, 0], [1, 1], [1, 0]], dtype=bool))
+    >>> r[["set_size", "label_coverage", "reject_rate", "accuracy"]].round(3).to_dict()
+    {'set_size': 1.333, 'label_coverage': 0.667, 'reject_rate': 0.333, 'accuracy': 0.5}
+    """
+    th = np.asarray(theta, dtype=np.float64)
+    y01 = np.asarray(y).astype(np.int64)
+    s = np.asarray(sets, dtype=bool)
+    bel, pl, size = ConformalSets.set_mass(s)
+    row = score_predictions(y01, th).to_dict()
+    row.update({"mean_ignorance": np.nan, "betp_brier": np.nan, "width": np.nan,
+                "set_size": float(size.mean()), "label_coverage": float(np.mean(s[np.arange(y01.size), y01]))})
     row.update(_straddle_decisions(y01, bel, pl))
-    if p_true is not None:
-        row["coverage"] = float(np.mean((bel <= p_true) & (p_true <= pl)))
-        row["mse"] = float(np.mean((th - p_true) ** 2))
-    return row
+    if truth is not None:
+        row["coverage"] = np.nan
+        row["mse"] = float(np.mean((th - np.asarray(truth, dtype=np.float64)) ** 2))
+    return pd.Series(row, dtype=float)
 
 
 def _set_scores(f: ConformalSets, newdata: pd.DataFrame, y01: np.ndarray, p_true: np.ndarray | None) -> dict[str, float]:
-    b = f.set_belief(newdata)
-    th = b["theta"].to_numpy()
-    row = score_predictions(y01, th).to_dict()
+    th = f.predict(newdata, type="prob").to_numpy()
     sets = f.predict(newdata, type="set").to_numpy()
-    row.update({"mean_ignorance": np.nan, "betp_brier": np.nan, "width": np.nan,
-                "set_size": float(b["size"].mean()),
-                "label_coverage": float(np.mean(sets[np.arange(y01.size), y01]))})
-    row.update(_straddle_decisions(y01, b["bel"].to_numpy(), b["pl"].to_numpy()))
-    if p_true is not None:
-        row["coverage"] = np.nan
-        row["mse"] = float(np.mean((th - p_true) ** 2))
-    return row
+    return set_scores(y01, th, sets, p_true).to_dict()
 
 
 def reject_curves(

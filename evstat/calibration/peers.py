@@ -25,11 +25,15 @@ with reject cost 1/2 rejects exactly the rows whose interval straddles 1/2 (cost
   seeded).
 * ``method="cross"`` (one or several scores): the package's ``VennAbersCV(inductive=False)``
   with ``n_splits`` stratified folds, each fold calibrating the logistic fitted on the others.
-  The point estimate is the package's merge ``GM(p1) / (GM(1 - p0) + GM(p1))`` (geometric means
-  over folds, ``loss="log"``). The package gives one ``[p0, p1]`` per fold and no merged
-  interval; evstat reports their envelope ``[min_k p0_k, max_k p1_k]``, which contains every
-  fold's interval and the merged point (a choice: it is conservative; the fold means need not
-  contain the merged point).
+  The package gives one ``[p0_k, p1_k]`` per fold and no merged interval; evstat reports the
+  fold means ``[mean_k p0_k, mean_k p1_k]`` and, as the point estimate, the package's
+  Brier-loss merge ``mean_k p1_k + mean_k p0_k^2 / 2 - mean_k p1_k^2 / 2``
+  (``predict_proba(loss="brier")``; Vovk, Petej and Fedorova 2015, section 4), which lies in
+  the fold-mean interval (each fold's ``p1 - (p1^2 - p0^2) / 2`` lies in ``[p0, p1]``). The
+  package's default log-loss merge ``GM(p1) / (GM(1 - p0) + GM(p1))`` need not lie in the
+  fold means, and the envelope ``[min p0_k, max p1_k]``, which contains it, is far wider (a
+  first run gave widths of 0.16 against 0.02 for the inductive interval at 1000 rows): both
+  were set aside.
 
 Split-conformal classifier (crepes' ``WrapClassifier``): an unpenalised logistic regression on
 the score columns (the probabilistic joint calibration) is fitted on a proper-training part and
@@ -220,9 +224,10 @@ class VennAbersCalibration(CalibrationResults):
                 p_prime, p0p1 = self._va.predict_proba(p_test=np.column_stack([np.zeros_like(s), s]))
                 p0, p1 = p0p1[:, 0], p0p1[:, 1]
             else:
-                p_prime, p0p1 = self._va.predict_proba(Z, p0_p1_output=True)
+                loss = "brier" if self.va_method == "cross" else "log"
+                p_prime, p0p1 = self._va.predict_proba(Z, p0_p1_output=True, loss=loss)
                 k = p0p1.shape[1] // 2
-                p0, p1 = p0p1[:, :k].min(axis=1), p0p1[:, k:].max(axis=1)
+                p0, p1 = p0p1[:, :k].mean(axis=1), p0p1[:, k:].mean(axis=1)
         theta = np.asarray(p_prime[:, 1], dtype=np.float64)
         return theta, np.asarray(p0, dtype=np.float64), np.asarray(p1, dtype=np.float64)
 
@@ -233,7 +238,7 @@ class VennAbersCalibration(CalibrationResults):
             return (f"inductive Venn-ABERS on an unpenalised logistic regression of the scores "
                     f"(proper training {1 - self.cal_size:g}, calibration {self.cal_size:g} of the rows, seed {self.seed})")
         return (f"cross Venn-ABERS, {self.n_splits} stratified folds, on an unpenalised logistic "
-                f"regression of the scores (seed {self.seed}); interval = envelope of the folds' [p0, p1]")
+                f"regression of the scores (seed {self.seed}); interval = fold means of [p0, p1], point = Brier-loss merge")
 
     def tidy(self) -> pd.DataFrame:
         """The settings, one row each (``term``, ``value``): a Venn-ABERS predictor has no
@@ -255,7 +260,7 @@ class VennAbersCalibration(CalibrationResults):
         calibration rows."""
         s = self._summary_head("Venn-ABERS predictor (venn-abers package)")
         s.add_info("Variant", self._describe())
-        s.add_info("Interval", "[Bel, Pl] = [p0, p1]; theta = p1 / (1 - p0 + p1) (cross: the package's log-loss merge)")
+        s.add_info("Interval", "[Bel, Pl] = [p0, p1]; theta = p1 / (1 - p0 + p1) (cross: fold means and the package's Brier-loss merge)")
         self._summary_ignorance(s)
         return s
 
@@ -453,12 +458,27 @@ class ConformalSets:
         """:meth:`set_belief` from the learner's probabilities and the p-values (crepes'
         set rule: a class is in the set when its p-value is >= 1 - confidence), so that several
         confidence levels need the p-values once."""
-        s = np.asarray(p_values) >= 1.0 - confidence
+        bel, pl, size = ConformalSets.set_mass(np.asarray(p_values) >= 1.0 - confidence)
+        return pd.DataFrame({"theta": np.asarray(theta, dtype=np.float64), "bel": bel, "pl": pl, "size": size}, index=index)
+
+    @staticmethod
+    def set_mass(sets: NDArray[np.bool_]) -> tuple[NDArray, NDArray, NDArray]:
+        """Bel({1}), Pl({1}) and size of prediction sets (bool array, columns negative,
+        positive) read as categorical mass functions m(set) = 1 (an empty set as {0, 1}).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> b, p, n = ConformalSets.set_mass(np.array([[0, 1], [1, 0], [1, 1], [0, 0]], dtype=bool))
+        >>> b.tolist(), p.tolist(), n.tolist()
+        ([1.0, 0.0, 0.0, 0.0], [1.0, 0.0, 1.0, 1.0], [1, 1, 2, 0])
+        """
+        s = np.asarray(sets, dtype=bool)
         has0, has1 = s[:, 0], s[:, 1]
         size = s.sum(axis=1).astype(np.int64)
         bel = (has1 & ~has0).astype(np.float64)
         pl = np.where(size == 0, 1.0, has1.astype(np.float64))
-        return pd.DataFrame({"theta": np.asarray(theta, dtype=np.float64), "bel": bel, "pl": pl, "size": size}, index=index)
+        return bel, pl, size
 
     def decide(self, newdata: pd.DataFrame | None = None, confidence: float | None = None,
                missing: str = "raise") -> pd.Series:

@@ -36,13 +36,11 @@ import numbers
 import warnings
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import minimize
 
 from evstat.belief import TotalConflictError
 from evstat.results import register
@@ -50,6 +48,7 @@ from evstat.summary import Summary
 from evstat.classifiers._neighbors import knn
 from evstat.formula import ClassFrame, class_frame, schema
 from evstat.classifiers.base import ClassifierResults, clip01
+from evstat.classifiers._gamma import GammaFit, minimise_log_gamma
 from evstat.classifiers.partial import PartialEkNNClassifier, fit_partial, read_label_masses, set_fit_state
 
 __all__ = [
@@ -63,15 +62,6 @@ __all__ = [
     "fit_gamma",
     "initial_gamma",
 ]
-
-#: the optimiser keeps log(gamma) within this distance of log(initial gamma) (a factor 1e6)
-LOG_GAMMA_RANGE = float(np.log(1e6))
-_OPTIONS = {"maxiter": 1000, "ftol": 1e-13, "gtol": 1e-10, "maxcor": 10}
-#: one L-BFGS-B stage may move each log(gamma_q) by at most this much (a factor 10)
-LOG_STEP = float(np.log(10.0))
-#: a fit whose leave-one-out masses all have m(Omega) above 1 - VACUOUS_TOL is "vacuous"
-VACUOUS_TOL = 1e-6
-
 
 class EkNNFitWarning(UserWarning):
     """The leave-one-out optimum of :func:`eknn` is vacuous or on a bound of the search box."""
@@ -300,54 +290,6 @@ def evclass_initial_gamma(X: ArrayLike, codes: ArrayLike, n_classes: int) -> NDA
     return out
 
 
-@dataclass(frozen=True)
-class GammaFit:
-    """Result of :func:`fit_gamma`: the best gamma over all starts and how it was reached."""
-
-    gamma: NDArray[np.float64]
-    cost: float
-    n_iter: int
-    converged: bool
-    message: str
-    start: int
-    """Position (in the list of starts tried) of the start that reached the best cost."""
-    starts: int
-    """Number of starts tried."""
-    vacuous: bool
-    """Every leave-one-out mass has m(Omega) > 1 - 1e-6 at the optimum."""
-    on_bound: bool
-    """Some log(gamma_q) is on the search box."""
-    warning: str
-    """Empty, or why the optimum is suspect (vacuous, on a bound)."""
-
-
-def _bounded_descent(eta0: NDArray[np.float64], lo: NDArray[np.float64], hi: NDArray[np.float64],
-                     args: tuple) -> tuple[NDArray[np.float64], float, int, bool, str]:
-    """L-BFGS-B in stages, each confined to ``+/- LOG_STEP`` around the stage's start (and to
-    the box ``[lo, hi]``); a new stage starts where the last one stopped on its own step box, and
-    the descent ends when a stage stops inside it (a local minimum) or gains nothing."""
-    eta = np.clip(eta0, lo, hi)
-    cost = eknn_loo_cost(eta, *args)[0]
-    n_iter, converged, message = 0, False, ""
-    for _ in range(200):
-        slo, shi = np.maximum(lo, eta - LOG_STEP), np.minimum(hi, eta + LOG_STEP)
-        res = minimize(eknn_loo_cost, eta, args=args, jac=True, method="L-BFGS-B",
-                       bounds=list(zip(slo, shi, strict=True)), options=_OPTIONS)
-        n_iter += int(res.nit)
-        x = np.asarray(res.x, dtype=np.float64)
-        c = float(res.fun)
-        converged, message = bool(res.success), str(res.message)
-        if not c < cost:  # no gain: stay (never return a worse point than the stage's start)
-            break
-        eta, cost = x, c
-        # stopped on the stage's own step box (not the global one): continue from there
-        edge = ((np.isclose(x, slo, rtol=0, atol=1e-9) & (slo > lo))
-                | (np.isclose(x, shi, rtol=0, atol=1e-9) & (shi < hi)))
-        if not edge.any():
-            break
-    return eta, cost, n_iter, converged, message
-
-
 def fit_gamma(
     labels: NDArray[np.intp],
     sq_dist: NDArray[np.float64],
@@ -356,7 +298,8 @@ def fit_gamma(
     lam: float,
     starts: Sequence[ArrayLike],
 ) -> GammaFit:
-    """Minimise the leave-one-out cost :func:`eknn_loo_cost` over ``gamma`` from several starts.
+    """Minimise the leave-one-out cost :func:`eknn_loo_cost` over ``gamma`` from several starts
+    (the optimiser shared with the partially supervised EkNN, ``evstat.classifiers._gamma``).
 
     From each start, L-BFGS-B on ``log(gamma)`` runs in stages of bounded length (each
     ``log(gamma_q)`` moves at most ``log(10)`` per stage), so that the first line search cannot
@@ -396,49 +339,13 @@ def fit_gamma(
     (True, '')
     """
     args = (labels, sq_dist, codes, float(alpha), float(lam))
-    etas = [np.log(np.asarray(g, dtype=np.float64)) for g in starts]
-    if not etas:
-        raise ValueError("fit_gamma needs at least one start")
-    lo = np.min(etas, axis=0) - LOG_GAMMA_RANGE
-    hi = np.max(etas, axis=0) + LOG_GAMMA_RANGE
-    M = etas[0].shape[0]
-
-    def status(eta: NDArray[np.float64]) -> tuple[bool, bool]:
-        mo = eknn_masses(labels, sq_dist, np.exp(eta), alpha, M)[:, -1]
-        vac = bool(np.all(mo > 1.0 - VACUOUS_TOL))
-        bound = bool(np.any(np.isclose(eta, lo, rtol=0, atol=1e-6) | np.isclose(eta, hi, rtol=0, atol=1e-6)))
-        return vac, bound
-
-    best: tuple | None = None
-    n_iter = 0
-    tried = 0
-
-    def run(queue: list[NDArray[np.float64]]) -> None:
-        nonlocal best, n_iter, tried
-        for eta0 in queue:
-            eta, c, nit, conv, msg = _bounded_descent(eta0, lo, hi, args)
-            n_iter += nit
-            if best is None or c < best[1]:
-                best = (eta, c, conv, msg, tried)
-            tried += 1
-
-    run(etas)
-    vac, bound = status(best[0])
-    if vac or bound:
-        run([etas[0] + np.log(10.0) * k for k in (-3, -2, -1, 1, 2, 3)])
-        vac, bound = status(best[0])
-    eta, c, conv, msg, start = best
-    why = []
-    if vac:
-        why.append("every leave-one-out mass is vacuous (m(Omega) > 1 - 1e-6): the cost is on its flat "
-                   "plateau and the classifier decides nothing")
-    if bound:
-        g = np.exp(eta)
-        why.append(f"gamma = {np.array2string(g, precision=4)} is on the search box (a factor 1e6 "
-                   "around the starts): the minimum may lie outside")
-    warning = ("; ".join(why) + f" (best of {tried} starts)") if why else ""
-    return GammaFit(gamma=np.exp(eta), cost=float(c), n_iter=n_iter, converged=conv, message=msg,
-                    start=int(start), starts=tried, vacuous=vac, on_bound=bound, warning=warning)
+    M = np.asarray(starts[0]).shape[0] if len(starts) else 0
+    return minimise_log_gamma(
+        lambda eta: eknn_loo_cost(eta, *args),
+        True,
+        starts,
+        lambda eta: eknn_masses(labels, sq_dist, np.exp(eta), alpha, M)[:, -1],
+    )
 
 
 def _member_over_card(M: int) -> NDArray[np.float64]:
@@ -930,7 +837,10 @@ def eknn(
             hard = np.argmax(values @ _member_over_card(M), axis=1)
             g0p = initial_gamma(X, hard, M) if gamma is None else _check_gamma(gamma, cf.levels)
             lm_p = 1.0 if lam is None else lm  # see evstat.classifiers.partial: lambda = 1/M collapses
-            return fit_partial(cf, values, kk, a, lm_p, g0p, bool(optimize))
+            pfit, warning = fit_partial(cf, values, kk, a, lm_p, [g0p, evclass_initial_gamma(X, hard, M)], bool(optimize))
+            if warning:
+                warnings.warn(f"ev.eknn: {warning}", EkNNFitWarning, stacklevel=2)
+            return pfit
     g0 = initial_gamma(X, codes, M) if gamma is None else _check_gamma(gamma, cf.levels)
     idx, d2 = knn(X, X, kk, exclude_self=True)
     labels = codes[idx]

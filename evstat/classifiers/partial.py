@@ -22,12 +22,15 @@ Choices where the sources are silent (documented and tested):
   lambda Pl_i({w_k})`` (for the singleton-and-Omega masses of EkNN this is ``m({w_k}) + lambda
   m(Omega)``, evclass's output) and target ``t_ik = pl_i(w_k)``, the contour of row ``i``'s own
   label (the 0/1 indicator for a crisp label): ``C = 1/(2n) sum_i sum_k (o_ik - t_ik)^2``,
-  minimised over ``log(gamma)`` by L-BFGS-B with finite-difference gradients (``M`` parameters)
-  from :func:`evstat.classifiers.initial_gamma` of the classes of largest ``BetP``. With uncertain
+  minimised over ``log(gamma)`` by EkNN's optimiser (staged L-BFGS-B from several starts, see
+  :func:`evstat.classifiers.fit_gamma`) with finite-difference gradients (``M`` parameters), from
+  :func:`evstat.classifiers.initial_gamma` and :func:`evstat.classifiers.evclass_initial_gamma`
+  of the classes of largest ``BetP``. With uncertain
   labels the default ``lambda`` is 1 (output plausibility against label plausibility), not EkNN's
-  ``1/M``: measured on Ionosphere with most labels uncertain, ``lambda = 1/M`` (with pignistic or
-  plausibility targets) drives gamma to the vacuous optimum (every prediction ``m(Omega) ~ 1``,
-  test error 0.55-0.63), ``lambda = 1`` does not (reports/credal-knn).
+  ``1/M``: measured on Ionosphere with most labels uncertain (with the earlier single-run
+  L-BFGS-B), ``lambda = 1/M`` (with pignistic or plausibility targets) drove gamma to the vacuous
+  optimum (every prediction ``m(Omega) ~ 1``, test error 0.55-0.63), ``lambda = 1`` far less
+  often (reports/credal-knn).
 * *Label input.* A :class:`evstat.belief.MassArray` on the frame of the response's levels (one row
   per data row, aligned on the index when it has one), or a DataFrame of per-class plausibility
   columns (named by the levels, values in [0, 1], max 1 per row), read as the consonant mass
@@ -46,12 +49,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
-from scipy.optimize import minimize
 
 from evstat.belief import Frame, MassArray
 from evstat.belief.transforms import mass_to_q, q_to_mass
 from evstat.results import register
 from evstat.summary import Summary
+from evstat.classifiers._gamma import minimise_log_gamma
 from evstat.classifiers._neighbors import CHUNK_ENTRIES, knn
 from evstat.formula import ClassFrame, schema
 from evstat.classifiers.base import ClassifierResults, clip01
@@ -378,35 +381,43 @@ def _knn_rows(Xq: NDArray[np.float64], Xt: NDArray[np.float64], k: int, offset: 
 
 
 def fit_partial(cf: ClassFrame, values: NDArray[np.float64], k: int, alpha: float, lam: float,
-                g0: NDArray[np.float64], optimize: bool) -> PartialEkNNClassifier:
-    """Fit the partially supervised EkNN (called by :func:`evstat.eknn`)."""
+                starts: list[NDArray[np.float64]], optimize: bool) -> tuple[PartialEkNNClassifier, str]:
+    """Fit the partially supervised EkNN (called by :func:`evstat.eknn`); returns the fit and the
+    optimiser's warning (empty, or why the optimum is suspect).
+
+    ``starts[0]`` is the initial gamma (``gamma_init``); with ``optimize`` the leave-one-out cost
+    is minimised from every start by the optimiser EkNN uses
+    (:func:`evstat.classifiers._gamma.minimise_log_gamma`: staged L-BFGS-B, more starts when the
+    optimum is vacuous or on the box). A single unstaged L-BFGS-B run stopped after two or three
+    iterations on the cost's plateau of large gamma in three of ten Ionosphere runs with every
+    label uncertain (test error 0.63-0.65; reports/credal-knn).
+    """
     M = cf.n_classes
     q = mass_to_q(values)
     betp = _betp(values, M)
     idx, d2 = knn(cf.X, cf.X, k, exclude_self=True)
     q_nb, b_nb = q[idx], betp[idx]
+    g0 = np.asarray(starts[0], dtype=np.float64)
     eta0 = np.log(g0)
     masks = np.arange(1 << M)
     contour = values @ ((masks[:, None] >> np.arange(M)[None, :]) & 1).astype(np.float64)
     args = (q_nb, b_nb, d2, contour, alpha, lam, M)
     cost0 = partial_loo_cost(eta0, *args)
+    warning = ""
     if optimize:
-        res = minimize(partial_loo_cost, eta0, args=args, method="L-BFGS-B",
-                       bounds=[(e - np.log(1e6), e + np.log(1e6)) for e in eta0],
-                       options={"maxiter": 500, "ftol": 1e-12})
-        eta = np.asarray(res.x)
-        cost = partial_loo_cost(eta, *args)
-        if cost > cost0:
-            eta, cost = eta0, cost0
-        n_iter, conv, msg = int(res.nit), bool(res.success), str(res.message)
+        opt = minimise_log_gamma(lambda eta: partial_loo_cost(eta, *args), False, starts,
+                                 lambda eta: partial_eknn_masses(q_nb, d2, b_nb @ np.exp(eta), alpha)[:, -1])
+        eta, cost = np.log(opt.gamma), opt.cost
+        n_iter, conv, msg, warning = opt.n_iter, opt.converged, opt.message, opt.warning
     else:
         eta, cost, n_iter, conv, msg = eta0, cost0, 0, True, "not optimised"
     g = np.exp(eta)
     m = partial_eknn_masses(q_nb, d2, b_nb @ g, alpha)
     err = float(np.mean(np.argmax(_betp(m, M), axis=1) != np.argmax(betp, axis=1)))
-    return PartialEkNNClassifier(cf, k=k, alpha=alpha, lam=lam, gamma=g, gamma_init=g0, label_values=values,
-                                 optimized=optimize, cost_init=cost0, cost=cost, loo_error=err, n_iter=n_iter,
-                                 converged=conv, message=msg)
+    fit = PartialEkNNClassifier(cf, k=k, alpha=alpha, lam=lam, gamma=g, gamma_init=g0, label_values=values,
+                                optimized=optimize, cost_init=cost0, cost=cost, loo_error=err, n_iter=n_iter,
+                                converged=conv, message=msg)
+    return fit, warning
 
 
 def _contract_example(y: str, d: pd.DataFrame) -> PartialEkNNClassifier:

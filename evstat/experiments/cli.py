@@ -20,7 +20,7 @@ from typing import Any
 
 __all__ = ["STUDIES", "add_reproduce_parser", "main", "run_reproduce"]
 
-STUDIES = ("minary2019", "ramel2018", "credal-knn")
+STUDIES = ("minary2019", "ramel2018", "credal-knn", "peers")
 """Studies ``evstat reproduce`` knows."""
 
 
@@ -31,6 +31,16 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
     if v < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {v}")
+    return v
+
+
+def _nonnegative_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {v}")
     return v
 
 
@@ -94,6 +104,10 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
             "belief functions' (EC, Test 1.2, Simulation 2, real data with 2-fold CV) and the\n"
             "examples of Denoeux's lecture (EkNN, evidential neural network, partially supervised\n"
             "EkNN). Writes CSV files, figures (PNG) and claims.csv into --out.\n"
+            "peers: evidential joint logistic calibration against Venn-ABERS (inductive, cross) and a\n"
+            "split-conformal classifier on simulated data with a known P(y = 1 | s) (--reps per cell)\n"
+            "and on the real data sets with the Minary protocol (--rounds per data set); needs\n"
+            "pip install \"evstat[peers]\" too. Writes CSV files, figures and study.json into --out.\n"
             "Needs the experiments extra (scikit-learn, joblib), which 'pip install .' does not\n"
             "install: pip install \"evstat[experiments]\" (or pip install \".[experiments]\")."
         ),
@@ -103,7 +117,8 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
             "  evstat reproduce minary2019 --rounds 100 --jobs 2 --svm tuned --out reports/minary2019/svm-tuned\n"
             "  evstat reproduce minary2019 --rounds 2 --datasets sonar heart --quiet --out smoke\n"
             "  evstat reproduce ramel2018 --rounds 100 --jobs 2 --out reports/ramel2018\n"
-            "  evstat reproduce credal-knn --runs 10 --out reports/credal-knn"
+            "  evstat reproduce credal-knn --runs 10 --out reports/credal-knn\n"
+            "  evstat reproduce peers --reps 100 --rounds 100 --jobs 2 --out reports/peers"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -119,6 +134,12 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
                      help=f"credal-knn: K of Simulation 2 (default {' '.join(map(str, K_GRID))})")
     rep.add_argument("--no-lecture", action="store_true",
                      help="credal-knn: skip the examples of Denoeux's lecture (EkNN, evidential NN, partial EkNN)")
+    rep.add_argument("--reps", type=_nonnegative_int, default=100, metavar="R",
+                     help="peers: repetitions per simulated cell (default 100; 0 skips the simulated part)")
+    rep.add_argument("--sizes", type=_positive_int, nargs="+", default=None, metavar="N",
+                     help="peers: calibration sizes of the simulated part (default 15 45 200 1000)")
+    rep.add_argument("--n-test", type=_positive_int, default=100, metavar="N",
+                     help="peers: test rows per simulated repetition (default 100)")
     rep.add_argument("--seed", type=_seed, default=2019, metavar="S", help="root seed (default 2019, for every study)")
     rep.add_argument("--jobs", type=_jobs, default=1, metavar="N",
                      help="parallel worker processes, -1 for every core (default 1); results do not depend on it")
@@ -220,6 +241,8 @@ def run_reproduce(args: argparse.Namespace) -> int:
         return _run_ramel2018(args)
     if args.study == "credal-knn":
         return _run_credal_knn(args)
+    if args.study == "peers":
+        return _run_peers(args)
     try:
         res = run_minary2019(
             args.out, rounds=args.rounds, datasets=args.datasets, seed=args.seed, jobs=args.jobs,
@@ -289,6 +312,51 @@ def _run_credal_knn(args: argparse.Namespace) -> int:
             datasets=tuple(args.datasets or REAL_DATASETS), lecture=not args.no_lecture,
             quiet=args.quiet, command=" ".join(shlex.quote(p) for p in parts),
         )
+    except KeyboardInterrupt:
+        print("evstat reproduce: interrupted; run the same command again to start over", file=sys.stderr)
+        return 130
+    except (ValueError, TypeError, OSError) as err:
+        print(f"evstat reproduce: error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
+    if not args.quiet:
+        print(f"done in {res.seconds:.0f} s", file=sys.stderr)
+    print(f"wrote {res.out}")
+    return 0
+
+
+def _run_peers(args: argparse.Namespace) -> int:
+    import importlib
+
+    from evstat.experiments.peers import N_CALS, REAL_DATASETS, run_peers
+
+    for module, package in (("venn_abers", "venn-abers"), ("crepes", "crepes")):
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            print(f'evstat reproduce: error: peers needs {package}: pip install "evstat[peers]"', file=sys.stderr)
+            return 2
+    wrong = [d for d in (args.datasets or []) if d not in REAL_DATASETS]
+    if wrong:
+        print(f"evstat reproduce: error: peers has no data set {wrong}; choose from {', '.join(REAL_DATASETS)}",
+              file=sys.stderr)
+        return 2
+    sizes = tuple(args.sizes or N_CALS)
+    if min(sizes) < 10:
+        print("evstat reproduce: error: --sizes must be at least 10 rows", file=sys.stderr)
+        return 2
+    parts = ["evstat", "reproduce", "peers", "--reps", str(args.reps), "--rounds", str(args.rounds)]
+    if args.sizes:
+        parts += ["--sizes", *map(str, sizes)]
+    if args.datasets:
+        parts += ["--datasets", *args.datasets]
+    parts += ["--n-test", str(args.n_test), "--seed", str(args.seed), "--jobs", str(args.jobs)]
+    if args.quiet:
+        parts.append("--quiet")
+    parts += ["--out", args.out]
+    try:
+        res = run_peers(args.out, reps=args.reps, rounds=args.rounds, seed=args.seed, n_cals=sizes,
+                        datasets=tuple(args.datasets or REAL_DATASETS), n_test=args.n_test, jobs=args.jobs,
+                        quiet=args.quiet, command=" ".join(shlex.quote(p) for p in parts))
     except KeyboardInterrupt:
         print("evstat reproduce: interrupted; run the same command again to start over", file=sys.stderr)
         return 130

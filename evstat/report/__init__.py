@@ -99,7 +99,11 @@ def report(
         The HTML file to write (its folder must exist).
     fits : CalibrationResults, list or dict
         One fitted calibrator, a list of them (named by method) or ``{name: calibrator}``; with
-        several, a comparison section is added.
+        several, a comparison section is added. The peers :func:`evstat.venn_abers` (a
+        calibrator with its own section) and :func:`evstat.split_conformal` (shown in the
+        comparison only, with labelled ``newdata``) may be among them; the comparison then has
+        the interval widths, set sizes and decisions with reject of every model and their
+        error-reject curves on one axes.
     newdata : pandas.DataFrame, optional
         Test rows. With labels (the formula's response column, or ``y``) every metric and
         label-based figure uses them; without labels they get predictions, decisions and the

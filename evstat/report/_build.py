@@ -15,10 +15,11 @@ import pandas as pd
 from markupsafe import Markup
 
 from evstat import metrics
-from evstat.comparison import named_fits
+from evstat.calibration.peers import ConformalSets, VennAbersCalibration
+from evstat.comparison import compare, named_fits
 from evstat.plotting._data import calibration_scores, evaluation_labels, prediction_cache, predictions
 from evstat.plotting._data import rows as n_rows
-from evstat.report._figures import ReportFigure, fit_figures
+from evstat.report._figures import ReportFigure, comparison_figure, fit_figures
 from evstat.report._kclass import kclass_comparison, kclass_decisions, kclass_eval, kclass_figures, kclass_tables
 from evstat.report._tables import Table, cell, table
 
@@ -309,6 +310,36 @@ def _kclass_section(fit: Any, name: str, i: int, ev: tuple, newdata: pd.DataFram
     return sec, row
 
 
+def _peer_comparison(named: dict[str, Any], sets: dict[str, Any], newdata: pd.DataFrame | None, y: Any,
+                     figures: list[ReportFigure]) -> list[Table]:
+    """Interval and set predictors side by side (evstat.compare's width, set and reject
+    columns) and their error-reject curves on one axes; needs labelled new data."""
+    first = next(iter(named.values()))
+    labels = evaluation_labels(first, newdata, y) if newdata is not None else None
+    if labels is None:
+        if not sets:
+            return []
+        return [table(pd.DataFrame({"model": list(sets), "method": [f.method for f in sets.values()]}),
+                      "Conformal classifiers (not evaluated)",
+                      notes=["Prediction sets are compared on labelled new data only: pass newdata with "
+                             "its labels (the response column, or y=...)."])]
+    levels = np.where(np.asarray(labels) == 1, first.classes[1], first.classes[0])
+    every = {**named, **sets}
+    tab = compare(every, newdata, levels)
+    keep = ["model", "method", "n", "width", "set_size", "label_coverage", "reject_rate", "accuracy", "brier", "log_loss"]
+    out = [table(
+        tab[keep], "Intervals and prediction sets: width, coverage and decisions with reject (as evstat.compare)",
+        columns={"model": "model", "method": "method", "n": "n", "width": "mean width Pl - Bel",
+                 "set_size": "mean set size", "label_coverage": "label in set", "reject_rate": "reject rate",
+                 "accuracy": "accuracy (decided)", "brier": "Brier of theta", "log_loss": "log loss of theta"},
+        notes=["Decisions at R_rej = 1/2 with the pessimistic strategy: an interval [Bel, Pl] (for "
+               "Venn-ABERS [p0, p1]) that straddles 1/2 is rejected; a conformal set that is not a "
+               "singleton is rejected. theta of a conformal classifier is its learner's probability."],
+    )]
+    figures.append(comparison_figure(every, newdata, levels))
+    return out
+
+
 def _software() -> str:
     import matplotlib
     import scipy
@@ -341,6 +372,13 @@ def build_context(
 ) -> tuple[dict[str, Any], list[warnings.WarningMessage]]:
     """The template context and the warnings recorded while computing it."""
     named = named_fits(fits)
+    sets = {n: f for n, f in named.items() if isinstance(f, ConformalSets)}
+    named = {n: f for n, f in named.items() if n not in sets}
+    if not named:
+        raise ValueError(
+            "a report needs at least one calibrator (ev.evlogit, ev.venn_abers, ...): conformal "
+            "classifiers are shown beside calibrators, in the comparison section"
+        )
     if newdata is not None and not isinstance(newdata, pd.DataFrame):
         raise TypeError(f"newdata must be a pandas DataFrame, got {type(newdata).__name__}")
     rc = float(reject_cost)
@@ -361,11 +399,9 @@ def build_context(
         evals: dict[str, tuple] = {}
         used: set[str] = set()
         overview_rows = []
-        kevals: dict[str, tuple] = {}
         for i, (name, fit) in enumerate(named.items()):
-            kevals[name] = kclass_eval(fit, newdata, y)
             if not fit.is_binary:
-                sec, row = _kclass_section(fit, name, i, kevals[name], newdata, rc, bins, grid, used)
+                sec, row = _kclass_section(fit, name, i, kclass_eval(fit, newdata, y), newdata, rc, bins, grid, used)
                 sections.append(sec)
                 overview_rows.append(row)
                 continue
@@ -409,9 +445,12 @@ def build_context(
         if len(named) > 1 and all(f.is_binary for f in named.values()):
             comparison = _comparison(named, evals, rc)
         elif len(named) > 1:
-            comparison = kclass_comparison(named, kevals, bins)
+            comparison = kclass_comparison(named, {n: kclass_eval(f, newdata, y) for n, f in named.items()}, bins)
         else:
             comparison = []
+        comparison_figures: list[ReportFigure] = []
+        if sets or any(isinstance(f, VennAbersCalibration) for f in named.values()):  # peers present
+            comparison += _peer_comparison(named, sets, newdata, y, comparison_figures)
 
     first = next(iter(named.values()))
     if title is None:
@@ -464,6 +503,6 @@ def build_context(
     }
     context = {
         "title": title, "lead": lead, "overview": overview, "overview_notes": overview_notes,
-        "comparison": comparison, "fits": sections, "warnings": messages, "repro": repro,
+        "comparison": comparison, "comparison_figures": comparison_figures, "fits": sections, "warnings": messages, "repro": repro,
     }
     return context, list(caught)

@@ -14,7 +14,7 @@ from evstat import plotting
 from evstat.plotting._data import predictions, score_columns
 from evstat.report._svg import figure_svg
 
-__all__ = ["ReportFigure", "fit_figures", "region_costs"]
+__all__ = ["ReportFigure", "comparison_figure", "fit_figures", "region_costs"]
 
 _FONT = {"font.size": 9.5, "axes.titlesize": 10.5, "axes.labelsize": 9.5, "legend.fontsize": 8.5}
 
@@ -214,3 +214,22 @@ def fit_figures(
         (6.0, 3.8),
     )
     return figures, notes
+
+
+def comparison_figure(fits: dict[str, Any], newdata: pd.DataFrame, y: Any) -> ReportFigure:
+    """Accuracy against error rate of every model (calibrators over the reject cost, conformal
+    classifiers over the confidence level) on one axes."""
+    import matplotlib
+
+    with matplotlib.rc_context(_FONT):
+        fig, axes = _figure(6.8, 5.0)
+        plotting.compare_reject_curves(fits, newdata, y, ax=axes[0, 0])
+        svg = figure_svg(fig, "cmp-1", label="Error-reject curves of all models")
+    return ReportFigure(
+        id="cmp-fig1", title="Error-reject curves of all models",
+        caption=("Accuracy (correct / decided) against error rate (wrong / tested) on the new data. "
+                 "Calibrators: the pessimistic and probabilistic strategies as the reject cost runs from "
+                 "0 to 1; conformal classifiers: singleton sets decided, other sets rejected, as the "
+                 "confidence level runs from 0.5 to 0.99. At equal error the higher curve is better."),
+        svg=svg,
+    )

@@ -137,11 +137,13 @@ def test_outputs_are_the_packages():
         cv = VennAbersCV(LogisticRegression(C=np.inf, max_iter=1000), inductive=False, n_splits=4,
                          random_state=7, shuffle=True)
         cv.fit(X, cal.y.to_numpy())
-        pp, p01 = cv.predict_proba(Xt, p0_p1_output=True)
+        pp, p01 = cv.predict_proba(Xt, p0_p1_output=True, loss="brier")
     b = ev.venn_abers("y ~ svm1 + svm2 + svm3", cal, method="cross", n_splits=4, seed=7).predict(test, type="belief")
     np.testing.assert_allclose(b["theta"], pp[:, 1], rtol=1e-12)
-    np.testing.assert_allclose(b["bel"], p01[:, :4].min(axis=1), rtol=1e-12)
-    np.testing.assert_allclose(b["pl"], p01[:, 4:].max(axis=1), rtol=1e-12)
+    np.testing.assert_allclose(b["bel"], p01[:, :4].mean(axis=1), rtol=1e-12)
+    np.testing.assert_allclose(b["pl"], p01[:, 4:].mean(axis=1), rtol=1e-12)
+    p0, p1 = p01[:, :4], p01[:, 4:]  # the Brier merge by hand (Vovk, Petej and Fedorova 2015)
+    np.testing.assert_allclose(b["theta"], (p1 + p0**2 / 2 - p1**2 / 2).mean(axis=1), rtol=1e-12)
     assert ((b.bel <= b.theta) & (b.theta <= b.pl)).all()
 
 
@@ -219,3 +221,18 @@ def test_reject_curves_on_one_axes():
     ax = ev.plotting.compare_reject_curves(fits, test, "y", costs=[0.0, 0.5, 1.0], confidences=[0.6, 0.9])
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels == ["evlogit: pessimistic", "evlogit: probabilistic", "va: pessimistic", "va: probabilistic", "cp: conformal"]
+
+
+@pytest.mark.slow
+def test_report_with_peers(tmp_path):
+    d = ev.datasets.load("pima_scores")
+    cal, test = d[d.set == "calibration"], d[d.set == "test"].head(80)
+    fits = {"evlogit": ev.evlogit("y ~ svm1", cal), "venn-abers": ev.venn_abers("y ~ svm1", cal),
+            "conformal": ev.split_conformal("y ~ svm1", cal)}
+    html = ev.report(tmp_path / "r.html", fits, newdata=test, date="2026-01-01").read_text()
+    assert "Intervals and prediction sets" in html and "Error-reject curves of all models" in html
+    assert "Model: venn-abers (venn_abers)" in html and "Model: conformal" not in html
+    tab = ev.compare(fits, test, "y")
+    assert f"{tab.set_index('model').loc['conformal', 'set_size']:.4g}"[:4] in html
+    with pytest.raises(ValueError, match="needs at least one calibrator"):
+        ev.report(tmp_path / "s.html", {"conformal": fits["conformal"]}, newdata=test)

@@ -461,7 +461,7 @@ def _pima_round4():
 def test_pima_round4_single_lbfgsb_lands_on_the_plateau_and_fit_gamma_does_not():
     from scipy.optimize import minimize
 
-    from evstat.classifiers.eknn import _OPTIONS, LOG_GAMMA_RANGE
+    from evstat.classifiers._gamma import LOG_GAMMA_RANGE, OPTIONS as _OPTIONS
 
     d = _pima_round4()
     X, codes = d[["svm1", "svm2", "svm3"]].to_numpy(), d["y"].to_numpy()

@@ -1,0 +1,162 @@
+"""The leave-one-out optimiser of the EkNN scales gamma, shared by EkNN (crisp labels,
+:func:`evstat.classifiers.fit_gamma`) and the partially supervised EkNN (uncertain labels).
+
+Both minimise a leave-one-out cost over ``log(gamma)`` (one scale per class). The cost has a flat
+plateau at very large gamma, where every neighbour's mass is discounted to the vacuous one; a
+plain L-BFGS-B run can jump onto it in its first line search (scipy's first step has unit length
+along the gradient) and stop there after two or three iterations. So the descent runs in stages
+of bounded length, from several starts, with more starts when the optimum is vacuous or on the
+search box (:func:`minimise_log_gamma`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.optimize import minimize
+
+__all__ = ["GammaFit", "LOG_GAMMA_RANGE", "LOG_STEP", "VACUOUS_TOL", "minimise_log_gamma"]
+
+#: the optimiser keeps log(gamma) within this distance of log(initial gamma) (a factor 1e6)
+LOG_GAMMA_RANGE = float(np.log(1e6))
+OPTIONS = {"maxiter": 1000, "ftol": 1e-13, "gtol": 1e-10, "maxcor": 10}
+#: one L-BFGS-B stage may move each log(gamma_q) by at most this much (a factor 10)
+LOG_STEP = float(np.log(10.0))
+#: a fit whose leave-one-out masses all have m(Omega) above 1 - VACUOUS_TOL is "vacuous"
+VACUOUS_TOL = 1e-6
+#: the extra starts tried when the best optimum is vacuous or on the box: the first start times
+#: 10^k for these k
+EXTRA_DECADES = (-3, -2, -1, 1, 2, 3)
+
+
+@dataclass(frozen=True)
+class GammaFit:
+    """Result of :func:`fit_gamma`: the best gamma over all starts and how it was reached."""
+
+    gamma: NDArray[np.float64]
+    cost: float
+    n_iter: int
+    converged: bool
+    message: str
+    start: int
+    """Position (in the list of starts tried) of the start that reached the best cost."""
+    starts: int
+    """Number of starts tried."""
+    vacuous: bool
+    """Every leave-one-out mass has m(Omega) > 1 - 1e-6 at the optimum."""
+    on_bound: bool
+    """Some log(gamma_q) is on the search box."""
+    warning: str
+    """Empty, or why the optimum is suspect (vacuous, on a bound)."""
+
+
+def _cost_of(fun: Callable[..., Any], jac: bool) -> Callable[[NDArray[np.float64]], float]:
+    return (lambda eta: float(fun(eta)[0])) if jac else (lambda eta: float(fun(eta)))
+
+
+def bounded_descent(fun: Callable[..., Any], jac: bool, eta0: NDArray[np.float64], lo: NDArray[np.float64],
+                    hi: NDArray[np.float64]) -> tuple[NDArray[np.float64], float, int, bool, str]:
+    """L-BFGS-B in stages, each confined to ``+/- LOG_STEP`` around the stage's start (and to
+    the box ``[lo, hi]``); a new stage starts where the last one stopped on its own step box, and
+    the descent ends when a stage stops inside it (a local minimum) or gains nothing.
+
+    ``fun(eta)`` returns the cost, or ``(cost, gradient)`` when ``jac`` is True (otherwise
+    scipy's finite differences are used)."""
+    cost_of = _cost_of(fun, jac)
+    eta = np.clip(eta0, lo, hi)
+    cost = cost_of(eta)
+    n_iter, converged, message = 0, False, ""
+    for _ in range(200):
+        slo, shi = np.maximum(lo, eta - LOG_STEP), np.minimum(hi, eta + LOG_STEP)
+        res = minimize(fun, eta, jac=True if jac else None, method="L-BFGS-B",
+                       bounds=list(zip(slo, shi, strict=True)), options=OPTIONS)
+        n_iter += int(res.nit)
+        x = np.asarray(res.x, dtype=np.float64)
+        c = cost_of(x)
+        converged, message = bool(res.success), str(res.message)
+        if not c < cost:  # no gain: stay (never return a worse point than the stage's start)
+            break
+        eta, cost = x, c
+        # stopped on the stage's own step box (not the global one): continue from there
+        edge = ((np.isclose(x, slo, rtol=0, atol=1e-9) & (slo > lo))
+                | (np.isclose(x, shi, rtol=0, atol=1e-9) & (shi < hi)))
+        if not edge.any():
+            break
+    return eta, cost, n_iter, converged, message
+
+
+def minimise_log_gamma(
+    fun: Callable[..., Any],
+    jac: bool,
+    starts: Sequence[ArrayLike],
+    omega_mass: Callable[[NDArray[np.float64]], NDArray[np.float64]],
+) -> GammaFit:
+    """Minimise a leave-one-out cost over ``log(gamma)`` from several starts.
+
+    From each start, :func:`bounded_descent`. The search box is ``LOG_GAMMA_RANGE`` around the
+    starts (below the smallest, above the largest). The best cost over all starts is kept (the
+    first start wins a tie). If that optimum is vacuous (``omega_mass(eta)``, the leave-one-out
+    m(Omega) of every training row, all above ``1 - VACUOUS_TOL``) or on the box, six more starts
+    are tried (the first start times ``10^-3, ..., 10^3``); if the best optimum is still vacuous
+    or on the box, ``warning`` says so.
+
+    Parameters
+    ----------
+    fun : callable
+        ``fun(eta)``: the cost at ``log(gamma) = eta``, or ``(cost, gradient)`` if ``jac``.
+    jac : bool
+    starts : sequence of array-like, shape (M,)
+        Starting gammas (positive), tried in order.
+    omega_mass : callable
+        ``omega_mass(eta)``: the leave-one-out m(Omega) of every training row.
+
+    Returns
+    -------
+    GammaFit
+    """
+    etas = [np.log(np.asarray(g, dtype=np.float64)) for g in starts]
+    if not etas:
+        raise ValueError("fit_gamma needs at least one start")
+    lo = np.min(etas, axis=0) - LOG_GAMMA_RANGE
+    hi = np.max(etas, axis=0) + LOG_GAMMA_RANGE
+
+    def status(eta: NDArray[np.float64]) -> tuple[bool, bool]:
+        vac = bool(np.all(omega_mass(eta) > 1.0 - VACUOUS_TOL))
+        bound = bool(np.any(np.isclose(eta, lo, rtol=0, atol=1e-6) | np.isclose(eta, hi, rtol=0, atol=1e-6)))
+        return vac, bound
+
+    best: tuple | None = None
+    n_iter = 0
+    tried = 0
+
+    def run(queue: list[NDArray[np.float64]]) -> None:
+        nonlocal best, n_iter, tried
+        for eta0 in queue:
+            eta, c, nit, conv, msg = bounded_descent(fun, jac, eta0, lo, hi)
+            n_iter += nit
+            if best is None or c < best[1]:
+                best = (eta, c, conv, msg, tried)
+            tried += 1
+
+    run(etas)
+    assert best is not None
+    vac, bound = status(best[0])
+    if vac or bound:
+        run([etas[0] + np.log(10.0) * k for k in EXTRA_DECADES])
+        vac, bound = status(best[0])
+    eta, c, conv, msg, start = best
+    why = []
+    if vac:
+        why.append("every leave-one-out mass is vacuous (m(Omega) > 1 - 1e-6): the cost is on its flat "
+                   "plateau and the classifier decides nothing")
+    if bound:
+        g = np.exp(eta)
+        why.append(f"gamma = {np.array2string(g, precision=4)} is on the search box (a factor 1e6 "
+                   "around the starts): the minimum may lie outside")
+    warning = ("; ".join(why) + f" (best of {tried} starts)") if why else ""
+    return GammaFit(gamma=np.exp(eta), cost=float(c), n_iter=n_iter, converged=conv, message=msg,
+                    start=int(start), starts=tried, vacuous=vac, on_bound=bound, warning=warning)
