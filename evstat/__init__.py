@@ -39,7 +39,7 @@ from evstat.multiclass import dirichlet, ecoc, gebel_dirichlet, matrix_scaling, 
 from evstat.comparison import compare  # noqa: E402
 from evstat import active  # noqa: E402
 from evstat import metrics, plotting  # noqa: E402
-from evstat.report import report  # noqa: E402
+from evstat import report  # noqa: E402  (a callable package: ev.report(...) writes a report)
 
 __all__ = [
     "Frame",

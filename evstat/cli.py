@@ -46,9 +46,9 @@ EXAMPLE_FORMULA = "y ~ svm1 + svm2 + svm3"
 _CANDIDATES = (
     ("evlogit", "evstat.calibration.logistic", "evlogit"),
     ("evbinning", "evstat.calibration.binning", "evbinning"),
-    ("isotonic", "evstat.calibration.isotonic", "isotonic"),
+    ("isotonic", "evstat.calibration._isotonic", "isotonic"),
     ("betacal", "evstat.calibration.beta", "betacal"),
-    ("disjoint", "evstat.calibration.disjoint", "disjoint"),
+    ("disjoint", "evstat.calibration._disjoint", "disjoint"),
 )
 
 

@@ -23,8 +23,8 @@ Examples
 from __future__ import annotations
 
 from evstat.active.loop import simulate, test_metrics
-from evstat.active.query import STRATEGIES, check_pool, criterion, pool_belief, query
-from evstat.active.update import labelled_data, update
+from evstat.active._query import STRATEGIES, check_pool, criterion, pool_belief, query
+from evstat.active._update import labelled_data, update
 
 __all__ = [
     "STRATEGIES",

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evstat.active.query import STRATEGIES, check_pool, pool_belief, query
+from evstat.active._query import STRATEGIES, check_pool, pool_belief, query
 
 __all__ = ["simulate", "test_metrics"]
 
@@ -98,7 +98,7 @@ def simulate(
         A column of ``pool`` holding the true labels, or ``rows -> labels`` (one per row, among
         the classes of ``labelled``).
     strategy : {"hartley", "pignistic", "random", "eir"}
-        Query strategy (:mod:`evstat.active.query`).
+        Query strategy (:func:`evstat.active.query`).
     queries : int
         Number of steps (each labels ``n`` rows).
     test : pandas.DataFrame, optional

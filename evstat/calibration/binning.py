@@ -11,7 +11,7 @@ With one score this is the binning of Zadrozny and Elkan (2001) and its evidenti
 Xu et al. (2016); with J scores it is the joint binning of Minary et al. (2019, section 4.1):
 B_1 x ... x B_J cells.
 
-:class:`CellCalibration` is the part shared with :func:`evstat.calibration.isotonic.isotonic`
+:class:`CellCalibration` is the part shared with :func:`evstat.calibration.isotonic`
 (whose cells are the PAV blocks).
 """
 

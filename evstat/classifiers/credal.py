@@ -74,7 +74,7 @@ from evstat.summary import Summary
 from evstat.classifiers._neighbors import CHUNK_ENTRIES, knn
 from evstat.formula import ClassFrame, class_frame, schema
 from evstat.classifiers.base import OUTLIER, ClassifierResults, clip01
-from evstat.classifiers.eknn import _check_k
+from evstat.classifiers._eknn import _check_k
 
 __all__ = [
     "CredalKNNClassifier",

@@ -335,7 +335,7 @@ class PartialEkNNClassifier(ClassifierResults):
 
     @classmethod
     def _schema_fields(cls) -> dict[str, schema.Spec]:
-        from evstat.classifiers.eknn import EkNNClassifier
+        from evstat.classifiers._eknn import EkNNClassifier
 
         fields = EkNNClassifier._schema_fields()
         fields["label_values"] = schema.List(
@@ -355,7 +355,7 @@ class PartialEkNNClassifier(ClassifierResults):
                     return f"the masses of label_values[{i}] sum to {sum(row):.6g}, not 1"
             return None
 
-        from evstat.classifiers.eknn import EkNNClassifier
+        from evstat.classifiers._eknn import EkNNClassifier
 
         return [*EkNNClassifier._schema_checks(), masses]
 
@@ -423,7 +423,7 @@ def fit_partial(cf: ClassFrame, values: NDArray[np.float64], k: int, alpha: floa
 def _contract_example(y: str, d: pd.DataFrame) -> PartialEkNNClassifier:
     """The contract tests' fit: ev.eknn with soft labels (plausibility 1 for the observed class,
     0.3 for the others), which gives a partially supervised EkNN."""
-    from evstat.classifiers.eknn import eknn
+    from evstat.classifiers._eknn import eknn
 
     levels = sorted(pd.unique(d[y]))
     pl = pd.DataFrame({lev: np.where(d[y] == lev, 1.0, 0.3) for lev in levels}, index=d.index)

@@ -24,7 +24,7 @@ All folds are advanced together as numpy vectors. The strategies:
   tied and the row is uniform over the pool (the seeded tie rule of :func:`evstat.active.query`);
 * PS: the cell of larger entropy of BetP, ties as HS;
 * EIR (ours): the cell of larger expected reduction of the mean ignorance on the pool
-  (:mod:`evstat.active.query`, exact for binning);
+  (:func:`evstat.active.query`, exact for binning);
 * HS-batch10 (ours): batches of 10 rows chosen greedily by HS with the fit updated on the expected
   labels (:func:`evstat.active.query` with ``batch="greedy"``), then labelled.
 

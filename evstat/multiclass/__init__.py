@@ -45,7 +45,7 @@ __all__ += [
     "vector_scaling",
 ]
 
-from evstat.multiclass.ecoc import CALIBRATORS, EcocCalibration, ecoc  # noqa: E402
+from evstat.multiclass._ecoc import CALIBRATORS, EcocCalibration, ecoc  # noqa: E402
 from evstat.multiclass.gebel import COMBINES, GebelDirichlet, gebel_dirichlet  # noqa: E402
 
 __all__ += ["CALIBRATORS", "COMBINES", "EcocCalibration", "GebelDirichlet", "ecoc", "gebel_dirichlet"]

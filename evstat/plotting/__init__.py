@@ -39,10 +39,10 @@ import pandas as pd
 
 from evstat.plotting._style import OKABE_ITO
 from evstat.plotting.active import active_curves, query_map
-from evstat.plotting.calibration_map import calibration_map
-from evstat.plotting.class_regions import class_contours, class_regions
+from evstat.plotting._calibration_map import calibration_map
+from evstat.plotting._class_regions import class_contours, class_regions
 from evstat.plotting.contours import predictive_contours
-from evstat.plotting.decision_regions import decision_regions
+from evstat.plotting._decision_regions import decision_regions
 from evstat.plotting.ignorance import ignorance_histogram
 from evstat.plotting.probability import (
     class_probabilities,

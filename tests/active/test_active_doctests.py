@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["evstat.active", "evstat.active.query", "evstat.active.loop", "evstat.active.update", "evstat.active.cli"]
+MODULES = ["evstat.active", "evstat.active._query", "evstat.active.loop", "evstat.active._update", "evstat.active.cli"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import evstat as ev
 from evstat.belief import TotalConflictError
-from evstat.calibration.disjoint import ConflictWarning, DisjointCalibration
+from evstat.calibration import ConflictWarning, DisjointCalibration
 
 
 @pytest.fixture(scope="module")

@@ -19,8 +19,8 @@ from scipy import optimize, stats
 from scipy.special import expit
 
 import evstat as ev
-from evstat.calibration.bayescal import alap_fit
-from evstat.calibration.plr import plr_basis
+from evstat.calibration._bayescal import alap_fit
+from evstat.calibration._plr import plr_basis
 from evstat.likelihood import platt_targets
 
 
@@ -31,7 +31,7 @@ def svm_like(n: int = 200, seed: int = 0, shift: float = 1.0) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize(
-    "name", ["evstat.calibration.normcal", "evstat.calibration.plr", "evstat.calibration.bayescal", "evstat.calibration.avcal", "evstat.metrics.gebel"]
+    "name", ["evstat.calibration._normcal", "evstat.calibration._plr", "evstat.calibration._bayescal", "evstat.calibration._avcal", "evstat.metrics.gebel"]
 )
 def test_docstring_examples(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS, verbose=False)

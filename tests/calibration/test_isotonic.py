@@ -13,7 +13,7 @@ from scipy.optimize import isotonic_regression
 from sklearn.isotonic import IsotonicRegression
 
 import evstat as ev
-from evstat.calibration.isotonic import IsotonicCalibration, pav_blocks
+from evstat.calibration import IsotonicCalibration, pav_blocks
 from evstat.likelihood import bernoulli_belief, binomial_contour
 
 

@@ -10,9 +10,9 @@ import pytest
 MODULES = [
     "evstat.classifiers",
     "evstat.classifiers.credal",
-    "evstat.classifiers.eknn",
-    "evstat.classifiers.evnn",
-    "evstat.classifiers.gbt",
+    "evstat.classifiers._eknn",
+    "evstat.classifiers._evnn",
+    "evstat.classifiers._gbt",
     "evstat.classifiers.partial",
 ]
 

@@ -12,7 +12,7 @@ MODULES = [
     "evstat.multiclass.coupling",
     "evstat.multiclass.scaling",
     "evstat.multiclass.gebel",
-    "evstat.multiclass.ecoc",
+    "evstat.multiclass._ecoc",
 ]
 
 

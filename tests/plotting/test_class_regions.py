@@ -112,7 +112,7 @@ def test_belief_map_class_statistics(fits, iris):
     for stat, col in (("theta", "theta"), ("bel", "bel"), ("pl", "pl")):
         ax = plotting.class_contours(fit, stat=stat, cls="setosa", grid=15, ax=Figure().add_subplot())
         assert "of setosa" in ax.get_title()
-    from evstat.plotting.class_regions import _belief_stat
+    from evstat.plotting._class_regions import _belief_stat
 
     g = iris[["pl", "pw"]].head(7)
     b = fit.predict(g, type="belief")
@@ -123,7 +123,7 @@ def test_belief_map_class_statistics(fits, iris):
 def test_two_class_models_and_complements():
     d = ev.datasets.simulate_gaussian(60, seed=3)
     fit = ev.evlogit("y ~ x1 + x2", data=d)
-    from evstat.plotting.class_regions import _belief_stat
+    from evstat.plotting._class_regions import _belief_stat
 
     g = d[["x1", "x2"]].head(5)
     b = fit.predict(g, type="belief")

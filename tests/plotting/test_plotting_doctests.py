@@ -13,14 +13,14 @@ matplotlib.use("Agg")
 MODULES = [
     "evstat.plotting",
     "evstat.plotting.reliability",
-    "evstat.plotting.calibration_map",
-    "evstat.plotting.decision_regions",
+    "evstat.plotting._calibration_map",
+    "evstat.plotting._decision_regions",
     "evstat.plotting.contours",
     "evstat.plotting.profile",
     "evstat.plotting.reject",
     "evstat.plotting.ignorance",
     "evstat.plotting.active",
-    "evstat.report",
+    "evstat.report._report",
     "evstat.cli",
 ]
 

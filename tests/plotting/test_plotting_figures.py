@@ -270,7 +270,7 @@ def test_decision_regions_legend_names_missing_frontiers():
 def test_strategy_costs_decide_as_metrics(strategy):
     """The frontier functions (min cost vs R_rej, cost(1) vs cost(0)) give the decisions of
     metrics.decide_binary away from ties."""
-    from evstat.plotting.decision_regions import strategy_costs
+    from evstat.plotting._decision_regions import strategy_costs
 
     rng = np.random.default_rng(5)
     bel = rng.uniform(0, 1, 400)

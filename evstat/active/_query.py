@@ -160,7 +160,7 @@ def _eir_refit(
     refit: Callable[[pd.DataFrame], Any] | None,
 ) -> NDArray[np.float64]:
     """Expected ignorance reduction by refitting with each label (NaN outside the candidates)."""
-    from evstat.active.update import update
+    from evstat.active._update import update
 
     ign = bel["ignorance"].to_numpy()
     out = np.full(len(pool), np.nan)
@@ -323,7 +323,7 @@ def query(
         crit = criterion(fit, pool, strategy, rng, candidates, reference, refit)
         pos = _rank(crit["criterion"].to_numpy(), rng)[:n]
         return _assemble(pool, crit, pos)
-    from evstat.active.update import update
+    from evstat.active._update import update
 
     chosen: list[Any] = []
     parts: list[pd.DataFrame] = []

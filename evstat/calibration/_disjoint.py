@@ -23,7 +23,7 @@ from evstat.belief import MassArray, TotalConflictError, combine
 from evstat.calibration.base import CalibrationResults, binary_masses
 from evstat.calibration.beta import betacal
 from evstat.calibration.binning import EmptyCellWarning, _score_columns, evbinning
-from evstat.calibration.isotonic import isotonic
+from evstat.calibration._isotonic import isotonic
 from evstat.calibration.logistic import evlogit
 from evstat.results import from_dict, register, schema_of
 from evstat.summary import Summary, format_number
