@@ -19,7 +19,7 @@ from evstat import metrics
 from evstat.formula import code_response
 from evstat.plotting._data import data_description
 from evstat.plotting._style import OKABE_ITO, finish, mpl_text, new_axes
-from evstat.plotting.class_regions import class_colors
+from evstat.plotting._class_regions import class_colors
 
 __all__ = [
     "class_codes",
