@@ -17,7 +17,7 @@ import pandas as pd
 
 from evstat import metrics
 from evstat.formula import code_response
-from evstat.plotting._data import data_description
+from evstat.plotting.data import data_description
 from evstat.plotting._style import OKABE_ITO, finish, mpl_text, new_axes
 from evstat.plotting._class_regions import class_colors
 

@@ -17,11 +17,11 @@ from markupsafe import Markup
 from evstat import metrics
 from evstat.calibration.peers import ConformalSets, VennAbersCalibration
 from evstat.comparison import compare, named_fits
-from evstat.plotting._data import calibration_scores, evaluation_labels, prediction_cache, predictions
-from evstat.plotting._data import rows as n_rows
+from evstat.plotting.data import calibration_scores, evaluation_labels, prediction_cache, predictions
+from evstat.plotting.data import rows as n_rows
 from evstat.report._figures import ReportFigure, comparison_figure, fit_figures
 from evstat.report._kclass import kclass_comparison, kclass_decisions, kclass_eval, kclass_figures, kclass_tables
-from evstat.report._tables import Table, cell, table
+from evstat.report.tables import Table, cell, table
 
 __all__ = ["FitSection", "build_context", "named_fits"]
 

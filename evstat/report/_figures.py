@@ -11,8 +11,8 @@ import pandas as pd
 from markupsafe import Markup
 
 from evstat import plotting
-from evstat.plotting._data import predictions, score_columns
-from evstat.report._svg import figure_svg
+from evstat.plotting.data import predictions, score_columns
+from evstat.report.svg import figure_svg
 
 __all__ = ["ReportFigure", "comparison_figure", "fit_figures", "region_costs"]
 

@@ -18,8 +18,8 @@ from evstat import metrics, plotting
 from evstat.metrics.evidential import DECISION_STRATEGIES as STRATEGIES
 from evstat.plotting.probability import class_codes, class_probabilities
 from evstat.report._figures import ReportFigure, _figure, _FONT
-from evstat.report._svg import figure_svg
-from evstat.report._tables import Table, table
+from evstat.report.svg import figure_svg
+from evstat.report.tables import Table, table
 
 __all__ = ["BOOT", "BOOT_SEED", "kclass_eval", "kclass_measures", "kclass_figures", "kclass_decisions"]
 

@@ -146,7 +146,7 @@ def test_per_class_initialisation_is_evclass_nprotoPerClass(glass):
     """init="per_class": prototypes / M k-means centres of each class's rows, in class order, with
     memberships indicator + 0.1 (evclass's proDSinit(..., nprotoPerClass = TRUE)); crisp: the
     indicator."""
-    from evstat.classifiers.evnn import _kmeans
+    from evstat.classifiers._evnn import _kmeans
 
     tr, _ = glass
     X = tr.iloc[:, :9].to_numpy()

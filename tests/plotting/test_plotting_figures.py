@@ -360,7 +360,7 @@ def test_missing_labels_are_explained():
 
 
 def test_code_labels():
-    from evstat.plotting._data import code_labels
+    from evstat.plotting.data import code_labels
 
     fit = ev.evlogit("label ~ svm1", CAL)  # classes ("M", "R"), positive "R"
     np.testing.assert_array_equal(code_labels(fit, ["R", "M", "R"]), [1, 0, 1])
