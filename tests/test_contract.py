@@ -159,6 +159,8 @@ def test_save_load_round_trip(method, k, train, new, tmp_path) -> None:
     again = ev.load(fit.save(tmp_path / "fit.json"))
     assert type(again) is type(fit) and again.classes == fit.classes
     pd.testing.assert_frame_equal(again.predict(new, type="belief"), fit.predict(new, type="belief"), atol=1e-10)
+    pd.testing.assert_frame_equal(again.tidy(), fit.tidy(), atol=1e-10)
+    assert again.decide(new, reject_cost=0.2).tolist() == fit.decide(new, reject_cost=0.2).tolist()
 
 
 @pytest.mark.parametrize("method,k", CASES)
