@@ -280,6 +280,10 @@ class Results(ABC):
     """
 
     method: ClassVar[str] = "model"
+    #: False for a model whose K >= 3 predictions are lower and upper probabilities that are not
+    #: those of a mass function (evmultinom): its ``predict(type="mass")`` refuses K >= 3 with a
+    #: message, and the contract tests check that refusal instead
+    k_class_mass: ClassVar[bool] = True
 
     # ---------------------------------------------------------------- facts
     @property
