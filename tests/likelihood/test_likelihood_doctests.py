@@ -10,6 +10,7 @@ MODULES = [
     "evstat.likelihood.contour",
     "evstat.likelihood.logistic",
     "evstat.likelihood.predictive",
+    "evstat.likelihood.multinomial",
 ]
 
 
