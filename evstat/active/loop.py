@@ -40,7 +40,7 @@ def test_metrics(fit: Any, test: pd.DataFrame) -> dict[str, float]:
     """
     b = pool_belief(fit, test)
     out = {"ignorance": float(b["ignorance"].mean()), "brier": np.nan, "error": np.nan}
-    resp = fit.model_frame.response
+    resp = fit.response
     if resp in test.columns:
         y = (test[resp] == fit.positive).to_numpy(dtype=np.float64)
         p = b["betp"].to_numpy()
@@ -150,7 +150,7 @@ def simulate(
             f"{queries} queries of {n} row(s) need {queries * n} pool rows but the pool has "
             f"{len(pool)}: ask fewer queries or give a larger pool"
         )
-    resp = fit.model_frame.response
+    resp = fit.response
     ref = pool if test is None else test
     children = np.random.SeedSequence(seed).spawn(max(queries, 1))
     cur_lab, rest = labelled, pool

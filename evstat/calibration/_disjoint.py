@@ -20,9 +20,9 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from evstat.belief import MassArray, TotalConflictError, combine
-from evstat.calibration.base import CalibrationResults, binary_masses
+from evstat.calibration.base import CalibrationResults, binary_masses, score_axes
 from evstat.calibration.beta import betacal
-from evstat.calibration.binning import EmptyCellWarning, _score_columns, evbinning
+from evstat.calibration.binning import EmptyCellWarning, evbinning
 from evstat.calibration._isotonic import isotonic
 from evstat.calibration.logistic import evlogit
 from evstat.results import from_dict, register, schema_of
@@ -103,7 +103,7 @@ class DisjointCalibration(CalibrationResults):
         self.calibrators = dict(calibrators)
         self.conflict = conflict
         self.prob = prob
-        self._cols = _score_columns(mf, "disjoint")
+        self._cols = score_axes(mf, "disjoint")
         self._cal_belief: pd.DataFrame | None = None
         self._cal_columns: tuple[NDArray, NDArray, NDArray] | None = None
 
@@ -576,7 +576,7 @@ def disjoint(
             f"(Denoeux's cautious rule for non-distinct sources), got {combination!r}"
         )
     mf = model_frame(formula, data, positive=positive, missing=missing)
-    cols = _score_columns(mf, "disjoint")
+    cols = score_axes(mf, "disjoint")
     X = np.asarray(mf.X)
     labels = np.where(np.asarray(mf.y) == 1.0, mf.positive, mf.classes[0])
     response = mf.response

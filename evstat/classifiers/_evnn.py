@@ -61,7 +61,7 @@ from scipy.special import expit
 
 from evstat.results import register
 from evstat.summary import Summary
-from evstat.classifiers._neighbors import CHUNK_ENTRIES, sq_distances
+from evstat.classifiers.neighbors import CHUNK_ENTRIES, sq_distances
 from evstat.formula import ClassFrame, class_frame, schema
 from evstat.classifiers.base import clip01
 from evstat.classifiers._eknn import SingletonFocalClassifier, _check_lam

@@ -71,7 +71,7 @@ from scipy.special import expit, log_expit
 from evstat.belief import Frame, MassArray
 from evstat.results import register
 from evstat.summary import Summary
-from evstat.classifiers._neighbors import CHUNK_ENTRIES, knn
+from evstat.classifiers.neighbors import CHUNK_ENTRIES, knn
 from evstat.formula import ClassFrame, class_frame, schema
 from evstat.classifiers.base import OUTLIER, ClassifierResults, clip01
 from evstat.classifiers._eknn import _check_k

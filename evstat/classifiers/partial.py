@@ -55,7 +55,7 @@ from evstat.belief.transforms import mass_to_q, q_to_mass
 from evstat.results import register
 from evstat.summary import Summary
 from evstat.classifiers._gamma import minimise_log_gamma
-from evstat.classifiers._neighbors import CHUNK_ENTRIES, knn
+from evstat.classifiers.neighbors import CHUNK_ENTRIES, knn
 from evstat.formula import ClassFrame, schema
 from evstat.classifiers.base import ClassifierResults, clip01
 
@@ -372,7 +372,7 @@ class PartialEkNNClassifier(ClassifierResults):
 
 def _knn_rows(Xq: NDArray[np.float64], Xt: NDArray[np.float64], k: int, offset: int):
     """k nearest training rows of the training rows offset.. (each leaving itself out)."""
-    from evstat.classifiers._neighbors import nearest, sq_distances
+    from evstat.classifiers.neighbors import nearest, sq_distances
 
     D = sq_distances(Xq, Xt)
     r = np.arange(Xq.shape[0])

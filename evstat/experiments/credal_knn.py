@@ -45,7 +45,7 @@ import pandas as pd
 import evstat as ev
 from evstat.belief import Frame, MassArray
 from evstat.classifiers import OUTLIER
-from evstat.classifiers._neighbors import knn
+from evstat.classifiers.neighbors import knn
 from evstat.datasets import data_dir, simulate_credal_sim2, simulate_credal_test12
 from evstat.metrics import credal_rates
 

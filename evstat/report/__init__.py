@@ -20,9 +20,9 @@ import sys
 import types
 from typing import Any
 
-from evstat.report._report import render_report, report
+from evstat.report._report import TEMPLATES, render_report, report
 
-__all__ = ["render_report", "report"]
+__all__ = ["TEMPLATES", "render_report", "report"]
 
 
 class _CallableModule(types.ModuleType):

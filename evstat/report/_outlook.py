@@ -11,8 +11,8 @@ import pandas as pd
 from evstat import plotting
 from evstat.active import outlook
 from evstat.report._figures import _FONT, ReportFigure, _figure
-from evstat.report._svg import figure_svg
-from evstat.report._tables import Table, table
+from evstat.report.svg import figure_svg
+from evstat.report.tables import Table, table
 
 __all__ = ["OutlookSection", "outlook_section"]
 

@@ -11,16 +11,17 @@ import pandas as pd
 
 from evstat.report._build import build_context
 
-__all__ = ["render_report", "report"]
+__all__ = ["TEMPLATES", "render_report", "report"]
 
-_TEMPLATES = Path(__file__).resolve().parent / "templates"
+#: The folder of the report's jinja2 templates and CSS (the studies' reports extend them).
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
 def _environment() -> Any:
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
     return Environment(
-        loader=FileSystemLoader(str(_TEMPLATES)),
+        loader=FileSystemLoader(str(TEMPLATES)),
         autoescape=True,
         undefined=StrictUndefined,
         trim_blocks=True,
@@ -60,7 +61,7 @@ def render_report(
                                     pool=pool, queries=queries, draws=draws)
     context["warnings"] = [*(f"Warning: {n}" for n in notes), *context["warnings"]]
     env = _environment()
-    css = (_TEMPLATES / "style.css").read_text(encoding="utf-8")
+    css = (TEMPLATES / "style.css").read_text(encoding="utf-8")
     html = env.get_template("report.html.j2").render(css=css, **context)
     seen = set()
     for w in caught:  # shown in the report; passed on to the caller too, once each

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
-
 import matplotlib
 import pytest
 
@@ -27,13 +24,5 @@ MODULES = [
 
 @pytest.mark.filterwarnings("error")
 @pytest.mark.parametrize("name", MODULES)
-def test_docstring_examples(name):
-    import matplotlib.pyplot as plt
-
-    module = importlib.import_module(name)
-    try:
-        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS, verbose=False)
-    finally:
-        plt.close("all")
-    assert result.attempted > 0, f"{name} has no examples"
-    assert result.failed == 0, f"{result.failed} docstring examples failed in {name}"
+def test_docstring_examples(name, doctests):
+    doctests(name)

@@ -56,7 +56,7 @@ def small(kind):
 
 def expected_kinds(method, j):
     kinds = ["reliability"]
-    kinds.append("calibration_map" if j == 1 else "decision_regions")
+    kinds += ["calibration_map", "score_densities"] if j == 1 else ["decision_regions"]
     if method in ("evlogit", "betacal"):
         kinds += ["contours", "profile"]
     return kinds + ["reject_curve", "ignorance"]
@@ -360,7 +360,7 @@ def test_missing_labels_are_explained():
 
 
 def test_code_labels():
-    from evstat.plotting._data import code_labels
+    from evstat.plotting.data import code_labels
 
     fit = ev.evlogit("label ~ svm1", CAL)  # classes ("M", "R"), positive "R"
     np.testing.assert_array_equal(code_labels(fit, ["R", "M", "R"]), [1, 0, 1])
