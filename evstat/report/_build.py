@@ -21,6 +21,7 @@ from evstat.plotting.data import calibration_scores, evaluation_labels, predicti
 from evstat.plotting.data import rows as n_rows
 from evstat.report._figures import ReportFigure, comparison_figure, fit_figures
 from evstat.report._kclass import kclass_comparison, kclass_decisions, kclass_eval, kclass_figures, kclass_tables
+from evstat.report._outlook import outlook_section
 from evstat.report.tables import Table, cell, table
 
 __all__ = ["FitSection", "build_context", "named_fits"]
@@ -369,6 +370,9 @@ def build_context(
     grid: int,
     seed: int | None,
     provenance: Mapping[str, str] | None,
+    pool: pd.DataFrame | None = None,
+    queries: int = 10,
+    draws: int = 5,
 ) -> tuple[dict[str, Any], list[warnings.WarningMessage]]:
     """The template context and the warnings recorded while computing it."""
     named = named_fits(fits)
@@ -442,6 +446,7 @@ def build_context(
                 "J": len(fit.score_columns), "positive class": str(fit.positive),
                 "mean ignorance": float(np.mean(ign)) if ign.size else np.nan,
             })
+        outlook = None if pool is None else outlook_section(named, pool, queries, draws, seed)
         if len(named) > 1 and all(f.is_binary for f in named.values()):
             comparison = _comparison(named, evals, rc)
         elif len(named) > 1:
@@ -503,6 +508,6 @@ def build_context(
     }
     context = {
         "title": title, "lead": lead, "overview": overview, "overview_notes": overview_notes,
-        "comparison": comparison, "comparison_figures": comparison_figures, "fits": sections, "warnings": messages, "repro": repro,
+        "comparison": comparison, "comparison_figures": comparison_figures, "outlook": outlook, "fits": sections, "warnings": messages, "repro": repro,
     }
     return context, list(caught)
