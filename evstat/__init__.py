@@ -36,10 +36,11 @@ from evstat.results import load  # noqa: E402
 from evstat.classifiers import credal_knn, eknn, evnn, gbt  # noqa: E402
 from evstat import multiclass  # noqa: E402
 from evstat.multiclass import dirichlet, ecoc, gebel_dirichlet, matrix_scaling, temperature, vector_scaling  # noqa: E402
+from evstat.multiclass import evmultinom  # noqa: E402
 from evstat.comparison import compare  # noqa: E402
 from evstat import active  # noqa: E402
 from evstat import metrics, plotting  # noqa: E402
-from evstat.report import report  # noqa: E402
+from evstat import report  # noqa: E402  (a callable package: ev.report(...) writes a report)
 
 __all__ = [
     "Frame",
@@ -60,6 +61,7 @@ __all__ = [
     "evbinning",
     "evnn",
     "evlogit",
+    "evmultinom",
     "formula",
     "gbt",
     "isotonic",

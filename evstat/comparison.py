@@ -144,7 +144,9 @@ def compare(
             continue
         if len(classes) > 2:
             prob = f.predict(newdata, type="prob")
-            ign = f.predict(newdata, type="mass").values[:, -1]
+            # the ignorance column of augment (m(frame) for a mass function; models without
+            # K-class mass functions, e.g. evmultinom, define their own there)
+            ign = f.augment(newdata)[".ignorance"].to_numpy()
             bad = np.isnan(prob.to_numpy()).any(axis=1)
             if bad.any():
                 raise ValueError(

@@ -22,7 +22,7 @@ from typing import Any
 
 __all__ = ["dispatch", "is_dask_frame"]
 
-_NOT_DASK = object()
+NOT_DASK = object()
 
 
 def is_dask_frame(obj: Any) -> bool:
@@ -37,7 +37,7 @@ def _call(part: Any, fit: Any, method: str, kwargs: dict[str, Any]) -> Any:
 
 def dispatch(fit: Any, method: str, newdata: Any, **kwargs: Any) -> Any:
     """``fit.<method>(newdata, **kwargs)`` partition by partition when ``newdata`` is a dask
-    DataFrame, else the sentinel ``_NOT_DASK`` (the caller goes on in memory).
+    DataFrame, else the sentinel ``NOT_DASK`` (the caller goes on in memory).
 
     Examples
     --------
@@ -53,7 +53,7 @@ def dispatch(fit: Any, method: str, newdata: Any, **kwargs: Any) -> Any:
     True
     """
     if not is_dask_frame(newdata):
-        return _NOT_DASK
+        return NOT_DASK
     if kwargs.get("type") == "mass":
         raise ValueError(
             "type='mass' gives a MassArray, which has no dask form; use type='belief' "

@@ -136,9 +136,5 @@ def test_reproduce_on_the_cluster_gives_byte_identical_csv_files(client, tmp_pat
 
 
 @pytest.mark.parametrize("name", ["evstat.lazy", "evstat.bulk"])
-def test_docstring_examples(name):
-    import doctest
-    import importlib
-
-    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS, verbose=False)
-    assert result.attempted > 0 and result.failed == 0
+def test_docstring_examples(name, doctests):
+    doctests(name)

@@ -736,9 +736,5 @@ def test_new_X_matches_X_and_survives_json(frame):
     "name",
     ["evstat.formula._parse", "evstat.formula.response", "evstat.formula.frame", "evstat.formula.classes"],
 )
-def test_formula_docstring_examples(name):
-    import doctest
-    import importlib
-
-    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS, verbose=False)
-    assert result.attempted > 0 and result.failed == 0
+def test_formula_docstring_examples(name, doctests):
+    doctests(name)

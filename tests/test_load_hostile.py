@@ -426,9 +426,5 @@ def test_loading_reads_a_pipe(fit, tmp_path):
 
 
 @pytest.mark.parametrize("name", ["evstat.formula.whitelist", "evstat.formula.schema", "evstat.results"])
-def test_docstring_examples(name):
-    import doctest
-    import importlib
-
-    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS, verbose=False)
-    assert result.attempted > 0 and result.failed == 0
+def test_docstring_examples(name, doctests):
+    doctests(name)

@@ -36,7 +36,7 @@ def add_query_parser(subparsers: Any) -> argparse.ArgumentParser:
     >>> a.n, a.strategy, a.method, a.seed
     (1, 'hartley', 'evlogit', 0)
     """
-    from evstat.active.query import STRATEGIES
+    from evstat.active._query import STRATEGIES
 
     q = subparsers.add_parser(
         "query",
@@ -87,7 +87,7 @@ def _read(path: str, what: str) -> Any:
 def run_query(args: argparse.Namespace) -> int:
     """Run ``evstat query`` with parsed arguments; returns the exit status (0 or 2)."""
     from evstat import calibration
-    from evstat.active.query import query
+    from evstat.active._query import query
     from evstat.formula.response import level_from_text
 
     try:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evstat.active.query import STRATEGIES, check_pool, pool_belief, query
+from evstat.active._query import STRATEGIES, check_pool, pool_belief, query
 
 __all__ = ["simulate", "test_metrics"]
 
@@ -40,7 +40,7 @@ def test_metrics(fit: Any, test: pd.DataFrame) -> dict[str, float]:
     """
     b = pool_belief(fit, test)
     out = {"ignorance": float(b["ignorance"].mean()), "brier": np.nan, "error": np.nan}
-    resp = fit.model_frame.response
+    resp = fit.response
     if resp in test.columns:
         y = (test[resp] == fit.positive).to_numpy(dtype=np.float64)
         p = b["betp"].to_numpy()
@@ -98,7 +98,7 @@ def simulate(
         A column of ``pool`` holding the true labels, or ``rows -> labels`` (one per row, among
         the classes of ``labelled``).
     strategy : {"hartley", "pignistic", "random", "eir"}
-        Query strategy (:mod:`evstat.active.query`).
+        Query strategy (:func:`evstat.active.query`).
     queries : int
         Number of steps (each labels ``n`` rows).
     test : pandas.DataFrame, optional
@@ -150,7 +150,7 @@ def simulate(
             f"{queries} queries of {n} row(s) need {queries * n} pool rows but the pool has "
             f"{len(pool)}: ask fewer queries or give a larger pool"
         )
-    resp = fit.model_frame.response
+    resp = fit.response
     ref = pool if test is None else test
     children = np.random.SeedSequence(seed).spawn(max(queries, 1))
     cur_lab, rest = labelled, pool

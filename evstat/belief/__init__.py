@@ -41,7 +41,9 @@ from evstat.belief.decision import (
     Decision,
     binary_decisions,
     check_strategy,
+    choose,
     decide,
+    decide_bounds,
     loss_matrix,
 )
 from evstat.belief.frame import MAX_DENSE_SIZE, Frame
@@ -69,7 +71,9 @@ __all__ = [
     "combine",
     "RULES",
     "TotalConflictError",
+    "choose",
     "decide",
+    "decide_bounds",
     "loss_matrix",
     "Decision",
     "DECISION_RULES",

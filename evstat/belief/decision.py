@@ -36,7 +36,9 @@ __all__ = [
     "TIE_TOL",
     "binary_decisions",
     "check_strategy",
+    "choose",
     "decide",
+    "decide_bounds",
     "loss_matrix",
 ]
 
@@ -377,6 +379,83 @@ def _expected_t(vals: np.ndarray, mat: np.ndarray, op: Any) -> np.ndarray:
     return _setwise(mat, op) @ vals.T
 
 
+def choose(exp_t: np.ndarray, scale: float = 1.0) -> np.ndarray:
+    """The one tie policy: position of the chosen action per column of ``exp_t`` (expected
+    losses, shape (n_actions, n)): the first action whose loss is within ``TIE_TOL *
+    max(1, scale)`` of the minimum (``scale``: the largest absolute loss).
+
+    Examples
+    --------
+    >>> choose(np.array([[0.3, 0.5], [0.3, 0.2]])).tolist()
+    [0, 1]
+    """
+    tol = TIE_TOL * max(1.0, float(scale))
+    return np.argmax(exp_t <= exp_t.min(axis=0) + tol, axis=0)
+
+
+def decide_bounds(
+    actions: Sequence[Hashable],
+    *,
+    upper: np.ndarray | None = None,
+    lower: np.ndarray | None = None,
+    prob: np.ndarray | None = None,
+    rule: str = "upper",
+    rho: float = 0.5,
+    index: pd.Index | None = None,
+    scale: float = 1.0,
+) -> Decision:
+    """Decisions from precomputed upper and lower expected losses (models whose predictions are
+    lower and upper probabilities rather than mass functions, e.g. evmultinom): the rules and
+    the tie policy of :func:`decide`.
+
+    Parameters
+    ----------
+    actions : sequence
+        Names of the actions (columns of the loss arrays).
+    upper, lower, prob : arrays (n, n_actions)
+        Upper and lower expected losses and the expected loss under the model's probability;
+        the rule reads ``upper`` ("upper"), ``lower`` ("lower"), both ("hurwicz") or ``prob``
+        ("pignistic", i.e. the strategies "pignistic" and "probabilistic").
+    rule : {"upper", "lower", "pignistic", "hurwicz"} (or "pessimistic", "optimistic")
+    rho : float
+        Hurwicz weight of the upper expected loss.
+    index : pandas.Index, optional
+        Row labels of the result.
+    scale : float
+        Largest absolute loss (the tie tolerance is relative to it).
+
+    Examples
+    --------
+    >>> up = np.array([[0.2, 0.9, 0.5], [0.7, 0.7, 0.5]])
+    >>> decide_bounds(["a", "b", "reject"], upper=up, rule="pessimistic").choice.tolist()
+    ['a', 'reject']
+    """
+    canon = _ALIASES.get(rule, rule)
+    if canon not in DECISION_RULES:
+        raise ValueError(f"Unknown decision rule {rule!r}; use one of {', '.join(map(repr, DECISION_RULES))}.")
+    need = {"upper": ("upper",), "lower": ("lower",), "pignistic": ("prob",), "hurwicz": ("upper", "lower")}[canon]
+    given = {"upper": upper, "lower": lower, "prob": prob}
+    for name in need:
+        if given[name] is None:
+            raise ValueError(f"rule {rule!r} needs the {name} expected losses")
+    rho_out: float | None = None
+    if canon == "hurwicz":
+        rho_out = float(rho)
+        if not 0.0 <= rho_out <= 1.0:
+            raise ValueError(f"rho must lie in [0, 1] (the weight of the upper expected loss); got {rho!r}.")
+        exp = rho_out * np.asarray(upper, float) + (1.0 - rho_out) * np.asarray(lower, float)
+    else:
+        exp = np.asarray(given[need[0]], dtype=float)
+    names = list(actions)
+    if exp.ndim != 2 or exp.shape[1] != len(names):
+        raise ValueError(f"expected losses of shape (n, {len(names)}) needed (one column per action), got {exp.shape}")
+    best = choose(exp.T, scale)
+    idx = pd.RangeIndex(exp.shape[0]) if index is None else index
+    cols = pd.Index(names, name="action", dtype=object)
+    choice = pd.Series(np.array(names, dtype=object)[best], index=idx, name="action")
+    return Decision(choice=choice, expected_loss=pd.DataFrame(exp, index=idx, columns=cols), rule=canon, rho=rho_out)
+
+
 def decide(
     m: MassFunction | MassArray,
     loss: pd.DataFrame | ArrayLike | None = None,
@@ -476,8 +555,7 @@ def decide(
             exp_t = lo
         else:
             exp_t = rho_out * up + (1.0 - rho_out) * lo
-    tol = TIE_TOL * max(1.0, float(np.abs(mat).max()))
-    best = np.argmax(exp_t <= exp_t.min(axis=0) + tol, axis=0)
+    best = choose(exp_t, float(np.abs(mat).max()))
     exp = exp_t.T
     cols = pd.Index(names, name="action", dtype=object)
     if single:

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
-from evstat.calibration.avcal import AssignmentValueCalibration, avcal
+from evstat.calibration._disjoint import (
+    ConflictWarning,
+    DisjointCalibration,
+    cautious_binary,
+    dempster_binary,
+    disjoint,
+)
+from evstat.calibration._isotonic import IsotonicCalibration, isotonic, pav_blocks
+from evstat.calibration._avcal import AssignmentValueCalibration, avcal
 from evstat.calibration.base import CalibrationResults
-from evstat.calibration.bayescal import BayesCalibration, bayescal
+from evstat.calibration._bayescal import BayesCalibration, bayescal
 from evstat.calibration.beta import BetaCalibration, betacal
 from evstat.calibration.binning import BinningCalibration, evbinning
-from evstat.calibration.disjoint import DisjointCalibration, disjoint
-from evstat.calibration.isotonic import IsotonicCalibration, isotonic
 from evstat.calibration.logistic import LogitCalibration, evlogit
-from evstat.calibration.normcal import NormalisedCalibration, normcal
-from evstat.calibration.plr import PiecewiseLogisticCalibration, plr
+from evstat.calibration._normcal import NormalisedCalibration, normcal
+from evstat.calibration._plr import PiecewiseLogisticCalibration, plr
 from evstat.calibration.point import PointCalibration
 from evstat.calibration.peers import ConformalSets, VennAbersCalibration, split_conformal, venn_abers
 from evstat.results import load
@@ -30,6 +36,7 @@ __all__ = [
     "BetaCalibration",
     "BinningCalibration",
     "CalibrationResults",
+    "ConflictWarning",
     "ConformalSets",
     "DisjointCalibration",
     "IsotonicCalibration",
@@ -37,11 +44,14 @@ __all__ = [
     "Summary",
     "VennAbersCalibration",
     "betacal",
+    "cautious_binary",
+    "dempster_binary",
     "disjoint",
     "evbinning",
     "evlogit",
     "isotonic",
     "load",
+    "pav_blocks",
     "split_conformal",
     "venn_abers",
 ]

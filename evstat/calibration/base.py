@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from evstat.belief import MassArray, binary_decisions
 from evstat.formula import ModelFrame, schema
-from evstat.lazy import _NOT_DASK, dispatch
+from evstat.lazy import NOT_DASK, dispatch
 from evstat.results import FORMAT, FORMAT_VERSION, REJECT, STRATEGIES, Results
 from evstat.summary import Summary
 
@@ -51,6 +51,40 @@ CALIBRATION_SAMPLE_SEED = 20261126
 class EmptyCellWarning(UserWarning):
     """Test rows fall where the calibration data say nothing (an empty bin or cell): their
     probability is undefined (NaN) while their belief is vacuous (Bel = 0, Pl = 1)."""
+
+
+#: Why each score-axis calibrator cannot use a factor term (for the error message).
+FACTOR_WHY = {
+    "evbinning": "it cuts every score axis into intervals, and a factor's dummy columns are not "
+                 "score axes",
+    "disjoint": "it cuts every score axis into intervals, and a factor's dummy columns are not "
+                "score axes",
+    "isotonic": "it fits a function that increases along one score axis, and a factor has no order",
+    "betacal": "it maps a score in (0, 1) through log(s) and log(1 - s), which a factor does not have",
+}
+
+
+def score_axes(mf: ModelFrame, who: str) -> list[int]:
+    """Positions of the non-intercept design columns of ``mf``: the score axes of a calibrator
+    that works on them (binning, isotonic, beta, disjoint, the peers). An error if there are
+    none, or if a term is a factor (the message says why ``who`` cannot use it).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evstat.formula import model_frame
+    >>> score_axes(model_frame("y ~ s + t", pd.DataFrame({"y": [0, 1, 0, 1], "s": [1., 2, 3, 5], "t": [2., 1, 0, 0]})), "isotonic")
+    [1, 2]
+    """
+    why = FACTOR_WHY.get(who, "it works on score axes, and a factor has no order or distance")
+    mf.require_numeric(who, why)
+    cols = [j for j, t in enumerate(mf.terms) if t != "Intercept"]
+    if not cols:
+        raise ValueError(
+            f"{who} needs at least one score column, but formula {mf.formula!r} has none "
+            "(only an intercept): write the score columns right of '~', e.g. 'y ~ svm1'"
+        )
+    return cols
 
 
 class CalibrationResults(Results):
@@ -174,7 +208,7 @@ class CalibrationResults(Results):
             Indexed like ``newdata`` in its row order.
         """
         lazy = dispatch(self, "predict", newdata, type=type, missing=missing)
-        if lazy is not _NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
+        if lazy is not NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
             return lazy
         if type not in _TYPES:
             raise ValueError(f"type must be one of {_TYPES}, got {type!r}")
@@ -222,7 +256,7 @@ class CalibrationResults(Results):
             ``newdata``.
         """
         lazy = dispatch(self, "decide", newdata, strategy=strategy, reject_cost=reject_cost, missing=missing, rho=rho)
-        if lazy is not _NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
+        if lazy is not NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
             return lazy
         rc = self._check_decision(strategy, reject_cost)
         X, index = self._design(newdata, missing)

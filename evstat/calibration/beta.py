@@ -23,8 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import brentq
 from scipy.special import log_expit
 
-from evstat.calibration.base import CalibrationResults
-from evstat.calibration.binning import _score_columns
+from evstat.calibration.base import CalibrationResults, score_axes
 from evstat.calibration.logistic import _TARGETS, LogitCalibration, _targets, fit_logistic_likelihood
 from evstat.results import register
 from evstat.summary import Summary, format_number
@@ -107,7 +106,7 @@ class BetaCalibration(LogitCalibration):
         self.model_frame = mf
         self.parameters = _check_parameters(parameters)
         self.refit_negative = bool(refit_negative)
-        cols = _score_columns(mf, "betacal")
+        cols = score_axes(mf, "betacal")
         if len(cols) > 1:
             raise ValueError(
                 f"betacal calibrates one score in (0, 1), but formula {mf.formula!r} has "

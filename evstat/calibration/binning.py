@@ -11,7 +11,7 @@ With one score this is the binning of Zadrozny and Elkan (2001) and its evidenti
 Xu et al. (2016); with J scores it is the joint binning of Minary et al. (2019, section 4.1):
 B_1 x ... x B_J cells.
 
-:class:`CellCalibration` is the part shared with :func:`evstat.calibration.isotonic.isotonic`
+:class:`CellCalibration` is the part shared with :func:`evstat.calibration.isotonic`
 (whose cells are the PAV blocks).
 """
 
@@ -27,7 +27,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy.special import xlogy
 
-from evstat.calibration.base import CalibrationResults, EmptyCellWarning
+from evstat.calibration.base import CalibrationResults, EmptyCellWarning, score_axes
 from evstat.results import register
 from evstat.summary import Summary, format_number
 from evstat.formula import ModelFrame, model_frame, schema
@@ -40,31 +40,6 @@ MAX_CELLS = 10_000_000
 _EMPTY = ("nan", "prior")
 _BREAKS = ("uniform", "quantile")
 _DEFAULT_BINS = 3
-
-
-#: Why each score-axis calibrator cannot use a factor term (for the error message).
-_FACTOR_WHY = {
-    "evbinning": "it cuts every score axis into intervals, and a factor's dummy columns are not "
-                 "score axes",
-    "disjoint": "it cuts every score axis into intervals, and a factor's dummy columns are not "
-                "score axes",
-    "isotonic": "it fits a function that increases along one score axis, and a factor has no order",
-    "betacal": "it maps a score in (0, 1) through log(s) and log(1 - s), which a factor does not have",
-}
-
-
-def _score_columns(mf: ModelFrame, who: str) -> list[int]:
-    """Positions of the non-intercept design columns; an error if there are none or if a
-    term is a factor (these calibrators work on score axes)."""
-    why = _FACTOR_WHY.get(who, "it works on score axes, and a factor has no order or distance")
-    mf.require_numeric(who, why)
-    cols = [j for j, t in enumerate(mf.terms) if t != "Intercept"]
-    if not cols:
-        raise ValueError(
-            f"{who} needs at least one score column, but formula {mf.formula!r} has none "
-            "(only an intercept): write the score columns right of '~', e.g. 'y ~ svm1'"
-        )
-    return cols
 
 
 def _check_empty(empty: str) -> str:
@@ -80,7 +55,8 @@ def _fmt6(v: float) -> str:
     return f"{v:.6g}"
 
 
-def _interval_label(lo: float, hi: float) -> str:
+def interval_label(lo: float, hi: float) -> str:
+    """R's ``cut`` label of the interval (lo, hi]: ``"(0.25, 0.5]"``, ``"(-Inf, 0.1]"``."""
     left = "(-Inf" if np.isneginf(lo) else f"({lo:.6g}"
     right = "Inf)" if np.isposinf(hi) else f"{hi:.6g}]"
     return f"{left}, {right}"
@@ -126,6 +102,11 @@ class CellCalibration(CalibrationResults):
     def _cells_of(self, X: NDArray[np.float64]) -> NDArray[np.intp]:
         """Cell index of each design row."""
         raise NotImplementedError
+
+    def cell_of(self, newdata: pd.DataFrame, missing: str = "raise") -> pd.Series:
+        """The cell index of each row of ``newdata`` (as in :meth:`tidy`; the cells of the calibration rows without ``newdata``), indexed like it."""
+        X, index = self._design(newdata, missing)
+        return pd.Series(self._cells_of(X), index=index, name="cell")
 
     # ------------------------------------------------------------------ facts
     @property
@@ -392,7 +373,7 @@ class BinningCalibration(CellCalibration):
         state: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__(mf)
-        cols = _score_columns(mf, "evbinning")
+        cols = score_axes(mf, "evbinning")
         self._cols = cols
         self.axes = [mf.terms[j] for j in cols]
         X = np.asarray(mf.X)
@@ -447,16 +428,11 @@ class BinningCalibration(CellCalibration):
     def breaks(self) -> dict[str, NDArray[np.float64]]:
         return {a: np.concatenate([[lo], c, [hi]]) for a, c, (lo, hi) in zip(self.axes, self._cuts, self._ranges)}
 
-    def cell_of(self, newdata: pd.DataFrame, missing: str = "raise") -> pd.Series:
-        """The cell index of each row of ``newdata`` (as in :meth:`tidy`), indexed like it."""
-        X, index = self._design(newdata, missing)
-        return pd.Series(self._cells_of(X), index=index, name="cell")
-
     def _axis_labels(self) -> list[NDArray]:
         out = []
         for c in self._cuts:
             edges = np.concatenate([[-np.inf], c, [np.inf]])
-            out.append(np.array([_interval_label(edges[b], edges[b + 1]) for b in range(c.size + 1)], dtype=object))
+            out.append(np.array([interval_label(edges[b], edges[b + 1]) for b in range(c.size + 1)], dtype=object))
         return out
 
     # ------------------------------------------------------------------ verbs

@@ -64,8 +64,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from evstat.belief import REJECT, binary_decisions
-from evstat.calibration.base import CalibrationResults
-from evstat.calibration.binning import _score_columns
+from evstat.calibration.base import CalibrationResults, score_axes
 from evstat.formula import ModelFrame, model_frame, schema
 from evstat.results import register
 from evstat.summary import Summary
@@ -177,7 +176,7 @@ class VennAbersCalibration(CalibrationResults):
         super().__init__(mf)
         if va_method not in VA_METHODS:
             raise ValueError(f"method must be one of {VA_METHODS}, got {va_method!r}")
-        self._cols = _score_columns(mf, "venn_abers")
+        self._cols = score_axes(mf, "venn_abers")
         self.va_method = va_method
         self.n_splits = int(n_splits)
         self.cal_size = _check_fraction(cal_size, "cal_size")
@@ -364,7 +363,7 @@ class ConformalSets:
 
     def __init__(self, mf: ModelFrame, confidence: float = 0.9, cal_size: float = 0.5, seed: int = 0) -> None:
         self.model_frame = mf
-        self._cols = _score_columns(mf, "split_conformal")
+        self._cols = score_axes(mf, "split_conformal")
         self.confidence = _check_fraction(confidence, "confidence")
         self.cal_size = _check_fraction(cal_size, "cal_size")
         self.seed = _check_seed(seed)

@@ -23,8 +23,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy.special import xlogy
 
-from evstat.calibration.base import CalibrationResults
-from evstat.calibration.binning import _score_columns
+from evstat.calibration.base import CalibrationResults, score_axes
 from evstat.formula import ModelFrame
 from evstat.summary import Summary
 
@@ -44,7 +43,7 @@ class PointCalibration(CalibrationResults):
 
     def __init__(self, mf: ModelFrame) -> None:
         super().__init__(mf)
-        cols = _score_columns(mf, self.method)
+        cols = score_axes(mf, self.method)
         if len(cols) > 1:
             raise ValueError(
                 f"{self.method} calibrates one score, but formula {mf.formula!r} has "

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from evstat.classifiers.base import OUTLIER, ClassifierResults
 from evstat.classifiers.credal import CredalKNNClassifier, credal_knn, ec_dbar, ec_masses, ec_support
-from evstat.classifiers.eknn import (
+from evstat.classifiers._eknn import (
     EkNNClassifier,
     EkNNFitWarning,
     GammaFit,
@@ -34,8 +34,8 @@ from evstat.classifiers.eknn import (
     fit_gamma,
     initial_gamma,
 )
-from evstat.classifiers.evnn import EvNNClassifier, evnn, evnn_cost, evnn_init, evnn_masses
-from evstat.classifiers.gbt import GBTClassifier, gbt, gbt_masses
+from evstat.classifiers._evnn import EvNNClassifier, evnn, evnn_cost, evnn_init, evnn_masses
+from evstat.classifiers._gbt import GBTClassifier, gbt, gbt_masses
 from evstat.classifiers.partial import PartialEkNNClassifier
 
 __all__ = [

@@ -34,7 +34,7 @@ from evstat.belief import Frame, MassArray
 from evstat.belief import decide as belief_decide
 from evstat.belief import loss_matrix
 from evstat.formula import CLASS_FRAME, ClassFrame, schema
-from evstat.lazy import _NOT_DASK, dispatch
+from evstat.lazy import NOT_DASK, dispatch
 from evstat.results import REJECT, STRATEGIES, Results
 from evstat.summary import Summary
 
@@ -209,7 +209,7 @@ class ClassifierResults(Results):
             Indexed like ``newdata``, in its row order.
         """
         lazy = dispatch(self, "predict", newdata, type=type, missing=missing)
-        if lazy is not _NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
+        if lazy is not NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
             return lazy
         if type not in _TYPES:
             raise ValueError(f"type must be one of {_TYPES}, got {type!r}")
@@ -301,7 +301,7 @@ class ClassifierResults(Results):
         lazy = dispatch(
             self, "decide", newdata, strategy=strategy, reject_cost=reject_cost, missing=missing, loss=loss
         )
-        if lazy is not _NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
+        if lazy is not NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
             return lazy
         if strategy == "credal":
             if reject_cost is not None or loss is not None:

@@ -20,7 +20,8 @@ Step 2a (eq. 11): the bbas of the ``n_s`` neighbours of class ``s`` are averaged
 with ``alpha_s = n_s / max_l n_l`` (``a'_s = 0`` for a class without neighbours). Step 2c: the
 global fusion is the conjunctive combination of the discounted class bbas in which the conflict
 of each product goes to the union of the classes involved (the meta-class). For these simple bbas
-it has the product form [derived in the notes, section 1]
+it has the product form (derived here from eq. 11 of the EC paper: each class bba has two
+focal sets, so their conjunctive product is a product of independent choices)
 
     m(A) = prod_{s in A} a'_s prod_{s not in A} (1 - a'_s)     (A a non-empty set of classes),
     m(Omega) = prod_s (1 - a'_s),
@@ -71,10 +72,10 @@ from scipy.special import expit, log_expit
 from evstat.belief import Frame, MassArray
 from evstat.results import register
 from evstat.summary import Summary
-from evstat.classifiers._neighbors import CHUNK_ENTRIES, knn
+from evstat.classifiers.neighbors import CHUNK_ENTRIES, knn
 from evstat.formula import ClassFrame, class_frame, schema
 from evstat.classifiers.base import OUTLIER, ClassifierResults, clip01
-from evstat.classifiers.eknn import _check_k
+from evstat.classifiers._eknn import _check_k
 
 __all__ = [
     "CredalKNNClassifier",

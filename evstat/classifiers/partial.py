@@ -55,7 +55,7 @@ from evstat.belief.transforms import mass_to_q, q_to_mass
 from evstat.results import register
 from evstat.summary import Summary
 from evstat.classifiers._gamma import minimise_log_gamma
-from evstat.classifiers._neighbors import CHUNK_ENTRIES, knn
+from evstat.classifiers.neighbors import CHUNK_ENTRIES, knn
 from evstat.formula import ClassFrame, schema
 from evstat.classifiers.base import ClassifierResults, clip01
 
@@ -335,7 +335,7 @@ class PartialEkNNClassifier(ClassifierResults):
 
     @classmethod
     def _schema_fields(cls) -> dict[str, schema.Spec]:
-        from evstat.classifiers.eknn import EkNNClassifier
+        from evstat.classifiers._eknn import EkNNClassifier
 
         fields = EkNNClassifier._schema_fields()
         fields["label_values"] = schema.List(
@@ -355,7 +355,7 @@ class PartialEkNNClassifier(ClassifierResults):
                     return f"the masses of label_values[{i}] sum to {sum(row):.6g}, not 1"
             return None
 
-        from evstat.classifiers.eknn import EkNNClassifier
+        from evstat.classifiers._eknn import EkNNClassifier
 
         return [*EkNNClassifier._schema_checks(), masses]
 
@@ -372,7 +372,7 @@ class PartialEkNNClassifier(ClassifierResults):
 
 def _knn_rows(Xq: NDArray[np.float64], Xt: NDArray[np.float64], k: int, offset: int):
     """k nearest training rows of the training rows offset.. (each leaving itself out)."""
-    from evstat.classifiers._neighbors import nearest, sq_distances
+    from evstat.classifiers.neighbors import nearest, sq_distances
 
     D = sq_distances(Xq, Xt)
     r = np.arange(Xq.shape[0])
@@ -423,7 +423,7 @@ def fit_partial(cf: ClassFrame, values: NDArray[np.float64], k: int, alpha: floa
 def _contract_example(y: str, d: pd.DataFrame) -> PartialEkNNClassifier:
     """The contract tests' fit: ev.eknn with soft labels (plausibility 1 for the observed class,
     0.3 for the others), which gives a partially supervised EkNN."""
-    from evstat.classifiers.eknn import eknn
+    from evstat.classifiers._eknn import eknn
 
     levels = sorted(pd.unique(d[y]))
     pl = pd.DataFrame({lev: np.where(d[y] == lev, 1.0, 0.3) for lev in levels}, index=d.index)

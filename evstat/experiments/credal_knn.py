@@ -45,7 +45,7 @@ import pandas as pd
 import evstat as ev
 from evstat.belief import Frame, MassArray
 from evstat.classifiers import OUTLIER
-from evstat.classifiers._neighbors import knn
+from evstat.classifiers.neighbors import knn
 from evstat.datasets import data_dir, simulate_credal_sim2, simulate_credal_test12
 from evstat.metrics import credal_rates
 
@@ -258,7 +258,12 @@ def eknn_ionosphere() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def evnn_errors(seed: int, seeds: int, vowel_protos: tuple[int, ...]) -> pd.DataFrame:
+def evnn_errors(seed: int, seeds: int, vowel_protos: tuple[int, ...],
+                vowel_inits: tuple[str, ...] = ("pooled", "per_class")) -> pd.DataFrame:
+    """Test errors of ``ev.evnn`` on evclass's Glass split (7 prototypes, evclass's pooled
+    initialisation) and on Vowel (``vowel_protos`` prototypes, each initialisation of
+    ``vowel_inits``; ``"per_class"`` is evclass's ``nprotoPerClass``: 33, 44, 55 prototypes are 3,
+    4, 5 per class), one row per data set, prototype count, initialisation and seed."""
     rows = []
     g = pd.read_csv(data_dir() / "glass-evclass.csv").rename(columns={"Class": "y"})
     g["y"] = g["y"].astype(str)
@@ -268,14 +273,16 @@ def evnn_errors(seed: int, seeds: int, vowel_protos: tuple[int, ...]) -> pd.Data
     vcols = [c for c in v.columns if c != "y"]
     for s in range(seeds):
         sd = int(np.random.SeedSequence(seed, spawn_key=(5, s)).generate_state(1)[0])
-        for name, df, cols, ntr, protos in (("glass", g, gcols, 89, (7,)), ("vowel", v, vcols, 528, vowel_protos)):
+        for name, df, cols, ntr, protos, inits in (("glass", g, gcols, 89, (7,), ("pooled",)),
+                                                   ("vowel", v, vcols, 528, vowel_protos, vowel_inits)):
             tr, te = df.iloc[:ntr], df.iloc[ntr:]
-            for r in protos:
-                t0 = time.time()
-                fit = ev.evnn(_formula(cols), tr, prototypes=r, seed=sd)
-                err = float(np.mean(fit.decide(te, strategy="pignistic").astype(str).to_numpy() != te["y"].to_numpy()))
-                rows.append({"data": name, "prototypes": r, "seed": sd, "train_error": fit.train_error,
-                             "test_error": err, "n_iter": fit.n_iter, "seconds": round(time.time() - t0, 2)})
+            for init in inits:
+                for r in protos:
+                    t0 = time.time()
+                    fit = ev.evnn(_formula(cols), tr, prototypes=r, seed=sd, init=init)
+                    err = float(np.mean(fit.decide(te, strategy="pignistic").astype(str).to_numpy() != te["y"].to_numpy()))
+                    rows.append({"data": name, "prototypes": r, "init": init, "seed": sd, "train_error": fit.train_error,
+                                 "test_error": err, "n_iter": fit.n_iter, "seconds": round(time.time() - t0, 2)})
     return pd.DataFrame(rows)
 
 

@@ -129,7 +129,7 @@ def available_methods() -> list[str]:
 
 def dempster_binary(bel: NDArray[np.float64], pl: NDArray[np.float64]) -> tuple[NDArray, NDArray, int]:
     """Combine J binary mass functions per row by Dempster's rule
-    (:func:`evstat.calibration.disjoint.dempster_binary`, which the disjoint calibrator uses).
+    (:func:`evstat.calibration.dempster_binary`, which the disjoint calibrator uses).
 
     Parameters
     ----------
@@ -150,7 +150,7 @@ def dempster_binary(bel: NDArray[np.float64], pl: NDArray[np.float64]) -> tuple[
     >>> round(float(b[0]), 6), round(float(p[0]), 6), k
     (0.512195, 0.853659, 0)
     """
-    from evstat.calibration.disjoint import dempster_binary as combine_rows
+    from evstat.calibration import dempster_binary as combine_rows
 
     out_bel, out_pl, bad = combine_rows(bel, pl)
     return out_bel, out_pl, int(bad.sum())

@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
+    "stratified_blocks",
     "EnsemblePartition",
     "EnsembleSizes",
     "RejectPartition",
@@ -207,6 +208,20 @@ def _take(orders: tuple[NDArray, NDArray], counts: NDArray, start: NDArray) -> l
         out.append(np.sort(block))
         pos += (c0, c1)
     return out
+
+
+def stratified_blocks(y: NDArray, counts: NDArray, rng: np.random.Generator) -> list[NDArray]:
+    """Disjoint blocks of rows with ``counts[b] = (negatives, positives)`` each (shape (B, 2),
+    e.g. from :func:`apportion`): the rows of each class in a random order drawn from ``rng``,
+    taken consecutively; every block sorted.
+
+    Examples
+    --------
+    >>> y = np.array([0, 1, 0, 1, 0, 1, 0, 0])
+    >>> [b.tolist() for b in stratified_blocks(y, np.array([[1, 1], [2, 1]]), np.random.default_rng(0))]
+    [[4, 5], [1, 6, 7]]
+    """
+    return _take(_class_order(y, rng), np.asarray(counts), np.zeros(2, dtype=np.int64))
 
 
 @dataclass(frozen=True)

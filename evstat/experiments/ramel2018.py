@@ -24,7 +24,7 @@ All folds are advanced together as numpy vectors. The strategies:
   tied and the row is uniform over the pool (the seeded tie rule of :func:`evstat.active.query`);
 * PS: the cell of larger entropy of BetP, ties as HS;
 * EIR (ours): the cell of larger expected reduction of the mean ignorance on the pool
-  (:mod:`evstat.active.query`, exact for binning);
+  (:func:`evstat.active.query`, exact for binning);
 * HS-batch10 (ours): batches of 10 rows chosen greedily by HS with the fit updated on the expected
   labels (:func:`evstat.active.query` with ``batch="greedy"``), then labelled.
 
@@ -348,13 +348,13 @@ def active_partition(y: NDArray[np.int64], n_test: int, rng: np.random.Generator
     >>> [len(p.svm[0]), len(p.test), len(p.initial), len(p.pool)]
     [20, 50, 10, 88]
     """
-    from evstat.experiments.partition import _class_order, _take, apportion
+    from evstat.experiments.partition import apportion, stratified_blocks
 
     n = y.size
     sizes = [EXP2_SVM, EXP2_SVM, EXP2_SVM, n_test, EXP2_INITIAL]
     sizes.append(n - sum(sizes))
     counts = apportion(sizes, int((y == 0).sum()), int((y == 1).sum()), both=[True] * len(sizes))
-    blocks = _take(_class_order(y, rng), counts, np.zeros(2, dtype=np.int64))
+    blocks = stratified_blocks(y, counts, rng)
     return ActivePartition(svm=(blocks[0], blocks[1], blocks[2]), test=blocks[3], initial=blocks[4], pool=blocks[5])
 
 

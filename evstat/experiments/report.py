@@ -115,9 +115,9 @@ def _signed(mean: float, se: float, digits: int = 4) -> str:
 
 
 def _tables_mod() -> Any:
-    from evstat.report import _tables
+    from evstat.report import tables
 
-    return _tables
+    return tables
 
 
 def _wide_error_table(summary: pd.DataFrame, methods: Sequence[str]) -> Any:
@@ -525,7 +525,7 @@ def fig9_10(reject_curves: pd.DataFrame, datasets: Sequence[str]) -> Any:
 def _svg(fig: Any, prefix: str, label: str) -> Any:
     import matplotlib
 
-    from evstat.report._svg import figure_svg
+    from evstat.report.svg import figure_svg
 
     with matplotlib.rc_context(_FONT):
         return figure_svg(fig, prefix, label=label)
@@ -574,7 +574,7 @@ def render_html(results: Any, command: str | None = None, date: Any = None, fron
 
     import matplotlib
 
-    report_templates = Path(__import__("evstat.report", fromlist=["_svg"]).__file__).resolve().parent / "templates"
+    from evstat.report import TEMPLATES as report_templates
     env = Environment(loader=ChoiceLoader([FileSystemLoader(str(_TEMPLATES)), FileSystemLoader(str(report_templates))]),
                       autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                       keep_trailing_newline=True)

@@ -9,6 +9,8 @@
 * :mod:`~evstat.likelihood.bernoulli` — Bel/Pl from a contour on theta (eqs. 25-26) and the
   binomial closed form.
 * :mod:`~evstat.likelihood.contour` — the parameter contour ``pl(beta) = L(beta) / L(beta_hat)``.
+* :mod:`~evstat.likelihood.multinomial` — the K-class (multinomial) likelihood, coefficient
+  profiles and predictive lower/upper probabilities of sets of classes (evmultinom).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from evstat.likelihood.linear_profile import (
     profile_loglik_reference,
 )
 from evstat.likelihood.logistic import loglik, newton_mle, platt_targets
+from evstat.likelihood.multinomial import MultinomialLikelihood, multinomial_mle, predictive_bounds
 from evstat.likelihood.predictive import (
     PredictiveContour,
     linear_predictor,
@@ -33,6 +36,7 @@ from evstat.likelihood.predictive import (
 __all__ = [
     "CoefficientProfile",
     "LogisticLikelihood",
+    "MultinomialLikelihood",
     "ParameterContour",
     "PredictiveContour",
     "bernoulli_belief",
@@ -40,9 +44,11 @@ __all__ = [
     "binomial_contour",
     "linear_predictor",
     "loglik",
+    "multinomial_mle",
     "newton_mle",
     "platt_targets",
     "predictive_belief",
+    "predictive_bounds",
     "profile_conf_int",
     "profile_level_set",
     "profile_loglik",

@@ -8,7 +8,11 @@
 * :func:`temperature`, :func:`vector_scaling`, :func:`matrix_scaling`, :func:`dirichlet` - the
   scaling calibrators of Guo et al. (2017) and Kull et al.'s (2019) Dirichlet calibration.
 
-Every fitted model returns the K-class results protocol (:class:`MulticlassResults`).
+* :func:`evmultinom` - evidential multinomial joint calibration: exact predictive lower and
+  upper probabilities of every class and any set of classes (issue 16; its own results class
+  :class:`MultinomCalibration`, lower/upper probabilities that are not a mass function for K > 2).
+
+Every other fitted model returns the K-class results protocol (:class:`MulticlassResults`).
 """
 
 from __future__ import annotations
@@ -45,7 +49,11 @@ __all__ += [
     "vector_scaling",
 ]
 
-from evstat.multiclass.ecoc import CALIBRATORS, EcocCalibration, ecoc  # noqa: E402
+from evstat.multiclass._ecoc import CALIBRATORS, EcocCalibration, ecoc  # noqa: E402
 from evstat.multiclass.gebel import COMBINES, GebelDirichlet, gebel_dirichlet  # noqa: E402
 
 __all__ += ["CALIBRATORS", "COMBINES", "EcocCalibration", "GebelDirichlet", "ecoc", "gebel_dirichlet"]
+
+from evstat.multiclass._evmultinom import MultinomCalibration, evmultinom  # noqa: E402
+
+__all__ += ["MultinomCalibration", "evmultinom"]

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evstat.plotting._data import calibration_scores, predictions
+from evstat.plotting.data import calibration_scores, predictions
 from evstat.plotting._style import OKABE_ITO, finish, mpl_text, new_axes
 
 __all__ = ["choose_rows", "predictive_contours"]

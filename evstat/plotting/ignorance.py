@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evstat.plotting._data import data_description, predictions
+from evstat.plotting.data import data_description, predictions
 from evstat.plotting._style import BAND_COLOR, OKABE_ITO, finish, new_axes
 
 __all__ = ["ignorance_histogram"]

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from evstat import metrics
-from evstat.plotting._data import data_description, evaluation_labels, predictions, rows
+from evstat.plotting.data import data_description, evaluation_labels, predictions, rows
 from evstat.plotting._style import STRATEGY_STYLE, finish, new_axes
 
 __all__ = ["compare_reject_curves", "reject_curve"]

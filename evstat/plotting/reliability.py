@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from evstat import metrics
-from evstat.plotting._data import data_description, evaluation_labels, predictions, rows
+from evstat.plotting.data import data_description, evaluation_labels, predictions, rows
 from evstat.plotting._style import BAND_COLOR, OKABE_ITO, finish, mpl_text, new_axes
 
 __all__ = ["reliability_diagram"]

@@ -8,157 +8,28 @@ option, and the figures of :mod:`evstat.plotting` as inline SVG; with several ca
 comparison table; and a reproducibility footer. CSS is inline, nothing is fetched from the
 network and no JavaScript is used. The same input gives byte-identical output, apart from the
 date line (fix it with ``date=``).
+
+``evstat.report`` is this package (``import evstat.report`` gives the module, with
+:func:`report` and :func:`render_report`), and calling the package calls :func:`report`:
+``ev.report(path, fits, ...)`` is ``ev.report.report(path, fits, ...)``.
 """
 
 from __future__ import annotations
 
-import warnings
-from pathlib import Path
-from typing import Any, Mapping, Sequence
+import sys
+import types
+from typing import Any
 
-import pandas as pd
+from evstat.report._report import TEMPLATES, render_report, report
 
-from evstat.report._build import build_context
-
-__all__ = ["render_report", "report"]
-
-_TEMPLATES = Path(__file__).resolve().parent / "templates"
+__all__ = ["TEMPLATES", "render_report", "report"]
 
 
-def _environment() -> Any:
-    from jinja2 import Environment, FileSystemLoader, StrictUndefined
+class _CallableModule(types.ModuleType):
+    """The package ``evstat.report``; calling it calls :func:`evstat.report.report`."""
 
-    return Environment(
-        loader=FileSystemLoader(str(_TEMPLATES)),
-        autoescape=True,
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return report(*args, **kwargs)
 
 
-def render_report(
-    fits: Any,
-    newdata: pd.DataFrame | None = None,
-    y: Any = None,
-    title: str | None = None,
-    date: Any = None,
-    *,
-    reject_cost: float = 0.15,
-    bins: int = 10,
-    grid: int = 40,
-    seed: int | None = None,
-    provenance: Mapping[str, str] | None = None,
-    notes: Sequence[str] = (),
-) -> str:
-    """The HTML text of a report (what :func:`report` writes); arguments as :func:`report`.
-
-    Examples
-    --------
-    >>> import evstat as ev
-    >>> fit = ev.evlogit("y ~ x1", data=ev.datasets.simulate_gaussian(40, seed=1))
-    >>> html = render_report(fit, date="2024-01-01", grid=10)
-    >>> html.startswith("<!DOCTYPE html>"), "<script" in html
-    (True, False)
-    """
-    context, caught = build_context(fits, newdata, y, title, date, reject_cost, bins, grid, seed, provenance)
-    context["warnings"] = [*(f"Warning: {n}" for n in notes), *context["warnings"]]
-    env = _environment()
-    css = (_TEMPLATES / "style.css").read_text(encoding="utf-8")
-    html = env.get_template("report.html.j2").render(css=css, **context)
-    seen = set()
-    for w in caught:  # shown in the report; passed on to the caller too, once each
-        key = (w.category, str(w.message))
-        if key not in seen:
-            seen.add(key)
-            warnings.warn(str(w.message), w.category, stacklevel=3)
-    return html
-
-
-def report(
-    path: str | Path,
-    fits: Any,
-    newdata: pd.DataFrame | None = None,
-    y: Any = None,
-    title: str | None = None,
-    date: Any = None,
-    *,
-    reject_cost: float = 0.15,
-    bins: int = 10,
-    grid: int = 40,
-    seed: int | None = None,
-    provenance: Mapping[str, str] | None = None,
-    notes: Sequence[str] = (),
-) -> Path:
-    """Write a self-contained HTML report of one or several fitted calibrators.
-
-    Parameters
-    ----------
-    path : str or Path
-        The HTML file to write (its folder must exist).
-    fits : CalibrationResults, list or dict
-        One fitted calibrator, a list of them (named by method) or ``{name: calibrator}``; with
-        several, a comparison section is added. The peers :func:`evstat.venn_abers` (a
-        calibrator with its own section) and :func:`evstat.split_conformal` (shown in the
-        comparison only, with labelled ``newdata``) may be among them; the comparison then has
-        the interval widths, set sizes and decisions with reject of every model and their
-        error-reject curves on one axes.
-    newdata : pandas.DataFrame, optional
-        Test rows. With labels (the formula's response column, or ``y``) every metric and
-        label-based figure uses them; without labels they get predictions, decisions and the
-        ignorance, and the label-based metrics use the calibration data (in-sample, said so).
-        Without ``newdata`` everything is in-sample.
-    y : str or array-like, optional
-        Labels of ``newdata``: a column name, the response levels, or 0/1 codes (1 = positive).
-    title : str, optional
-        Default ``"evstat calibration report: <formula>"``.
-    date : str or datetime.date, optional
-        The date printed in the footer (default today). Everything else is a function of the
-        inputs, so a fixed ``date`` makes the file byte-identical across runs.
-    reject_cost : float in [0, 1]
-        R_rej of the decisions and decision-region figures (default 0.15 as Minary et al. 2019).
-    bins : int
-        Bins of the reliability table, the interval coverage and the reliability diagram.
-    grid : int
-        Grid points per axis of the decision-region figure (its cost grows as grid**2 Bel/Pl
-        evaluations) and, times three, of the calibration map.
-    seed : int, optional
-        Printed in the footer (e.g. the seed that made the data); evstat's calibrators are
-        deterministic and use none.
-    provenance : mapping, optional
-        Extra ``label: text`` lines for the footer (e.g. the command that made the report).
-    notes : sequence of str, optional
-        Warnings from before the report (e.g. a calibrator the command line skipped), listed first
-        in the "Notes and warnings" section.
-
-    Returns
-    -------
-    pathlib.Path
-        ``path``.
-
-    Notes
-    -----
-    Warnings raised while computing (e.g. test rows in empty cells of evbinning) are listed in
-    the report's "Notes and warnings" section and re-issued once each.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> import evstat as ev
-    >>> d = ev.datasets.load("sonar_scores")
-    >>> cal, test = d[d.set == "calibration"], d[d.set == "test"]
-    >>> fit = ev.evlogit("y ~ svm1", data=cal)
-    >>> out = ev.report(os.path.join(tempfile.mkdtemp(), "r.html"), fit, newdata=test, grid=10)
-    >>> "Calibration metrics" in out.read_text(encoding="utf-8")
-    True
-    """
-    path = Path(path)
-    if path.parent and not path.parent.exists():
-        raise FileNotFoundError(f"cannot write the report to {str(path)!r}: folder {str(path.parent)!r} does not exist")
-    html = render_report(
-        fits, newdata, y, title, date, reject_cost=reject_cost, bins=bins, grid=grid, seed=seed,
-        provenance=provenance, notes=notes,
-    )
-    path.write_text(html, encoding="utf-8", newline="\n")
-    return path
+sys.modules[__name__].__class__ = _CallableModule

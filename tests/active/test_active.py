@@ -9,7 +9,7 @@ from scipy import integrate
 
 import evstat as ev
 from evstat.active import criterion, query, simulate, update
-from evstat.active.query import _eir_binning, _eir_refit, pool_belief
+from evstat.active._query import _eir_binning, _eir_refit, pool_belief
 
 
 def _hand_ignorance(k: int, n: int) -> float:

@@ -156,7 +156,9 @@ def test_summary_glance_tidy():
     assert fit.profile("log(p)").conf_int()[0] == pytest.approx(fit.conf_int().loc["log(p)", "lower"], rel=1e-6)
 
 
-def test_index_order_and_persistence(tmp_path):
+def test_every_parametrisation_survives_save_load(tmp_path):
+    """The contract suite (tests/test_contract.py) saves and loads the default fit; here the
+    other parametrisations."""
     cal = u_shaped(1).assign(cls=lambda d: np.where(d.y == 1, "yes", "no"))
     new = pd.DataFrame({"p": [0.9, 0.1, 0.5]}, index=["c", "a", "b"])
     for kw in ({}, {"parameters": "ab", "targets": "binary"}, {"parameters": "am"}):

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import evstat as ev
 from evstat.belief import TotalConflictError
-from evstat.calibration.disjoint import ConflictWarning, DisjointCalibration
+from evstat.calibration import ConflictWarning, DisjointCalibration
 
 
 @pytest.fixture(scope="module")
@@ -184,7 +184,9 @@ def test_options_passed_and_bad_input(pima):
         empty.decide(test, strategy="probabilistic")
 
 
-def test_index_order_and_persistence(tmp_path, pima):
+def test_every_base_method_survives_save_load(tmp_path, pima):
+    """The contract suite (tests/test_contract.py) saves and loads the default fit; here every
+    per-column calibrator, on reversed relabelled rows."""
     cal, test = pima
     cal = cal.head(100)  # evlogit's Bel/Pl of the calibration rows (summary) dominate the time
     new = test.head(15).iloc[::-1].set_axis([f"x{i}" for i in range(15)])

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import evstat as ev
-from evstat.calibration.disjoint import cautious_binary, dempster_binary
+from evstat.calibration import cautious_binary, dempster_binary
 
 
 @pytest.fixture(scope="module")

@@ -3,9 +3,6 @@ they show."""
 
 from __future__ import annotations
 
-import doctest
-import importlib
-
 import pytest
 
 MODULES = [
@@ -16,8 +13,5 @@ MODULES = [
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_docstring_examples(name):
-    module = importlib.import_module(name)
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS, verbose=False)
-    assert result.attempted > 0, f"{name} has no examples"
-    assert result.failed == 0, f"{result.failed} docstring examples failed in {name}"
+def test_docstring_examples(name, doctests):
+    doctests(name)

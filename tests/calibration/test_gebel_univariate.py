@@ -6,8 +6,6 @@ direct likelihood maximisation, a loop over N with scipy.stats.beta), properties
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import json
 
 import numpy as np
@@ -19,8 +17,8 @@ from scipy import optimize, stats
 from scipy.special import expit
 
 import evstat as ev
-from evstat.calibration.bayescal import alap_fit
-from evstat.calibration.plr import plr_basis
+from evstat.calibration._bayescal import alap_fit
+from evstat.calibration._plr import plr_basis
 from evstat.likelihood import platt_targets
 
 
@@ -31,11 +29,10 @@ def svm_like(n: int = 200, seed: int = 0, shift: float = 1.0) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize(
-    "name", ["evstat.calibration.normcal", "evstat.calibration.plr", "evstat.calibration.bayescal", "evstat.calibration.avcal", "evstat.metrics.gebel"]
+    "name", ["evstat.calibration._normcal", "evstat.calibration._plr", "evstat.calibration._bayescal", "evstat.calibration._avcal", "evstat.metrics.gebel"]
 )
-def test_docstring_examples(name):
-    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS, verbose=False)
-    assert result.attempted > 0 and result.failed == 0
+def test_docstring_examples(name, doctests):
+    doctests(name)
 
 
 # ------------------------------------------------------------------ normcal

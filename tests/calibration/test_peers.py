@@ -194,15 +194,8 @@ def test_bad_input():
 
 
 @pytest.mark.parametrize("name", ["evstat.calibration.peers", "evstat.comparison", "evstat.plotting.reject"])
-def test_docstring_examples(name):
-    import doctest
-    import importlib
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS, verbose=False)
-    assert result.attempted > 0 and result.failed == 0
+def test_docstring_examples(name, doctests):
+    doctests(name)
 
 
 def test_reject_curves_on_one_axes():

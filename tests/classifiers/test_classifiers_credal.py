@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import evstat as ev
 from evstat.belief import Frame, MassFunction, combine
 from evstat.classifiers import OUTLIER, ec_dbar, ec_masses, ec_support
-from evstat.classifiers._neighbors import knn
+from evstat.classifiers.neighbors import knn
 from evstat.classifiers.credal import RHO_GRID, UNKNOWN, _credal_masks
 
 

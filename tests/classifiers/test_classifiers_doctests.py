@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
-
 import pytest
 
 MODULES = [
     "evstat.classifiers",
     "evstat.classifiers.credal",
-    "evstat.classifiers.eknn",
-    "evstat.classifiers.evnn",
-    "evstat.classifiers.gbt",
+    "evstat.classifiers._eknn",
+    "evstat.classifiers._evnn",
+    "evstat.classifiers._gbt",
     "evstat.classifiers.partial",
 ]
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_docstring_examples(name):
-    module = importlib.import_module(name)
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS, verbose=False)
-    assert result.attempted > 0, f"{name} has no examples"
-    assert result.failed == 0, f"{result.failed} docstring examples failed in {name}"
+def test_docstring_examples(name, doctests):
+    doctests(name)

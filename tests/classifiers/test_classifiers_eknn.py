@@ -22,7 +22,7 @@ from evstat.classifiers import (
     fit_gamma,
     initial_gamma,
 )
-from evstat.classifiers._neighbors import knn, nearest
+from evstat.classifiers.neighbors import knn, nearest
 
 LN2 = math.log(2.0)
 
@@ -143,7 +143,7 @@ def test_knn_leave_one_out_skips_only_the_row_itself():
 
 
 def test_knn_chunked_equals_unchunked(monkeypatch):
-    import evstat.classifiers._neighbors as nb
+    import evstat.classifiers.neighbors as nb
 
     X, _ = random_data(60, 3, 2, seed=8)
     Q = np.random.default_rng(1).normal(size=(37, 3))

@@ -12,7 +12,7 @@ from scipy.special import expit
 import evstat as ev
 from evstat.belief import Frame, MassFunction, combine
 from evstat.classifiers import evnn_cost, evnn_init, evnn_masses
-from evstat.classifiers.evnn import _pack
+from evstat.classifiers._evnn import _pack
 
 GLASS = "Class ~ RI + Na + Mg + Al + Si + K + Ca + Ba + Fe"
 
@@ -131,9 +131,61 @@ def test_verbs_and_persistence(glass, tmp_path):
         ({"mu": -1}, ValueError, "mu must be a finite number >= 0"),
         ({"optimizer": "adam"}, ValueError, "optimizer must be one of"),
         ({"lam": 2}, ValueError, "lam must lie in"),
+        ({"init": "random"}, ValueError, "init must be one of"),
+        ({"init": "per_class", "prototypes": 6}, ValueError, "prototypes = 6 is not a multiple of 4"),
+        ({"init": "per_class", "prototypes": 80}, ValueError, r"needs 20 prototypes per class, but class \d of 4 \(in level order\) has only \d+ distinct training rows"),
     ],
 )
 def test_bad_input(glass, kw, err, match):
     tr, _ = glass
     with pytest.raises(err, match=match):
         ev.evnn(GLASS, tr, **kw)
+
+
+def test_per_class_initialisation_is_evclass_nprotoPerClass(glass):
+    """init="per_class": prototypes / M k-means centres of each class's rows, in class order, with
+    memberships indicator + 0.1 (evclass's proDSinit(..., nprotoPerClass = TRUE)); crisp: the
+    indicator."""
+    from evstat.classifiers._evnn import _kmeans
+
+    tr, _ = glass
+    X = tr.iloc[:, :9].to_numpy()
+    codes = ev.evnn(GLASS, tr, prototypes=4, seed=0, maxiter=0).class_frame.codes
+    p = evnn_init(X, codes, 4, 8, seed=3, init="per_class")
+    rng = np.random.default_rng(3)
+    for q in range(4):
+        centres, _ = _kmeans(X[codes == q], 2, rng)  # the same draws, in class order
+        np.testing.assert_array_equal(p["W"][2 * q : 2 * q + 2], centres)
+    np.testing.assert_array_equal(p["beta"], np.repeat(np.eye(4), 2, axis=0) + 0.1)
+    crisp = evnn_init(X, codes, 4, 8, seed=3, init="per_class_crisp")
+    np.testing.assert_array_equal(crisp["beta"], np.repeat(np.eye(4), 2, axis=0))
+    np.testing.assert_array_equal(crisp["W"], p["W"])
+    np.testing.assert_allclose(p["gamma"], 0.1)
+    np.testing.assert_allclose(p["eta"], 0.0)
+
+
+def test_per_class_fit_persistence_and_summary(glass, tmp_path):
+    import json
+
+    from evstat.formula import schema
+
+    tr, te = glass
+    fit = ev.evnn(GLASS, tr, prototypes=8, seed=2, init="per_class", maxiter=50)
+    assert fit.init == "per_class" and fit.n_prototypes == 8
+    assert fit.glance().loc[0, "init"] == "per_class"
+    assert "8 (initialisation: per class)" in fit.summary().as_text()
+    back = ev.load(fit.save(tmp_path / "nn.json"))
+    assert back.init == "per_class"
+    pd.testing.assert_frame_equal(back.predict(te), fit.predict(te))
+    # a file written before the option existed has no "init": read as the pooled initialisation
+    d = json.loads((tmp_path / "nn.json").read_text())
+    del d["init"], d["checksum"]
+    d["checksum"] = schema.checksum(d)
+    (tmp_path / "old.json").write_text(json.dumps(d))
+    assert ev.load(tmp_path / "old.json").init == "pooled"
+    d["init"] = "kmeans++"
+    del d["checksum"]
+    d["checksum"] = schema.checksum(d)
+    (tmp_path / "bad.json").write_text(json.dumps(d))
+    with pytest.raises(ValueError, match="init"):
+        ev.load(tmp_path / "bad.json")

@@ -168,7 +168,7 @@ def test_subsets_in_bitmask_order():
 
 
 def test_chunked_equals_unchunked_and_row_order_invariance(monkeypatch):
-    import evstat.classifiers._neighbors as nb
+    import evstat.classifiers.neighbors as nb
 
     rng = np.random.default_rng(4)
     d = pd.DataFrame(rng.normal(size=(50, 2)), columns=["a", "b"])

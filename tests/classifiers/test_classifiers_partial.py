@@ -153,7 +153,7 @@ def test_all_uncertain_labels_do_not_stop_on_the_plateau(run):
     from scipy.optimize import minimize
 
     from evstat.belief.transforms import mass_to_q
-    from evstat.classifiers._neighbors import knn
+    from evstat.classifiers.neighbors import knn
     from evstat.classifiers.partial import _betp, partial_loo_cost
 
     f, tr, te, lm = _ionosphere_all_uncertain(run)

@@ -3,7 +3,6 @@ sets, the whole pipeline through the report)."""
 
 from __future__ import annotations
 
-import doctest
 import re
 from pathlib import Path
 
@@ -126,14 +125,10 @@ def test_smoke_two_rounds_two_datasets(capsys: pytest.CaptureFixture, tmp_path: 
 
 
 @pytest.mark.parametrize("module", ["partition", "ensemble", "methods", "minary2019", "claims", "report", "cli"])
-def test_docstring_examples_run(module: str) -> None:
-    import importlib
+def test_docstring_examples_run(module: str, doctests) -> None:
 
-    mod = importlib.import_module(f"evstat.experiments.{module}")
-    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0
+    doctests(f"evstat.experiments.{module}")
 
 
-def test_docstring_examples_run_package() -> None:
-    result = doctest.testmod(exps)
-    assert result.attempted > 0 and result.failed == 0
+def test_docstring_examples_run_package(doctests) -> None:
+    doctests(exps)

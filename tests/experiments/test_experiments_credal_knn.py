@@ -3,9 +3,6 @@ claims computed from known rates, the CLI's options, and the CI smoke run (a tin
 
 from __future__ import annotations
 
-import doctest
-import importlib
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -105,7 +102,5 @@ def test_cli_smoke_tiny_study(capsys, tmp_path):
 
 
 @pytest.mark.slow
-def test_docstring_examples_run():
-    mod = importlib.import_module("evstat.experiments.credal_knn")
-    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0
+def test_docstring_examples_run(doctests):
+    doctests("evstat.experiments.credal_knn")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import json
 from pathlib import Path
 
@@ -93,6 +92,5 @@ def test_bad_options(capsys: pytest.CaptureFixture):
     assert "expected a non-negative integer" in capsys.readouterr().err
 
 
-def test_docstring_examples():
-    result = doctest.testmod(peers, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0
+def test_docstring_examples(doctests):
+    doctests(peers)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 from pathlib import Path
 
 import numpy as np
@@ -82,9 +81,8 @@ def test_active_partition_blocks():
     assert all(0 < y[b].sum() < len(b) for b in blocks)
 
 
-def test_doctests():
-    result = doctest.testmod(rm, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0
+def test_doctests(doctests):
+    doctests(rm)
 
 
 @pytest.mark.slow

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
-
 import pytest
 
 MODULES = [
@@ -13,12 +10,10 @@ MODULES = [
     "evstat.likelihood.contour",
     "evstat.likelihood.logistic",
     "evstat.likelihood.predictive",
+    "evstat.likelihood.multinomial",
 ]
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_docstring_examples(name):
-    module = importlib.import_module(name)
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS, verbose=False)
-    assert result.attempted > 0, f"{name} has no examples"
-    assert result.failed == 0, f"{result.failed} docstring examples failed in {name}"
+def test_docstring_examples(name, doctests):
+    doctests(name)

@@ -187,11 +187,8 @@ def test_score_predictions_needs_both_bel_and_pl():
     "module",
     ["probabilistic", "reliability", "gof", "evidential", "gebel", "summary", "credal"],
 )
-def test_docstring_examples(module):
-    mod = __import__(f"evstat.metrics.{module}", fromlist=["_"])
-    res = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert res.attempted > 0
-    assert res.failed == 0
+def test_docstring_examples(module, doctests):
+    doctests(f"evstat.metrics.{module}", optionflags=doctest.NORMALIZE_WHITESPACE)
 
 
 def test_public_api_is_exported_and_documented():

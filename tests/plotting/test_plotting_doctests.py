@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
-
 import matplotlib
 import pytest
 
@@ -13,27 +10,19 @@ matplotlib.use("Agg")
 MODULES = [
     "evstat.plotting",
     "evstat.plotting.reliability",
-    "evstat.plotting.calibration_map",
-    "evstat.plotting.decision_regions",
+    "evstat.plotting._calibration_map",
+    "evstat.plotting._decision_regions",
     "evstat.plotting.contours",
     "evstat.plotting.profile",
     "evstat.plotting.reject",
     "evstat.plotting.ignorance",
     "evstat.plotting.active",
-    "evstat.report",
+    "evstat.report._report",
     "evstat.cli",
 ]
 
 
 @pytest.mark.filterwarnings("error")
 @pytest.mark.parametrize("name", MODULES)
-def test_docstring_examples(name):
-    import matplotlib.pyplot as plt
-
-    module = importlib.import_module(name)
-    try:
-        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS, verbose=False)
-    finally:
-        plt.close("all")
-    assert result.attempted > 0, f"{name} has no examples"
-    assert result.failed == 0, f"{result.failed} docstring examples failed in {name}"
+def test_docstring_examples(name, doctests):
+    doctests(name)

@@ -56,7 +56,7 @@ def small(kind):
 
 def expected_kinds(method, j):
     kinds = ["reliability"]
-    kinds.append("calibration_map" if j == 1 else "decision_regions")
+    kinds += ["calibration_map", "score_densities"] if j == 1 else ["decision_regions"]
     if method in ("evlogit", "betacal"):
         kinds += ["contours", "profile"]
     return kinds + ["reject_curve", "ignorance"]
@@ -270,7 +270,7 @@ def test_decision_regions_legend_names_missing_frontiers():
 def test_strategy_costs_decide_as_metrics(strategy):
     """The frontier functions (min cost vs R_rej, cost(1) vs cost(0)) give the decisions of
     metrics.decide_binary away from ties."""
-    from evstat.plotting.decision_regions import strategy_costs
+    from evstat.plotting._decision_regions import strategy_costs
 
     rng = np.random.default_rng(5)
     bel = rng.uniform(0, 1, 400)
@@ -360,7 +360,7 @@ def test_missing_labels_are_explained():
 
 
 def test_code_labels():
-    from evstat.plotting._data import code_labels
+    from evstat.plotting.data import code_labels
 
     fit = ev.evlogit("label ~ svm1", CAL)  # classes ("M", "R"), positive "R"
     np.testing.assert_array_equal(code_labels(fit, ["R", "M", "R"]), [1, 0, 1])

@@ -18,7 +18,7 @@ from evstat import metrics, plotting  # noqa: E402
 from evstat.calibration.summary import format_number  # noqa: E402
 from evstat.report import render_report  # noqa: E402
 from evstat.report._build import build_context  # noqa: E402
-from evstat.report._svg import figure_svg  # noqa: E402
+from evstat.report.svg import figure_svg  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("error")
 

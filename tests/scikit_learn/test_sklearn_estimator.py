@@ -4,7 +4,6 @@ estimator checks, Pipeline / GridSearchCV / clone, the scorers and bad input."""
 from __future__ import annotations
 
 import copy
-import doctest
 import pickle
 
 import numpy as np
@@ -216,6 +215,5 @@ def test_bad_input_messages(data):
         evidential_scorer("accuracy", 0.1)(LogisticRegression().fit(X, y), X[:3], y[:3])
 
 
-def test_docstring_examples():
-    result = doctest.testmod(evsk, optionflags=doctest.ELLIPSIS, verbose=False)
-    assert result.attempted > 0 and result.failed == 0
+def test_docstring_examples(doctests):
+    doctests(evsk)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from evstat import metrics
-from evstat.plotting._data import calibration_scores, evaluation_labels, quiet_empty_cells
+from evstat.plotting.data import calibration_scores, evaluation_labels, quiet_empty_cells
 from evstat.plotting._plane import choose_plane, held_title, new_points, on_lattice
 from evstat.plotting._style import CLASS_STYLE, STRATEGY_STYLE, mpl_text, new_axes
 

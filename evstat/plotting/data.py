@@ -1,4 +1,5 @@
-"""Data helpers for the plots and the report: evaluation rows, their labels and predictions.
+"""Data helpers shared by the plots and the report (public for that reason): evaluation rows,
+their labels and predictions.
 
 Every plot takes a fitted two-class model (any :class:`evstat.results.Results` with K = 2) and
 optional new data. Without ``newdata`` it uses the calibration rows (their labels are known);

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evstat.plotting._data import (
+from evstat.plotting.data import (
     calibration_scores,
     evaluation_labels,
     quiet_empty_cells,

@@ -45,7 +45,7 @@ from numpy.typing import ArrayLike, NDArray
 from evstat.belief import TotalConflictError
 from evstat.results import register
 from evstat.summary import Summary
-from evstat.classifiers._neighbors import knn
+from evstat.classifiers.neighbors import knn
 from evstat.formula import ClassFrame, class_frame, schema
 from evstat.classifiers.base import ClassifierResults, clip01
 from evstat.classifiers._gamma import GammaFit, minimise_log_gamma

@@ -41,13 +41,10 @@ def labelled_data(fit: Any) -> pd.DataFrame:
     >>> list(labelled_data(fit).columns), len(labelled_data(fit))
     (['x1', 'y'], 20)
     """
-    mf = fit.model_frame
-    cols = {c: np.asarray(v) for c, v in mf._data.items()}
-    neg, pos = mf.classes
-    y = np.asarray(mf.y)
-    resp = pd.Series(np.where(y == 1, pos, neg), index=mf.index)
-    out = pd.DataFrame(cols, index=mf.index)
-    out[mf.response] = resp.to_numpy(dtype=type(pos) if isinstance(pos, (bool, np.bool_)) else None)
+    out = fit.training_data()
+    pos = fit.classes[1]
+    if isinstance(pos, (bool, np.bool_)):
+        out[fit.response] = out[fit.response].astype(bool)
     return out
 
 
@@ -55,7 +52,7 @@ def _refit_binning(formula: str, data: pd.DataFrame, fit: Any) -> Any:
     from evstat.calibration import evbinning
 
     breaks: list[Any] = []
-    for method, cuts in zip(fit.axis_methods, fit._cuts):
+    for method, cuts in zip(fit.axis_methods, fit.cuts.values()):
         breaks.append(np.asarray(cuts) if method == "given" else method)
     return evbinning(formula, data, bins=list(fit.dims), breaks=breaks, empty=fit.empty,
                      positive=fit.positive)
@@ -107,7 +104,6 @@ def update(fit: Any, rows: pd.DataFrame, refit: Callable[[pd.DataFrame], Any] | 
     """
     if not isinstance(rows, pd.DataFrame):
         raise TypeError(f"rows must be a pandas DataFrame, got {type(rows).__name__}")
-    mf = fit.model_frame
     old = labelled_data(fit)
     need = list(old.columns)
     absent = [c for c in need if c not in rows.columns]
@@ -116,12 +112,12 @@ def update(fit: Any, rows: pd.DataFrame, refit: Callable[[pd.DataFrame], Any] | 
             f"the new rows lack the column(s) {absent} that the fit uses ({need}); add them "
             "(the response column holds the oracle's labels)"
         )
-    labels = rows[mf.response]
-    bad = ~labels.isin(list(mf.classes))
+    labels = rows[fit.response]
+    bad = ~labels.isin(list(fit.classes))
     if bad.any():
         raise ValueError(
-            f"{int(bad.sum())} new row(s) have a response {mf.response!r} outside the classes "
-            f"{list(mf.classes)} (index {list(rows.index[bad.to_numpy()][:5])}, values "
+            f"{int(bad.sum())} new row(s) have a response {fit.response!r} outside the classes "
+            f"{list(fit.classes)} (index {list(rows.index[bad.to_numpy()][:5])}, values "
             f"{list(labels[bad].unique()[:5])}): label them with one of the classes"
         )
     clash = rows.index.intersection(old.index)

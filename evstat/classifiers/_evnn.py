@@ -32,7 +32,8 @@ sum_j Q_j / K - (M - 1) g``; ``dP_j/ds_k = -(1 - u_kj) P_j / F_kj``, ``dP_0/ds_k
 ``dE/dbeta_kl = 2 beta_kl / S_k (G_kl - sum_j G_kj u_kj)`` with ``G = dE/du`` and
 ``S_k = sum_l beta_kl^2``. The tests check it against central finite differences.
 
-Initialisation (``proDSinit`` with one set of prototypes for all classes): k-means with ``r``
+Initialisation (``proDSinit``; ``init="pooled"``, one set of prototypes for all classes, the
+default; ``init="per_class"`` is its ``nprotoPerClass`` option, see :func:`evnn_init`): k-means with ``r``
 centres started at ``r`` distinct training rows drawn with ``seed`` (Lloyd iterations here; R's
 ``kmeans`` uses Hartigan-Wong), ``beta_kj = sqrt(share of class j in cluster k)`` (a cluster of
 one row: its 0/1 target; an empty cluster: uniform random numbers from ``seed``), ``eta = 0``
@@ -60,10 +61,10 @@ from scipy.special import expit
 
 from evstat.results import register
 from evstat.summary import Summary
-from evstat.classifiers._neighbors import CHUNK_ENTRIES, sq_distances
+from evstat.classifiers.neighbors import CHUNK_ENTRIES, sq_distances
 from evstat.formula import ClassFrame, class_frame, schema
 from evstat.classifiers.base import clip01
-from evstat.classifiers.eknn import SingletonFocalClassifier, _check_lam
+from evstat.classifiers._eknn import SingletonFocalClassifier, _check_lam
 
 __all__ = ["EvNNClassifier", "evnn", "evnn_cost", "evnn_masses", "evnn_init"]
 
@@ -229,6 +230,10 @@ def evnn_cost(
 # ------------------------------------------------------------------------------------------------
 
 
+#: initialisations of :func:`evnn_init` (evclass's ``proDSinit`` options)
+INITS = ("pooled", "per_class", "per_class_crisp")
+
+
 def _kmeans(X: NDArray[np.float64], r: int, rng: np.random.Generator, iters: int = 100):
     """Lloyd's k-means from r distinct rows drawn at random; returns centres and labels."""
     _, first = np.unique(X, axis=0, return_index=True)
@@ -253,15 +258,21 @@ def _kmeans(X: NDArray[np.float64], r: int, rng: np.random.Generator, iters: int
 
 
 def evnn_init(
-    X: ArrayLike, codes: ArrayLike, n_classes: int, prototypes: int, seed: Any = None
+    X: ArrayLike, codes: ArrayLike, n_classes: int, prototypes: int, seed: Any = None, init: str = "pooled"
 ) -> dict[str, NDArray[np.float64]]:
-    """Initial parameters as evclass's ``proDSinit`` (one set of prototypes for all classes).
+    """Initial parameters as evclass's ``proDSinit``.
+
+    ``init="pooled"`` (``proDSinit``'s default): one k-means of all training rows with
+    ``prototypes`` centres, ``beta`` = square roots of the class shares in each cluster.
+    ``init="per_class"`` (``nprotoPerClass = TRUE``): ``prototypes / M`` centres from a k-means
+    of each class's rows, in class order, ``beta`` = the class indicator + 0.1;
+    ``"per_class_crisp"`` (``crisp = TRUE``): the indicator alone. ``prototypes`` is the total
+    number in every case (a multiple of ``M`` for the per-class inits).
 
     Returns
     -------
     dict
-        ``W`` (r, p) k-means centres, ``gamma`` (r,) = 0.1, ``beta`` (r, M) = square roots of
-        the class shares in each cluster, ``eta`` (r,) = 0.
+        ``W`` (r, p) k-means centres, ``gamma`` (r,) = 0.1, ``beta`` (r, M), ``eta`` (r,) = 0.
 
     Examples
     --------
@@ -272,6 +283,29 @@ def evnn_init(
     Xa = np.asarray(X, dtype=np.float64)
     c = np.asarray(codes, dtype=np.intp)
     rng = np.random.default_rng(seed)
+    if init not in INITS:
+        raise ValueError(f"init must be one of {INITS}, got {init!r}")
+    if init != "pooled":
+        if int(prototypes) % n_classes:
+            raise ValueError(
+                f"init={init!r} puts the same number of prototypes in each of the {n_classes} classes, "
+                f"but prototypes = {prototypes} is not a multiple of {n_classes}"
+            )
+        per = int(prototypes) // n_classes
+        Ws = []
+        distinct = [np.unique(Xa[c == q], axis=0).shape[0] for q in range(n_classes)]
+        if min(distinct) < per:
+            q = int(np.argmin(distinct))
+            raise ValueError(
+                f"init={init!r} needs {per} prototypes per class, but class {q + 1} of {n_classes} (in "
+                f"level order) has only {distinct[q]} distinct training rows: use at most "
+                f"{min(distinct) * n_classes} prototypes"
+            )
+        for q in range(n_classes):
+            Ws.append(_kmeans(Xa[c == q], per, rng)[0])
+        beta = np.repeat(np.eye(n_classes), per, axis=0) + (0.0 if init == "per_class_crisp" else 0.1)
+        return {"W": np.vstack(Ws), "gamma": np.full(int(prototypes), 0.1), "beta": beta,
+                "eta": np.zeros(int(prototypes))}
     W, lab = _kmeans(Xa, int(prototypes), rng)
     T = np.eye(n_classes)[c]
     beta = np.empty((int(prototypes), n_classes))
@@ -339,6 +373,8 @@ class EvNNClassifier(SingletonFocalClassifier):
     n_iter : int
     converged : bool
     optimizer : str
+    init : str
+        The initialisation (``"pooled"``, ``"per_class"``, ``"per_class_crisp"``).
     """
 
     method = "evnn"
@@ -360,8 +396,10 @@ class EvNNClassifier(SingletonFocalClassifier):
         train_error: float,
         n_iter: int,
         converged: bool,
+        init: str = "pooled",
     ) -> None:
         super().__init__(cf)
+        self.init = str(init)
         self.W = np.asarray(W, dtype=np.float64).reshape(-1, cf.X.shape[1])
         self.gamma = np.asarray(gamma, dtype=np.float64)
         self.beta = np.asarray(beta, dtype=np.float64).reshape(self.W.shape[0], -1)
@@ -420,11 +458,11 @@ class EvNNClassifier(SingletonFocalClassifier):
         return self.prototypes.reset_index()
 
     def glance(self) -> pd.DataFrame:
-        """One-row summary: method, nobs, n_classes, prototypes, lam, mu, optimizer, n_iter,
+        """One-row summary: method, nobs, n_classes, prototypes, init, lam, mu, optimizer, n_iter,
         converged, cost_init, cost, train_error."""
         return pd.DataFrame(
             [{"method": self.method, "nobs": self.nobs, "n_classes": self.n_classes,
-              "prototypes": self.n_prototypes, "lam": self.lam, "mu": self.mu, "optimizer": self.optimizer,
+              "prototypes": self.n_prototypes, "init": self.init, "lam": self.lam, "mu": self.mu, "optimizer": self.optimizer,
               "n_iter": self.n_iter, "converged": self.converged, "cost_init": self.cost_init,
               "cost": self.cost, "train_error": self.train_error}]
         )
@@ -432,7 +470,7 @@ class EvNNClassifier(SingletonFocalClassifier):
     def summary(self) -> Summary:
         """Summary: data, prototypes, cost, optimiser and the prototype table."""
         s = self._summary_head("Evidential neural network (evnn)")
-        s.add_info("Prototypes", str(self.n_prototypes))
+        s.add_info("Prototypes", f"{self.n_prototypes} (initialisation: {self.init.replace('_', ' ')})")
         s.add_info("lambda", self.lam)
         s.add_info("mu", self.mu)
         s.add_info("Optimiser", f"{self.optimizer}, {self.n_iter} iterations, "
@@ -451,6 +489,7 @@ class EvNNClassifier(SingletonFocalClassifier):
             "seed": self.seed if isinstance(self.seed, (int, type(None))) else str(self.seed),
             "optimizer": self.optimizer, "cost_init": self.cost_init, "cost": self.cost,
             "train_error": self.train_error, "n_iter": self.n_iter, "converged": self.converged,
+            "init": self.init,
         }
 
     @classmethod
@@ -473,6 +512,12 @@ class EvNNClassifier(SingletonFocalClassifier):
         }
 
     @classmethod
+    def schema(cls) -> schema.Dict:
+        spec = super().schema()
+        spec.optional["init"] = schema.Str(choices=list(INITS))  # absent in files of older evstat
+        return spec
+
+    @classmethod
     def _schema_checks(cls) -> list[Any]:
         def features(d: Mapping[str, Any], root: Any) -> str | None:
             p = sum(1 for t in d["class_frame"]["design"]["terms"] if t != "Intercept")
@@ -490,7 +535,7 @@ class EvNNClassifier(SingletonFocalClassifier):
         kw = {k: d[k] for k in keys}
         for k in ("W", "gamma", "beta", "eta"):
             kw[k] = np.asarray(kw[k], dtype=np.float64)
-        return cls(cls._class_frame_from(d), **kw)
+        return cls(cls._class_frame_from(d), **kw, init=d.get("init", "pooled"))
 
 
 
@@ -523,6 +568,7 @@ def evnn(
     step: float = 0.1,
     gain_min: float = 1e-4,
     optimize_prototypes: bool = True,
+    init: str = "pooled",
     positive: Any = None,
     missing: str = "raise",
 ) -> EvNNClassifier:
@@ -559,6 +605,11 @@ def evnn(
         Stopping threshold of ``"harris"`` (evclass's ``gain_min``; its vignette uses 1e-5).
     optimize_prototypes : bool, default True
         False keeps the prototypes at their k-means positions.
+    init : {"pooled", "per_class", "per_class_crisp"}, default "pooled"
+        Initialisation (:func:`evnn_init`): one k-means of all rows (evclass's default), or
+        ``prototypes / M`` k-means centres per class (evclass's ``nprotoPerClass``; Denoeux's
+        33, 44, 55 prototypes on the 11 Vowel classes), with memberships indicator + 0.1 or,
+        ``"per_class_crisp"``, the indicator.
     positive : object, optional
         Two-class responses only: the positive class.
     missing : {"raise", "drop"}
@@ -584,6 +635,8 @@ def evnn(
     """
     if optimizer not in OPTIMIZERS:
         raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {optimizer!r}")
+    if init not in INITS:
+        raise ValueError(f"init must be one of {INITS}, got {init!r}")
     try:
         mu_f = float(mu)
     except (TypeError, ValueError):
@@ -607,8 +660,8 @@ def evnn(
     lm = _check_lam(lam, M)
     X, codes = cf.X, cf.codes
     T = np.eye(M)[codes]
-    init = evnn_init(X, codes, M, r, seed=seed)
-    theta0 = _pack(init["W"], init["gamma"], init["beta"], init["eta"])
+    start = evnn_init(X, codes, M, r, seed=seed, init=init)
+    theta0 = _pack(start["W"], start["gamma"], start["beta"], start["eta"])
 
     def fun(th: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
         return evnn_cost(th, X, T, r, lm, mu_f, bool(optimize_prototypes))
@@ -628,7 +681,7 @@ def evnn(
     return EvNNClassifier(
         cf, W=W, gamma=gamma, beta=beta, eta=eta, lam=lm, mu=mu_f,
         seed=seed if seed is None or isinstance(seed, int) else str(seed), optimizer=optimizer,
-        cost_init=cost0, cost=cost, train_error=err, n_iter=n_iter, converged=conv,
+        cost_init=cost0, cost=cost, train_error=err, n_iter=n_iter, converged=conv, init=init,
     )
 
 

@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from evstat.calibration.binning import CellCalibration, _interval_label, _score_columns
+from evstat.calibration.base import score_axes
+from evstat.calibration.binning import CellCalibration, interval_label
 from evstat.results import register
 from evstat.summary import Summary
 from evstat.formula import ModelFrame, model_frame, schema
@@ -96,7 +97,7 @@ class IsotonicCalibration(CellCalibration):
 
     def __init__(self, mf: ModelFrame, state: Mapping[str, Any] | None = None) -> None:
         super().__init__(mf)
-        cols = _score_columns(mf, "isotonic")
+        cols = score_axes(mf, "isotonic")
         if len(cols) > 1:
             raise ValueError(
                 f"isotonic calibrates one score, but formula {mf.formula!r} has "
@@ -149,7 +150,7 @@ class IsotonicCalibration(CellCalibration):
                 "block": np.arange(self.n_cells),
                 "score_min": self.score_min,
                 "score_max": self.score_max,
-                "interval": [_interval_label(edges[b], edges[b + 1]) for b in range(self.n_cells)],
+                "interval": [interval_label(edges[b], edges[b + 1]) for b in range(self.n_cells)],
             }
         )
         return pd.concat([head, self._cell_frame()], axis=1)

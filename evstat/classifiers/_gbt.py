@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from evstat.results import register
 from evstat.summary import Summary
-from evstat.classifiers._neighbors import ball_counts
+from evstat.classifiers.neighbors import ball_counts
 from evstat.formula import ClassFrame, class_frame, schema
 from evstat.classifiers.base import ClassifierResults
 

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from evstat.formula import code_response
-from evstat.plotting._data import quiet_empty_cells
+from evstat.plotting.data import quiet_empty_cells
 from evstat.plotting._plane import Plane, choose_plane, held_title, new_points, on_lattice
 from evstat.plotting._style import OKABE_ITO, mpl_text, new_axes
 

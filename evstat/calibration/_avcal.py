@@ -51,7 +51,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy.special import betainc, betaincinv
 
-from evstat.calibration.normcal import _check_rho, normalise_scores
+from evstat.calibration._normcal import _check_rho, normalise_scores
 from evstat.calibration.point import PointCalibration
 from evstat.formula import ModelFrame, model_frame, schema
 from evstat.metrics import garczarek_accuracy
@@ -324,7 +324,7 @@ def avcal(
     The (normalised) probability of the assigned class is mapped, per assigned class, from its
     moment-fitted Beta distribution to a Beta distribution whose mean is the class's local
     correctness rate and whose dispersion N maximises (correct assignments + Garczarek's Ac);
-    see :mod:`evstat.calibration.avcal` for the formulas, the corrections and the guards. The
+    see :mod:`evstat.calibration._avcal` for the formulas, the corrections and the guards. The
     belief is a point mass (Bel = Pl = theta).
 
     Parameters

@@ -1,4 +1,5 @@
-"""Deterministic SVG of matplotlib figures, ready to inline in HTML.
+"""Deterministic SVG of matplotlib figures, ready to inline in HTML (public: the studies' reports
+in :mod:`evstat.experiments` use it too).
 
 matplotlib's SVG output is made reproducible by a fixed ``svg.hashsalt`` (the ids it derives
 from hashes) and no date metadata. For inlining, the XML prologue, the DOCTYPE, the metadata

@@ -1,6 +1,6 @@
 """The disjoint approach of Xu et al. (2016): calibrate each score alone, combine by Dempster's rule.
 
-Minary et al. (2019), sections 4 and 5.2 (notes, section 7): each of the J score columns is
+Minary et al. (2019), sections 4 and 5.2: each of the J score columns is
 calibrated separately (evidential logistic calibration, evidential binning, isotonic or beta
 calibration), giving J mass functions on {negative, positive} per test row, which are combined
 with Dempster's rule (:func:`evstat.belief.combine`). The joint calibrators
@@ -20,10 +20,10 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from evstat.belief import MassArray, TotalConflictError, combine
-from evstat.calibration.base import CalibrationResults, binary_masses
+from evstat.calibration.base import CalibrationResults, binary_masses, score_axes
 from evstat.calibration.beta import betacal
-from evstat.calibration.binning import EmptyCellWarning, _score_columns, evbinning
-from evstat.calibration.isotonic import isotonic
+from evstat.calibration.binning import EmptyCellWarning, evbinning
+from evstat.calibration._isotonic import isotonic
 from evstat.calibration.logistic import evlogit
 from evstat.results import from_dict, register, schema_of
 from evstat.summary import Summary, format_number
@@ -103,7 +103,7 @@ class DisjointCalibration(CalibrationResults):
         self.calibrators = dict(calibrators)
         self.conflict = conflict
         self.prob = prob
-        self._cols = _score_columns(mf, "disjoint")
+        self._cols = score_axes(mf, "disjoint")
         self._cal_belief: pd.DataFrame | None = None
         self._cal_columns: tuple[NDArray, NDArray, NDArray] | None = None
 
@@ -491,7 +491,7 @@ def disjoint(
     Every non-intercept design column of the formula is calibrated on its own with ``method``
     (fitted as ``response ~ column`` on the calibration rows), and for each row the J mass
     functions ``m_j({1}) = Bel_j``, ``m_j({0}) = 1 - Pl_j``, ``m_j({0,1}) = Pl_j - Bel_j`` are
-    combined by Dempster's rule (:func:`evstat.belief.combine`; notes, section 7):
+    combined by Dempster's rule (:func:`evstat.belief.combine`; Minary et al. 2019, section 4):
     ``m = m_1 (+) ... (+) m_J``.
 
     Parameters
@@ -576,7 +576,7 @@ def disjoint(
             f"(Denoeux's cautious rule for non-distinct sources), got {combination!r}"
         )
     mf = model_frame(formula, data, positive=positive, missing=missing)
-    cols = _score_columns(mf, "disjoint")
+    cols = score_axes(mf, "disjoint")
     X = np.asarray(mf.X)
     labels = np.where(np.asarray(mf.y) == 1.0, mf.positive, mf.classes[0])
     response = mf.response

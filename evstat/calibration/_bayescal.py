@@ -299,7 +299,7 @@ def bayescal(
 
     ``P(positive | s) = pi_+ f_+(s) / (pi_- f_-(s) + pi_+ f_+(s))`` with the class-conditional
     score densities fitted per class (Gebel 2009, 4.3; Bennett 2002 for the asymmetric Laplace
-    density "alap"). See :mod:`evstat.calibration.bayescal` for the estimators and the guards.
+    density "alap"). See :mod:`evstat.calibration._bayescal` for the estimators and the guards.
     The belief is a point mass (Bel = Pl = theta).
 
     Parameters

@@ -63,7 +63,9 @@ _BATCH = ("greedy", "top")
 
 
 def _check_fit(fit: Any) -> None:
-    if not hasattr(fit, "model_frame") or not hasattr(fit, "_belief_arrays"):
+    from evstat.calibration import CalibrationResults
+
+    if not isinstance(fit, CalibrationResults):
         raise TypeError(
             f"fit must be a fitted evstat calibrator (e.g. ev.evlogit(...)), got {type(fit).__name__}"
         )
@@ -84,7 +86,7 @@ def check_pool(fit: Any, pool: Any, name: str = "pool") -> pd.DataFrame:
             f"the {name}'s index has duplicated labels ({list(dup[:5])}): rows are identified by "
             "their index, make it unique (e.g. pool.reset_index(drop=True))"
         )
-    cols = fit.model_frame.score_columns
+    cols = fit.score_columns
     absent = [c for c in cols if c not in pool.columns]
     if absent:
         raise ValueError(f"the {name} lacks the score column(s) {absent} of the formula {fit.formula!r}")
@@ -112,16 +114,14 @@ def pool_belief(fit: Any, pool: pd.DataFrame) -> pd.DataFrame:
     >>> pool_belief(fit, ev.datasets.simulate_gaussian(3, seed=2)).columns.tolist()
     ['theta', 'bel', 'pl', 'ignorance', 'betp']
     """
-    X, index = fit._design(pool)
+    from evstat.calibration.binning import EmptyCellWarning
+
     with warnings.catch_warnings():  # theta (k/n of an empty cell) is not used: Bel/Pl are defined
-        for w in getattr(fit, "_theta_warnings", ()):
-            warnings.simplefilter("ignore", w)
-        th, bel, pl = fit._belief_arrays(X)
-    bel = np.asarray(bel, dtype=np.float64)
-    pl = np.asarray(pl, dtype=np.float64)
-    return pd.DataFrame(
-        {"theta": th, "bel": bel, "pl": pl, "ignorance": pl - bel, "betp": 0.5 * (bel + pl)}, index=index
-    )
+        warnings.simplefilter("ignore", EmptyCellWarning)
+        out = fit.belief_frame(pool)
+    bel = out["bel"].to_numpy(dtype=np.float64)
+    pl = out["pl"].to_numpy(dtype=np.float64)
+    return out.assign(ignorance=pl - bel, betp=0.5 * (bel + pl))
 
 
 def _entropy2(p: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -147,9 +147,9 @@ def _eir_binning(fit: Any, bel: pd.DataFrame, pool: pd.DataFrame, ref: pd.DataFr
     _, bz, pz = binomial_belief(k, n + 1)
     ign_pos = np.asarray(p1) - np.asarray(b1)
     ign_neg = np.asarray(pz) - np.asarray(bz)
-    ref_cells = fit._cells_of(fit._design(ref)[0])
+    ref_cells = fit.cell_of(ref).to_numpy()
     n_ref = np.bincount(ref_cells, minlength=k.size).astype(np.float64)
-    cells = fit._cells_of(fit._design(pool)[0])
+    cells = fit.cell_of(pool).to_numpy()
     betp = bel["betp"].to_numpy()
     after = betp * ign_pos[cells] + (1 - betp) * ign_neg[cells]
     return n_ref[cells] / len(ref) * (ign[cells] - after)
@@ -160,7 +160,7 @@ def _eir_refit(
     refit: Callable[[pd.DataFrame], Any] | None,
 ) -> NDArray[np.float64]:
     """Expected ignorance reduction by refitting with each label (NaN outside the candidates)."""
-    from evstat.active.update import update
+    from evstat.active._update import update
 
     ign = bel["ignorance"].to_numpy()
     out = np.full(len(pool), np.nan)
@@ -168,7 +168,7 @@ def _eir_refit(
     chosen = order if candidates is None else order[: min(candidates, len(pool))]
     base = _mean_ignorance(fit, ref)
     neg, pos = fit.classes
-    resp = fit.model_frame.response
+    resp = fit.response
     for i in chosen:
         row = pool.iloc[[i]].copy()
         row.index = pd.Index([("__eir__", 0)], tupleize_cols=False)
@@ -223,7 +223,7 @@ def criterion(
         ref = pool
         if reference is not None and len(pool) > reference:
             ref = pool.iloc[np.sort(rng.choice(len(pool), size=reference, replace=False))]
-        if hasattr(fit, "k") and hasattr(fit, "_cells_of") and getattr(fit, "method", "") == "evbinning":
+        if getattr(fit, "method", "") == "evbinning":  # a cell calibration: the exact count update
             crit = _eir_binning(fit, bel, pool, ref)
         else:
             crit = _eir_refit(fit, bel, pool, ref, candidates, refit)
@@ -323,13 +323,13 @@ def query(
         crit = criterion(fit, pool, strategy, rng, candidates, reference, refit)
         pos = _rank(crit["criterion"].to_numpy(), rng)[:n]
         return _assemble(pool, crit, pos)
-    from evstat.active.update import update
+    from evstat.active._update import update
 
     chosen: list[Any] = []
     parts: list[pd.DataFrame] = []
     current, rest = fit, pool
     neg, posl = fit.classes
-    resp = fit.model_frame.response
+    resp = fit.response
     for r in range(n):
         crit = criterion(current, rest, strategy, rng, candidates, reference, refit)
         i = int(_rank(crit["criterion"].to_numpy(), rng)[0])

@@ -1,4 +1,5 @@
-"""DataFrames -> table dictionaries for the report template (cells formatted, not escaped:
+"""DataFrames -> table dictionaries for the report templates (public: the studies' reports use
+it too; cells formatted, not escaped:
 the template autoescapes every cell, header and note)."""
 
 from __future__ import annotations

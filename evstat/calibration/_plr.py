@@ -336,7 +336,7 @@ def plr(
     The log-odds are piecewise linear with knots at the smallest calibration score, two inner
     knots and the largest score; the inner knots are the pair of ``step`` quantiles (5%, 10%,
     ..., 95%) of the positive-class scores with the smallest penalised objective (Gebel 2009,
-    4.2.2; see :mod:`evstat.calibration.plr` for the objective and the choices). Beyond the
+    4.2.2; see :mod:`evstat.calibration._plr` for the objective and the choices). Beyond the
     outer knots the log-odds are extrapolated linearly. The belief is a point mass
     (Bel = Pl = theta).
 

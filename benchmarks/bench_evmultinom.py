@@ -1,0 +1,71 @@
+"""Speed of evmultinom's predictive lower/upper probabilities (issue 16).
+
+Setting: n = 1000 calibration rows, J = 3 scores, K = 3 classes (simulated, seed 2016), test rows
+from the same simulator. Times the fast path for the singletons (``predict(type="belief")``) and
+for a full pessimistic decision with a reject option, and the reference path (scipy per node,
+adaptive quadrature) on the first ``--ref-rows`` rows, in the same process.
+
+    python benchmarks/bench_evmultinom.py --rows 10000 --ref-rows 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import pandas as pd
+
+import evstat as ev
+from evstat.likelihood.multinomial import predictive_bounds
+
+
+def make_data(n: int, K: int = 3, J: int = 3, seed: int = 2016) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    z = rng.integers(0, K, n)
+    d = {"y": np.array(list("abcdefg"))[z]}
+    for j in range(J):
+        d[f"s{j + 1}"] = 1.2 * (z == (j % K)) - 0.6 * (z == ((j + 1) % K)) + rng.normal(0, 1, n)
+    return pd.DataFrame(d)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=1000)
+    ap.add_argument("--rows", type=int, default=10_000)
+    ap.add_argument("--ref-rows", type=int, default=2)
+    a = ap.parse_args()
+    cal = make_data(a.n)
+    test = make_data(a.rows, seed=7).drop(columns="y")
+    t0 = time.perf_counter()
+    fit = ev.evmultinom("y ~ s1 + s2 + s3", cal)
+    t_fit = time.perf_counter() - t0
+    fit.predict(test.head(5), type="belief")  # compile the kernel (cached on disk afterwards)
+    t0 = time.perf_counter()
+    b = fit.predict(test, type="belief")
+    t_single = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    dec = fit.decide(test, strategy="pessimistic", reject_cost=0.3)
+    t_dec = time.perf_counter() - t0
+    X = fit._design(test.head(a.ref_rows))[0]
+    t0 = time.perf_counter()
+    diffs = []
+    for k in range(fit.n_classes):
+        w = np.eye(fit.n_classes)[k]
+        _, lo, up = predictive_bounds(fit.likelihood, X, w, method="reference")
+        diffs.append(max(np.abs(lo - b["bel"].iloc[: a.ref_rows, k]).max(), np.abs(up - b["pl"].iloc[: a.ref_rows, k]).max()))
+    t_ref = time.perf_counter() - t0
+    ign = (b["pl"] - b["bel"]).to_numpy()
+    print(f"n = {a.n}, J = 3, K = 3, {a.rows} test rows")
+    print(f"fit (statsmodels MNLogit + Newton polish): {t_fit:.2f} s")
+    print(f"fast singletons (predict type='belief'): {t_single:.1f} s = {1e3 * t_single / a.rows:.2f} ms/row")
+    print(f"fast decision, pessimistic with reject 0.3: {t_dec:.1f} s = {1e3 * t_dec / a.rows:.2f} ms/row "
+          f"(rejected {np.mean(dec == 'reject'):.3f})")
+    print(f"reference singletons on {a.ref_rows} rows: {t_ref:.1f} s = {t_ref / a.ref_rows:.1f} s/row "
+          f"(speed-up {t_ref / a.ref_rows / (t_single / a.rows):.0f} x)")
+    print(f"max |fast - reference| on those rows: {max(diffs):.2e}")
+    print(f"mean ignorance Pl - Bel per class: {ign.mean(axis=0).round(4).tolist()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,917 @@
+"""Multinomial logistic likelihood, its contour, coefficient profiles and the predictive lower
+and upper probabilities of sets of classes (the K-class generalisation of evlogit; issue 16).
+
+Model (notes/evidential-multinomial.md, section 1). A design row ``x`` (p,), ``K`` classes, the
+first class the baseline as in R's ``nnet::multinom``: ``eta_0 = 0``, ``eta_k = B_k . x`` for
+``k = 1 .. K - 1`` (``B`` of shape (K - 1, p), flattened row by row into ``d = (K - 1) p``
+parameters), ``theta_k = softmax_k(eta)``. Log-likelihood ``l(B) = sum_i eta_{i, y_i} -
+logsumexp(eta_i)`` (concave), contour ``pl(B) = exp(l(B) - l(B_hat))``.
+
+Functionals. For a weight vector ``w`` in [0, 1]^K (the indicator of a set of classes A, or a
+normalised row of a loss matrix ``(L_a - min L_a) / (max L_a - min L_a)``), ``h_w(B) =
+sum_k w_k theta_k(x; B)`` lies in (0, 1) and its logit is
+
+    g(B) = logsumexp_k(eta_k + log w_k) - logsumexp_k(eta_k + log(1 - w_k)).
+
+Profile contour ``pl_w(t) = sup {pl(B) : h_w(B) = t}``. The level sets ``{pl >= omega}`` are
+convex (l is concave) and h_w is continuous, so their images are intervals containing
+``h_hat``: pl_w is unimodal (non-decreasing, then non-increasing), and by the layer-cake identity
+(the random-set view of Minary et al. 2019, eqs. 16-17 and 23-24, applied to h_w)
+
+    lower = h_hat - int_0^h_hat pl_w(t) dt,      upper = h_hat + int_h_hat^1 pl_w(t) dt,
+
+which for ``w = 1_A`` are Bel(A) and Pl(A) (eqs. 25-26 of paper 000 for K = 2). We integrate in
+``u = logit t``, ``dt = t (1 - t) du``; the integrand ``pl_w(expit u) t (1 - t)`` is at most
+``exp(-|u|)``.
+
+The constrained problem ``max l(B) s.t. g(B) = u``. Along the direction ``delta_k = 2 (w_k -
+w_0)`` in eta (``B_k += c delta_k x / (x . x)``) g is strictly increasing from -inf to +inf
+(the weights ``w_k e^eta_k`` tilt towards larger w than ``(1 - w_k) e^eta_k``), so every B has
+a unique *retraction* onto the constraint by a scalar root (safeguarded Newton). The fast path
+(:func:`functional_profile`) is Newton's method on the KKT system of size ``d + 1``
+
+    [ H_l - lambda H_g   grad g ] [ s  ]   [ -grad l ]
+    [ grad g'            0      ] [ nu ] = [    0    ],   lambda <- -nu,
+
+from a feasible point (the Wald start, retracted), each step retracted onto the constraint and
+halved while it lowers l; when the Lagrangian Hessian is not negative definite on the tangent
+space (the step is no ascent direction) the step is recomputed with ``H_l`` alone (always an
+ascent direction). Convergence: the Newton decrement ``grad l . s`` below ``tol``; the reported
+value adds its predicted gain. A compiled kernel (numba, serial: see
+:mod:`evstat.likelihood.linear_profile`) runs one problem after the other, one pass over the
+calibration rows per iteration (theta, log-likelihood, score and the information as
+``(K - 1) K / 2`` weighted sums of ``x_i x_i'``). Problems that do not converge fall back to the
+reference path. ``lambda = d l_p / d u`` is returned as the slope.
+
+Quadrature (:func:`predictive_bounds`): each side of ``u_hat = g(B_hat)`` is integrated by the
+vectorised adaptive Clenshaw-Curtis rule of evlogit's fast path (nested orders 16 and 8,
+bisecting panels where they disagree by more than ``acc``) over an interval of ``width`` Wald
+scales of the integrand around its Wald mode, clamped to ``|u| <= U_MAX`` (beyond, the integrand
+is below ``exp(-U_MAX)``). Tail check: pl_w is monotone on each side of its mode, so the mass
+beyond the far end ``b`` is at most ``pl_w(b)`` times the logistic mass beyond b
+(``expit(-|b|)``) -- a bound that needs no log-concavity (which the profile of a nonlinear
+functional need not have); rows whose bound exceeds ``tol`` are integrated again over a doubled
+interval.
+
+Reference path (:func:`functional_profile_reference`, ``method="reference"``): for each node the
+constraint is eliminated by the retraction ``R(Z) = Z + c(Z) D`` (``c`` by ``scipy.optimize.brentq``)
+and ``l(R(Z))`` maximised without constraint by ``scipy.optimize.minimize`` (BFGS from the
+retracted Wald start), with the exact gradient
+``grad l - grad g (D . grad l) / (D . grad g)``; each side integrated by ``scipy.integrate.quad``
+in ``t``. Slow (tens of milliseconds per node) and independent of the fast path's algebra.
+
+Limits. Test rows must have finite linear predictors (scores up to about 1e150); evlogit's
+expansion for extremely wide contours is not generalised here.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import expit, log_expit, logsumexp
+from scipy.stats import chi2
+
+__all__ = [
+    "MultinomialLikelihood",
+    "coefficient_conf_int",
+    "coefficient_profile_loglik",
+    "functional_profile",
+    "functional_profile_reference",
+    "multinomial_mle",
+    "multinomial_probs",
+    "multinomial_score_info",
+    "predictive_bounds",
+]
+
+#: the integration range in u = logit t is clamped to |u| <= U_MAX (integrand below exp(-U_MAX))
+U_MAX = 45.0
+#: Newton tolerance (decrement) at the quadrature nodes
+NODE_TOL = 1e-9
+#: number of float64 cells (problems x calibration rows) per chunk of problems
+CHUNK_CELLS = 4_000_000
+
+
+# ---------------------------------------------------------------------------- likelihood
+@dataclass(frozen=True)
+class MultinomialLikelihood:
+    """A fitted multinomial logistic likelihood.
+
+    Attributes
+    ----------
+    X : array (n, p)
+        Calibration design.
+    codes : array (n,)
+        Classes as positions ``0 .. K - 1`` (0 is the baseline).
+    K : int
+    B_hat : array (K - 1, p)
+        Maximum-likelihood estimate.
+    loglik_hat : float
+    cov : array (d, d)
+        Inverse observed information at ``B_hat`` (parameters flattened row by row).
+    """
+
+    X: NDArray[np.float64]
+    codes: NDArray[np.intp]
+    K: int
+    B_hat: NDArray[np.float64]
+    loglik_hat: float
+    cov: NDArray[np.float64]
+
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def p(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def d(self) -> int:
+        return (self.K - 1) * self.p
+
+    def loglik(self, B: ArrayLike) -> NDArray[np.float64]:
+        """``l(B)`` for ``B`` of shape ``(..., K - 1, p)``."""
+        return multinomial_loglik(B, self.X, self.codes, self.K)
+
+    def log_contour(self, B: ArrayLike) -> NDArray[np.float64]:
+        """``log pl(B) = l(B) - l(B_hat)`` (<= 0) for ``B`` of shape ``(..., K - 1, p)``."""
+        B = np.asarray(B, dtype=float)
+        if B.shape[-2:] != (self.K - 1, self.p):
+            raise ValueError(
+                f"B must have shape (..., {self.K - 1}, {self.p}) (one row per non-baseline class, "
+                f"one column per term), got shape {B.shape}"
+            )
+        return np.minimum(self.loglik(B) - self.loglik_hat, 0.0)
+
+
+def multinomial_loglik(B: ArrayLike, X: ArrayLike, codes: ArrayLike, K: int) -> NDArray[np.float64]:
+    """Multinomial log-likelihood at ``B`` of shape ``(..., K - 1, p)`` (baseline class 0).
+
+    Examples
+    --------
+    >>> X = np.c_[np.ones(3), [0.0, 1.0, 2.0]]
+    >>> bool(np.isclose(multinomial_loglik(np.zeros((2, 2)), X, [0, 1, 2], 3), 3 * np.log(1 / 3)))
+    True
+    """
+    B = np.asarray(B, dtype=float)
+    X = np.asarray(X, dtype=float)
+    codes = np.asarray(codes, dtype=np.intp)
+    eta = np.einsum("...kj,nj->...nk", B, X)  # (..., n, K - 1)
+    full = np.concatenate([np.zeros(eta.shape[:-1] + (1,)), eta], axis=-1)
+    picked = np.take_along_axis(full, np.broadcast_to(codes[:, None], full.shape[:-1] + (1,)), axis=-1)[..., 0]
+    return np.sum(picked - logsumexp(full, axis=-1), axis=-1)
+
+
+def multinomial_probs(B: NDArray, X: NDArray) -> NDArray:
+    """Class probabilities (n, K) of the multinomial logit with coefficients ``B`` (K - 1, p),
+    the first class the baseline (softmax of ``[0, X B']``, overflow-free)."""
+    eta = X @ B.T
+    full = np.c_[np.zeros(X.shape[0]), eta]
+    full -= full.max(axis=1, keepdims=True)
+    e = np.exp(full)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def multinomial_score_info(B: NDArray, X: NDArray, codes: NDArray, K: int) -> tuple[NDArray, NDArray]:
+    """Score (d,) and observed information (d, d) at ``B`` (K - 1, p)."""
+    th = multinomial_probs(B, X)
+    Y = np.eye(K)[codes]
+    g = ((Y - th)[:, 1:].T @ X).ravel()
+    p = X.shape[1]
+    info = np.zeros((K - 1, p, K - 1, p))
+    for a in range(1, K):
+        for b in range(a, K):
+            wts = th[:, a] * ((a == b) - th[:, b])
+            blk = (X * wts[:, None]).T @ X
+            info[a - 1, :, b - 1, :] = blk
+            info[b - 1, :, a - 1, :] = blk.T
+    return g, info.reshape((K - 1) * p, (K - 1) * p)
+
+
+def multinomial_mle(
+    X: ArrayLike, codes: ArrayLike, K: int, start: ArrayLike | None = None, tol: float = 1e-12, max_iter: int = 200
+) -> MultinomialLikelihood:
+    """Maximise the multinomial log-likelihood by damped Newton-Raphson (polishing a start such
+    as statsmodels' ``MNLogit`` estimate to full double precision).
+
+    Raises
+    ------
+    RuntimeError
+        When no finite maximiser exists (the scores separate the classes, completely or
+        quasi-completely: the information becomes singular as fitted probabilities saturate).
+    """
+    X = np.ascontiguousarray(np.asarray(X, dtype=float))
+    codes = np.asarray(codes, dtype=np.intp)
+    p = X.shape[1]
+    B = np.zeros((K - 1, p)) if start is None else np.array(start, dtype=float).reshape(K - 1, p)
+    cur = float(multinomial_loglik(B, X, codes, K))
+    done = False
+    for _ in range(max_iter):
+        g, info = multinomial_score_info(B, X, codes, K)
+        try:
+            step = np.linalg.solve(info, g)
+        except np.linalg.LinAlgError:
+            step = np.linalg.lstsq(info, g, rcond=None)[0]
+        size = 1.0
+        while True:
+            cand = B + size * step.reshape(K - 1, p)
+            new = float(multinomial_loglik(cand, X, codes, K))
+            if new >= cur - 1e-13 * (1.0 + abs(cur)) or size < 1e-10:
+                break
+            size *= 0.5
+        B, cur = cand, new
+        if np.max(np.abs(size * step)) <= tol * (1.0 + np.max(np.abs(B))):
+            done = True
+            break
+    _, info = multinomial_score_info(B, X, codes, K)
+    th = multinomial_probs(B, X)
+    ref = np.linalg.eigvalsh(np.kron(np.eye(K - 1), X.T @ X) / (4.0 * K))[-1]
+    lam = np.linalg.eigvalsh(info)[0]
+    if not done or not lam > 1e-10 * ref or np.any(th[np.arange(len(codes)), codes] > 1 - 1e-10):
+        raise RuntimeError(
+            "the multinomial log-likelihood has no finite maximiser: the scores separate the "
+            "classes (completely or quasi-completely), so the coefficients diverge"
+        )
+    cov = np.linalg.inv(info)
+    return MultinomialLikelihood(X=X, codes=codes, K=int(K), B_hat=B, loglik_hat=cur, cov=cov)
+
+
+# ---------------------------------------------------------------------------- functional g
+def _g_eta(eta: NDArray, w: NDArray) -> tuple[NDArray, NDArray, NDArray]:
+    """g (m,), a (m, K), b (m, K) from eta (m, K) (eta[:, 0] = 0) and weights w (m, K)."""
+    with np.errstate(divide="ignore"):
+        lw, l1w = np.log(w), np.log1p(-w)
+    ta, tb = eta + lw, eta + l1w
+    la = logsumexp(ta, axis=1, keepdims=True)
+    lb = logsumexp(tb, axis=1, keepdims=True)
+    return (la - lb)[:, 0], np.exp(ta - la), np.exp(tb - lb)
+
+
+def _grad_g(B: NDArray, x: NDArray, w: NDArray) -> tuple[NDArray, NDArray]:
+    """g and its gradient in B (flattened, (m, d)) for batches B (m, K-1, p), x (m, p), w (m, K)."""
+    eta = np.c_[np.zeros(x.shape[0]), np.einsum("mkj,mj->mk", B, x)]
+    g, a, b = _g_eta(eta, w)
+    return g, ((a - b)[:, 1:, None] * x[:, None, :]).reshape(x.shape[0], -1)
+
+
+def _check_weights(w: NDArray, K: int) -> NDArray:
+    w = np.asarray(w, dtype=float)
+    if w.shape[-1] != K or np.any(~(w >= 0)) or np.any(w > 1):
+        raise ValueError(f"weights must be arrays (..., {K}) with entries in [0, 1], got shape {w.shape}")
+    return w
+
+
+# ---------------------------------------------------------------------------- fast kernel
+def _retract_py(Bb, x, xx, w, u, K, p, eta):  # pragma: no cover - compiled by numba
+    """Move ``Bb`` (flattened) along ``delta`` until g = u; returns False if it failed."""
+    for k in range(1, K):
+        s = 0.0
+        for j in range(p):
+            s += Bb[(k - 1) * p + j] * x[j]
+        eta[k] = s
+    eta[0] = 0.0
+    c = 0.0
+    lo = -np.inf
+    hi = np.inf
+    for _ in range(200):
+        # g(c) and g'(c) at eta + c delta
+        m1 = -np.inf
+        m2 = -np.inf
+        for k in range(K):
+            e = eta[k] + c * 2.0 * (w[k] - w[0])
+            if w[k] > 0.0 and e > m1:
+                m1 = e
+            if w[k] < 1.0 and e > m2:
+                m2 = e
+        N = 0.0
+        M = 0.0
+        dN = 0.0
+        dM = 0.0
+        for k in range(K):
+            dk = 2.0 * (w[k] - w[0])
+            e = eta[k] + c * dk
+            if w[k] > 0.0:
+                t = w[k] * np.exp(e - m1)
+                N += t
+                dN += t * dk
+            if w[k] < 1.0:
+                t = (1.0 - w[k]) * np.exp(e - m2)
+                M += t
+                dM += t * dk
+        if not (N > 0.0 and M > 0.0 and np.isfinite(m1) and np.isfinite(m2)):
+            return False
+        gv = m1 + np.log(N) - m2 - np.log(M) - u
+        dg = dN / N - dM / M
+        if abs(gv) <= 1e-13 * (1.0 + abs(u)):
+            break
+        if gv > 0.0:
+            hi = c
+        else:
+            lo = c
+        nc = c - gv / dg if dg > 0.0 else np.nan
+        if not (nc > lo and nc < hi) or not np.isfinite(nc):
+            if np.isfinite(lo) and np.isfinite(hi):
+                nc = 0.5 * (lo + hi)
+            elif np.isfinite(lo):
+                nc = lo + max(1.0, 2.0 * abs(lo))
+            else:
+                nc = hi - max(1.0, 2.0 * abs(hi))
+        if not abs(nc) < 1e8:
+            return False
+        if abs(nc - c) <= 1e-14 * (1.0 + abs(c)):  # converged to rounding level
+            c = nc
+            break
+        c = nc
+    else:
+        return False
+    for k in range(1, K):
+        f = c * 2.0 * (w[k] - w[0]) / xx
+        for j in range(p):
+            Bb[(k - 1) * p + j] += f * x[j]
+    return True
+
+
+def _kernel_py(X, XX, codes, K, xs, ws, us, Bs, tol, max_iter, out_l, out_lam, ok):  # pragma: no cover
+    """KKT Newton for each problem b (see the module docstring); compiled by numba."""
+    n, p = X.shape
+    d = (K - 1) * p
+    q = d + 1
+    for b in range(xs.shape[0]):
+        x = xs[b]
+        w = ws[b]
+        u = us[b]
+        Bb = Bs[b]
+        xx = 0.0
+        for j in range(p):
+            xx += x[j] * x[j]
+        eta = np.empty(K)
+        th = np.empty(K)
+        av = np.empty(K)
+        bv = np.empty(K)
+        gl = np.empty(d)
+        H = np.empty((d, d))
+        Kmat = np.empty((q, q))
+        sol = np.empty(q)
+        step = np.empty(d)
+        prev_B = np.empty(d)
+        prev_step = np.empty(d)
+        wts = np.empty(((K - 1) * K // 2, n))  # contiguous rows for BLAS
+        res = np.empty((K - 1, n))
+        if not _retract(Bb, x, xx, w, u, K, p, eta):
+            continue
+        lam = 0.0
+        use_lag = False
+        prev_l = -np.inf
+        size = 1.0
+        newton = 0
+        for _ in range(max_iter + 80):
+            if newton >= max_iter:
+                break
+            # one pass: log-likelihood, residuals, weights
+            ll = 0.0
+            for i in range(n):
+                mx = 0.0
+                for k in range(1, K):
+                    s = 0.0
+                    for j in range(p):
+                        s += X[i, j] * Bb[(k - 1) * p + j]
+                    eta[k] = s
+                    if s > mx:
+                        mx = s
+                eta[0] = 0.0
+                tot = 0.0
+                for k in range(K):
+                    th[k] = np.exp(eta[k] - mx)
+                    tot += th[k]
+                for k in range(K):
+                    th[k] /= tot
+                ll += eta[codes[i]] - mx - np.log(tot)
+                c = 0
+                for k in range(1, K):
+                    res[k - 1, i] = (1.0 if codes[i] == k else 0.0) - th[k]
+                    for k2 in range(k, K):
+                        wts[c, i] = th[k] * ((1.0 if k == k2 else 0.0) - th[k2])
+                        c += 1
+            if ll < prev_l - 1e-12 * (1.0 + abs(prev_l)):
+                size *= 0.5
+                if size < 1e-12:
+                    for j in range(d):
+                        Bb[j] = prev_B[j]
+                    out_l[b] = prev_l
+                    ok[b] = True
+                    break
+                while True:  # a point whose retraction fails counts as a failed step too
+                    for j in range(d):
+                        Bb[j] = prev_B[j] + size * prev_step[j]
+                    if _retract(Bb, x, xx, w, u, K, p, eta) or size < 1e-12:
+                        break
+                    size *= 0.5
+                if size < 1e-12:
+                    for j in range(d):
+                        Bb[j] = prev_B[j]
+                    out_l[b] = prev_l
+                    ok[b] = True
+                    break
+                continue
+            # score and information (BLAS)
+            gg = np.dot(res, X)  # (K-1, p)
+            hh = np.dot(wts, XX)  # (pairs, p*p)
+            c = 0
+            for k in range(K - 1):
+                for j in range(p):
+                    gl[k * p + j] = gg[k, j]
+                for k2 in range(k, K - 1):
+                    for j in range(p):
+                        for j2 in range(p):
+                            v = -hh[c, j * p + j2]
+                            H[k * p + j, k2 * p + j2] = v
+                            H[k2 * p + j2, k * p + j] = v
+                    c += 1
+            # g's gradient and Hessian in eta at the current (feasible) point
+            for k in range(1, K):
+                s = 0.0
+                for j in range(p):
+                    s += Bb[(k - 1) * p + j] * x[j]
+                eta[k] = s
+            eta[0] = 0.0
+            m1 = -np.inf
+            m2 = -np.inf
+            for k in range(K):
+                if w[k] > 0.0 and eta[k] > m1:
+                    m1 = eta[k]
+                if w[k] < 1.0 and eta[k] > m2:
+                    m2 = eta[k]
+            av[:] = 0.0
+            bv[:] = 0.0
+            N = 0.0
+            M = 0.0
+            for k in range(K):
+                if w[k] > 0.0:
+                    av[k] = w[k] * np.exp(eta[k] - m1)
+                    N += av[k]
+                if w[k] < 1.0:
+                    bv[k] = (1.0 - w[k]) * np.exp(eta[k] - m2)
+                    M += bv[k]
+            for k in range(K):
+                av[k] /= N
+                bv[k] /= M
+            for attempt in range(2):
+                lag = use_lag and attempt == 0
+                for r in range(d):
+                    for s2 in range(d):
+                        Kmat[r, s2] = H[r, s2]
+                if lag:
+                    for k in range(1, K):
+                        for k2 in range(1, K):
+                            hg = (av[k] * ((1.0 if k == k2 else 0.0) - av[k2])
+                                  - bv[k] * ((1.0 if k == k2 else 0.0) - bv[k2]))
+                            f = -lam * hg
+                            if f != 0.0:
+                                for j in range(p):
+                                    for j2 in range(p):
+                                        Kmat[(k - 1) * p + j, (k2 - 1) * p + j2] += f * x[j] * x[j2]
+                for k in range(1, K):
+                    for j in range(p):
+                        v = (av[k] - bv[k]) * x[j]
+                        Kmat[(k - 1) * p + j, d] = v
+                        Kmat[d, (k - 1) * p + j] = v
+                Kmat[d, d] = 0.0
+                for r in range(d):
+                    sol[r] = -gl[r]
+                sol[d] = 0.0
+                # Gaussian elimination with partial pivoting
+                singular = False
+                for cc in range(q):
+                    piv = cc
+                    best = abs(Kmat[cc, cc])
+                    for rr in range(cc + 1, q):
+                        if abs(Kmat[rr, cc]) > best:
+                            best = abs(Kmat[rr, cc])
+                            piv = rr
+                    if not best > 0.0:
+                        singular = True
+                        break
+                    if piv != cc:
+                        for k in range(q):
+                            tmp = Kmat[cc, k]
+                            Kmat[cc, k] = Kmat[piv, k]
+                            Kmat[piv, k] = tmp
+                        tmp = sol[cc]
+                        sol[cc] = sol[piv]
+                        sol[piv] = tmp
+                    for rr in range(cc + 1, q):
+                        f = Kmat[rr, cc] / Kmat[cc, cc]
+                        if f != 0.0:
+                            for k in range(cc, q):
+                                Kmat[rr, k] -= f * Kmat[cc, k]
+                            sol[rr] -= f * sol[cc]
+                if singular:
+                    dec = -1.0
+                else:
+                    for cc in range(q - 1, -1, -1):
+                        s = sol[cc]
+                        for k in range(cc + 1, q):
+                            s -= Kmat[cc, k] * sol[k]
+                        sol[cc] = s / Kmat[cc, cc]
+                    # H_L s + grad g nu = -grad l, grad g . s = 0: with H_L negative definite on
+                    # the tangent space, grad l . s = -(grad l + nu grad g)' H_L^-1 (...) > 0
+                    dec = 0.0
+                    for r in range(d):
+                        step[r] = sol[r]
+                        dec += gl[r] * step[r]
+                if dec > 0.0 and np.isfinite(dec):
+                    break
+                if not lag:
+                    break
+            if not np.isfinite(dec) or dec < -tol:
+                break  # no ascent direction: not converged (the caller falls back)
+            lam = -sol[d]  # grad l = lambda grad g at the solution, so nu = -lambda
+            use_lag = True
+            newton += 1
+            if dec <= tol:  # (a decrement of -tol .. 0 is rounding at the maximum)
+                out_l[b] = ll + 0.5 * max(dec, 0.0)
+                out_lam[b] = lam
+                ok[b] = True
+                break
+            for j in range(d):
+                prev_B[j] = Bb[j]
+                prev_step[j] = step[j]
+            prev_l = ll
+            size = 1.0
+            while True:  # halve a step whose retraction fails (the point went too far)
+                for j in range(d):
+                    Bb[j] = prev_B[j] + size * prev_step[j]
+                if _retract(Bb, x, xx, w, u, K, p, eta) or size < 1e-12:
+                    break
+                size *= 0.5
+            if size < 1e-12:
+                break
+
+
+_KERNEL = None
+_retract = None
+
+
+def _kernel() -> Any:
+    global _KERNEL, _retract
+    if _KERNEL is None:
+        import numba
+
+        _retract = numba.njit(cache=True)(_retract_py)
+        _KERNEL = numba.njit(cache=True)(_kernel_py)
+    return _KERNEL
+
+
+def _wald_start(lik: MultinomialLikelihood, x: NDArray, w: NDArray, u: NDArray) -> NDArray:
+    m = x.shape[0]
+    Bh = np.broadcast_to(lik.B_hat, (m, lik.K - 1, lik.p))
+    g0, G = _grad_g(np.ascontiguousarray(Bh), x, w)
+    SG = G @ lik.cov
+    var = np.einsum("md,md->m", SG, G)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f = np.where(var > 0, (u - g0) / var, 0.0)
+    return Bh.reshape(m, -1) + SG * f[:, None]
+
+
+def functional_profile(
+    lik: MultinomialLikelihood, x: ArrayLike, w: ArrayLike, u: ArrayLike,
+    tol: float = 1e-10, max_iter: int = 60,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Fast path: ``l_p(u) = max {l(B) : logit h_w(x; B) = u}`` and its slope, for a batch.
+
+    Parameters
+    ----------
+    lik : MultinomialLikelihood
+    x : array (..., p)
+        Test design rows.
+    w : array (..., K)
+        Weights in [0, 1] (not all equal).
+    u : array (...)
+        Values of ``logit h_w``.
+
+    Returns
+    -------
+    loglik, slope : arrays (...)
+        The profile log-likelihood and ``d l_p / d u`` (the Lagrange multiplier).
+    """
+    x = np.asarray(x, dtype=float)
+    w = _check_weights(w, lik.K)
+    u = np.asarray(u, dtype=float)
+    shape = np.broadcast_shapes(x.shape[:-1], w.shape[:-1], u.shape)
+    x = np.ascontiguousarray(np.broadcast_to(x, shape + (lik.p,)).reshape(-1, lik.p))
+    w = np.ascontiguousarray(np.broadcast_to(w, shape + (lik.K,)).reshape(-1, lik.K))
+    u = np.ascontiguousarray(np.broadcast_to(u, shape).reshape(-1))
+    out_l = np.full(u.size, np.nan)
+    out_s = np.zeros(u.size)
+    X = np.ascontiguousarray(lik.X)
+    XX = np.ascontiguousarray((X[:, :, None] * X[:, None, :]).reshape(X.shape[0], -1))
+    codes = np.ascontiguousarray(lik.codes.astype(np.int64))
+    kern = _kernel()
+    step = max(1, CHUNK_CELLS // max(lik.n, 1))
+    for s0 in range(0, u.size, step):
+        sl = slice(s0, s0 + step)
+        B0 = np.ascontiguousarray(_wald_start(lik, x[sl], w[sl], u[sl]))
+        ok = np.zeros(B0.shape[0], dtype=bool)
+        ll = np.full(B0.shape[0], np.nan)
+        lam = np.zeros(B0.shape[0])
+        kern(X, XX, codes, int(lik.K), x[sl], w[sl], u[sl], B0, float(tol), int(max_iter), ll, lam, ok)
+        bad = np.flatnonzero(~ok)
+        if bad.size:
+            ll[bad] = functional_profile_reference(lik, x[sl][bad], w[sl][bad], u[sl][bad])
+            lam[bad] = np.nan
+        out_l[sl] = ll
+        out_s[sl] = lam
+    return out_l.reshape(shape), out_s.reshape(shape)
+
+
+# ---------------------------------------------------------------------------- reference
+def functional_profile_reference(
+    lik: MultinomialLikelihood, x: ArrayLike, w: ArrayLike, u: ArrayLike
+) -> NDArray[np.float64]:
+    """Reference path: the profile by scipy (brentq retraction, BFGS), one problem at a time."""
+    from scipy.optimize import brentq, minimize
+
+    x = np.asarray(x, dtype=float)
+    w = _check_weights(w, lik.K)
+    u = np.asarray(u, dtype=float)
+    shape = np.broadcast_shapes(x.shape[:-1], w.shape[:-1], u.shape)
+    x = np.broadcast_to(x, shape + (lik.p,)).reshape(-1, lik.p)
+    w = np.broadcast_to(w, shape + (lik.K,)).reshape(-1, lik.K)
+    u = np.broadcast_to(u, shape).reshape(-1)
+    K, p = lik.K, lik.p
+    out = np.empty(u.size)
+    for i in range(u.size):
+        xi, wi, ui = x[i], w[i], float(u[i])
+        delta = 2.0 * (wi - wi[0])
+        D = (delta[1:, None] * xi[None, :] / (xi @ xi)).ravel()
+
+        def gval(Z: NDArray, xi=xi, wi=wi) -> float:
+            eta = np.r_[0.0, Z.reshape(K - 1, p) @ xi]
+            return float(_g_eta(eta[None, :], wi[None, :])[0][0])
+
+        def retract(Z: NDArray, D=D, ui=ui) -> NDArray:
+            f = lambda c: gval(Z + c * D) - ui  # noqa: E731
+            lo, hi = -1.0, 1.0
+            while f(lo) > 0:
+                lo *= 2.0
+            while f(hi) < 0:
+                hi *= 2.0
+            return Z + brentq(f, lo, hi, xtol=1e-14, rtol=1e-15, maxiter=500) * D
+
+        def negphi(Z: NDArray, xi=xi, wi=wi, D=D) -> tuple[float, NDArray]:
+            R = retract(Z)
+            B = R.reshape(K - 1, p)
+            val = float(multinomial_loglik(B, lik.X, lik.codes, K))
+            gl, _ = multinomial_score_info(B, lik.X, lik.codes, K)
+            _, G = _grad_g(B[None], xi[None], wi[None])
+            G = G[0]
+            grad = gl - G * (D @ gl) / (D @ G)
+            return -val, -grad
+
+        best = -np.inf
+        starts = [_wald_start(lik, xi[None], wi[None], np.array([ui]))[0]]
+        for z0 in starts:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                res = minimize(negphi, retract(z0), jac=True, method="BFGS", options={"gtol": 1e-7, "maxiter": 2000})
+            best = max(best, -float(res.fun))
+        out[i] = best
+    return out.reshape(shape)
+
+
+# ---------------------------------------------------------------------------- quadrature
+def _cc_rules() -> tuple[Any, Any]:
+    from evstat.likelihood.predictive import _CC8, _CC16
+
+    return _CC16, _CC8
+
+
+def _wald_u(lik: MultinomialLikelihood, x: NDArray, w: NDArray) -> tuple[NDArray, NDArray]:
+    m = x.shape[0]
+    Bh = np.ascontiguousarray(np.broadcast_to(lik.B_hat, (m, lik.K - 1, lik.p)))
+    g0, G = _grad_g(Bh, x, w)
+    sig = np.sqrt(np.maximum(np.einsum("md,de,me->m", G, lik.cov, G), 1e-300))
+    return g0, sig
+
+
+def _side(
+    lik: MultinomialLikelihood, x: NDArray, w: NDArray, u_hat: NDArray, sigma: NDArray, side: int,
+    width: NDArray, acc: float, profile: Any, max_depth: int = 40,
+) -> tuple[NDArray, NDArray]:
+    """Adaptive Clenshaw-Curtis integral of pl_w(expit u) t (1 - t) over one side of u_hat, and
+    the bound on the mass beyond the far end (module docstring)."""
+    from evstat.likelihood.predictive import _side_interval
+
+    m = x.shape[0]
+    lo, hi = _side_interval(u_hat, sigma, side, width)
+    if side < 0:
+        lo = np.minimum(np.maximum(lo, -U_MAX), u_hat)
+        hi = u_hat.copy()
+    else:
+        hi = np.maximum(np.minimum(hi, U_MAX), u_hat)
+        lo = u_hat.copy()
+    (u16, w16), (_, w8) = _cc_rules()
+    rows = np.arange(m)
+    a, b = lo.copy(), hi.copy()
+    integral = np.zeros(m)
+    far = np.zeros(m)
+    for depth in range(max_depth):
+        uu = a[:, None] + (b - a)[:, None] * u16[None, :]
+        lp, _ = profile(x[rows][:, None, :], w[rows][:, None, :], uu)
+        logpl = np.minimum(lp - lik.loglik_hat, 0.0)
+        f = np.exp(logpl + log_expit(uu) + log_expit(-uu))
+        k16 = (b - a) * (f @ w16)
+        k8 = (b - a) * (f[:, ::2] @ w8)
+        if depth == 0:
+            end = uu[:, 0] if side < 0 else uu[:, -1]
+            far = np.exp(logpl[:, 0] if side < 0 else logpl[:, -1]) * expit(-np.abs(end))
+            far = np.where(np.abs(end) >= U_MAX, np.minimum(far, np.exp(-U_MAX)), far)
+        ok = (np.abs(k16 - k8) <= acc) | (depth == max_depth - 1)
+        np.add.at(integral, rows[ok], k16[ok])
+        if ok.all():
+            break
+        bad = ~ok
+        mid = 0.5 * (a[bad] + b[bad])
+        rows = np.concatenate([rows[bad], rows[bad]])
+        a, b = np.concatenate([a[bad], mid]), np.concatenate([mid, b[bad]])
+    return integral, far
+
+
+def _reference_bounds(lik: MultinomialLikelihood, x: NDArray, w: NDArray, h_hat: NDArray) -> tuple[NDArray, NDArray]:
+    from scipy.integrate import quad
+
+    low = np.empty(x.shape[0])
+    up = np.empty(x.shape[0])
+    u_hat, sig = _wald_u(lik, x, w)
+    for i in range(x.shape[0]):
+        def pl(t: float, i=i) -> float:
+            if t <= 0.0 or t >= 1.0:
+                return 0.0
+            lp = functional_profile_reference(lik, x[i], w[i], np.log(t) - np.log1p(-t))
+            return float(np.exp(min(float(lp) - lik.loglik_hat, 0.0)))
+
+        th = float(h_hat[i])
+        pts = expit(u_hat[i] + sig[i] * np.array([-6.0, -3.0, -1.5, -0.5, 0.5, 1.5, 3.0, 6.0]))
+        left = [p for p in pts if 0 < p < th]
+        right = [p for p in pts if th < p < 1]
+        low[i] = quad(pl, 0.0, th, points=left or None, epsabs=1e-10, epsrel=1e-9, limit=100)[0] if th > 0 else 0.0
+        up[i] = quad(pl, th, 1.0, points=right or None, epsabs=1e-10, epsrel=1e-9, limit=100)[0] if th < 1 else 0.0
+    return low, up
+
+
+def predictive_bounds(
+    lik: MultinomialLikelihood,
+    x: ArrayLike,
+    w: ArrayLike,
+    method: str = "fast",
+    tol: float = 1e-10,
+    acc: float = 1e-6,
+    width: float = 7.0,
+    max_widen: int = 8,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """``h_hat``, lower and upper predictive probability of ``h_w`` for test rows.
+
+    With ``w`` the indicator of a set of classes A these are theta_hat_A, Bel(A) and Pl(A)
+    (module docstring); with a normalised loss row they are the normalised lower and upper
+    expected losses.
+
+    Parameters
+    ----------
+    lik : MultinomialLikelihood
+    x : array (m, p)
+        Test design rows (finite).
+    w : array (K,) or (m, K)
+        Weights in [0, 1]. Rows whose weights are all equal give ``h`` constant (bounds equal).
+    method : {"fast", "reference"}
+    tol : float
+        Fast path: bound on the neglected tail mass per side.
+    acc : float
+        Fast path: panel acceptance (order-16 vs order-8 Clenshaw-Curtis difference; the
+        accepted order-16 value is far more accurate, as in evlogit, whose default this is).
+        Measured against the reference path: differences below 1e-8 (tests/multiclass).
+    width : float
+        Fast path: initial half-width of each side in Wald scales of the integrand.
+
+    Returns
+    -------
+    h_hat, lower, upper : arrays (m,)
+        ``0 <= lower <= h_hat <= upper <= 1``.
+    """
+    x = np.atleast_2d(np.asarray(x, dtype=float))
+    if not np.all(np.isfinite(x)):
+        bad = np.flatnonzero(~np.all(np.isfinite(x), axis=1))
+        raise ValueError(f"test design rows must be finite; rows {bad[:10].tolist()} hold inf or NaN")
+    m = x.shape[0]
+    w = _check_weights(np.broadcast_to(np.asarray(w, dtype=float), (m, lik.K)), lik.K)
+    w = np.ascontiguousarray(w)
+    if method not in ("fast", "reference"):
+        raise ValueError(f"method must be 'fast' or 'reference', got {method!r}")
+    th = multinomial_probs(lik.B_hat, x)
+    h_hat = np.clip(np.sum(th * w, axis=1), 0.0, 1.0)
+    low = np.zeros(m)
+    up = np.zeros(m)
+    live = (np.ptp(w, axis=1) > 0) & np.any(x != 0.0, axis=1)
+    idx = np.flatnonzero(live)
+    if idx.size and method == "reference":
+        low[idx], up[idx] = _reference_bounds(lik, x[idx], w[idx], h_hat[idx])
+    elif idx.size:
+        xs, ws = x[idx], w[idx]
+        u_hat, sig = _wald_u(lik, xs, ws)
+        if not np.all(np.isfinite(u_hat)) or not np.all(np.isfinite(sig)):
+            raise ValueError("test rows with infinite linear predictors (scores too large): rescale the scores")
+
+        def profile(xx: NDArray, ww: NDArray, uu: NDArray) -> tuple[NDArray, NDArray]:
+            return functional_profile(lik, xx, ww, uu, tol=NODE_TOL)
+
+        out = {}
+        for side in (-1, 1):
+            val = np.empty(idx.size)
+            todo = np.arange(idx.size)
+            wd = np.full(idx.size, float(width))
+            for _ in range(max_widen + 1):
+                v, far = _side(lik, xs[todo], ws[todo], u_hat[todo], sig[todo], side, wd[todo], acc, profile)
+                val[todo] = v
+                good = far <= tol
+                todo = todo[~good]
+                if not todo.size:
+                    break
+                wd[todo] *= 2.0
+            out[side] = val
+        low[idx], up[idx] = out[-1], out[1]
+    lower = np.clip(h_hat - low, 0.0, h_hat)
+    upper = np.clip(h_hat + up, h_hat, 1.0)
+    return h_hat, lower, upper
+
+
+# ---------------------------------------------------------------------------- coefficients
+def coefficient_profile_loglik(lik: MultinomialLikelihood, j: int, values: ArrayLike) -> tuple[NDArray, NDArray]:
+    """Profile log-likelihood of the flattened coefficient ``j`` at ``values`` and its slope
+    (the score component at the constrained maximum), by Newton on the other coefficients
+    (a concave problem)."""
+    values = np.atleast_1d(np.asarray(values, dtype=float))
+    K, p, d = lik.K, lik.p, lik.d
+    rest = np.array([i for i in range(d) if i != j], dtype=np.intp)
+    lp = np.empty(values.size)
+    slope = np.empty(values.size)
+    for t, v in enumerate(values):
+        beta = lik.B_hat.ravel().copy()
+        beta[rest] += lik.cov[rest, j] / lik.cov[j, j] * (v - beta[j])
+        beta[j] = v
+        cur = float(multinomial_loglik(beta.reshape(K - 1, p), lik.X, lik.codes, K))
+        for _ in range(200):
+            g, info = multinomial_score_info(beta.reshape(K - 1, p), lik.X, lik.codes, K)
+            sub = info[np.ix_(rest, rest)]
+            step = np.linalg.solve(sub, g[rest])
+            size = 1.0
+            while True:
+                cand = beta.copy()
+                cand[rest] += size * step
+                new = float(multinomial_loglik(cand.reshape(K - 1, p), lik.X, lik.codes, K))
+                if new >= cur - 1e-13 * (1 + abs(cur)) or size < 1e-10:
+                    break
+                size *= 0.5
+            beta, cur = cand, new
+            if abs(g[rest] @ step) <= 1e-20 or np.max(np.abs(size * step)) <= 1e-12 * (1 + np.max(np.abs(beta))):
+                break
+        g, _ = multinomial_score_info(beta.reshape(K - 1, p), lik.X, lik.codes, K)
+        lp[t], slope[t] = cur, g[j]
+    return lp, slope
+
+
+def coefficient_conf_int(lik: MultinomialLikelihood, j: int, level: float = 0.95) -> tuple[float, float]:
+    """Exact likelihood-ratio interval of the flattened coefficient ``j``: the two roots of
+    ``l_p(b) = l_hat - chi2_1(level) / 2``, by Newton from outside on the concave profile
+    (stepping out first), as evlogit's :func:`~evstat.likelihood.profile_level_set`."""
+    level = float(level)
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie strictly between 0 and 1 (e.g. 0.95), got {level}")
+    drop = 0.5 * float(chi2.ppf(level, 1))
+    est, se = float(lik.B_hat.ravel()[j]), float(np.sqrt(lik.cov[j, j]))
+    ends = []
+    for side in (-1.0, 1.0):
+        dist = se * np.sqrt(2 * drop) * 1.5
+        for _ in range(60):
+            lp, _ = coefficient_profile_loglik(lik, j, est + side * dist)
+            if lp[0] - lik.loglik_hat < -drop:
+                break
+            dist *= 2.0
+            if dist > 1e8 * (1 + abs(est)):
+                dist = np.inf
+                break
+        if not np.isfinite(dist):
+            ends.append(side * np.inf)
+            continue
+        b = est + side * dist
+        for _ in range(100):
+            lp, s = coefficient_profile_loglik(lik, j, b)
+            gv = lp[0] - lik.loglik_hat + drop
+            st = -gv / s[0]
+            b += st
+            if abs(st) <= 1e-11 * (1 + abs(b)):
+                break
+        ends.append(b)
+    return float(ends[0]), float(ends[1])

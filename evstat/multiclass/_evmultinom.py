@@ -1,0 +1,545 @@
+"""Evidential multinomial calibration: ``evmultinom`` (issue 16; notes/evidential-multinomial.md).
+
+The K-class extension of evlogit's evidential joint calibration that paper 000 leaves to future
+work. A multinomial logistic regression of the K-level response on the scores,
+``theta_k(s; B) = softmax_k(B x)`` with the first level as the baseline (as R's
+``nnet::multinom``), fitted by maximum likelihood (statsmodels ``MNLogit``, polished by Newton
+steps), with the relative likelihood ``pl(B) = L(B) / L(B_hat)`` as a contour on the
+coefficients. For a test row and a set of classes A, the predictive lower and upper
+probabilities are eqs. 25-26 of 000 applied to the profile contour of ``theta_A``:
+
+    Bel(A) = theta_hat_A - int_0^theta_hat_A pl_A(t) dt,  Pl(A) = theta_hat_A + int_theta_hat_A^1 pl_A(t) dt,
+
+computed exactly (no Monte Carlo) by :func:`evstat.likelihood.multinomial.predictive_bounds`.
+For K = 2 they are evlogit's Bel and Pl with ``targets="binary"``.
+
+Choices (documented here because the issue leaves them open):
+
+* ``type="mass"``: for K = 2, the mass function on (negative, positive) with these Bel and Pl.
+  For K >= 3 the singleton bounds are those of a coherent lower probability, in general not the
+  Bel and Pl of a mass function (a mass function with them exists only when, among others,
+  ``sum_k Bel({k}) + sum_k Pl({k}) >= 2``, which fails for wide bounds), so ``type="mass"`` is
+  refused with a message; use ``type="belief"``.
+* ``.ignorance`` (augment, glance, compare): the mean over the classes of ``Pl({k}) - Bel({k})``
+  (for K = 2 the m({0, 1}) of evlogit).
+* Decisions: the upper and lower expected losses of act a are the same construction applied to
+  ``f_a(B) = sum_k L(a, k) theta_k(B)`` (normalised to [0, 1] by the row's minimum and
+  maximum); with 0-1 costs ``E_upper(decide k) = 1 - Bel({k})`` and ``E_lower = 1 - Pl({k})``.
+  "probabilistic" and "pignistic" both use theta_hat (there is no mass function to take a
+  pignistic transform of); "hurwicz" mixes upper and lower. The choice, the tie policy and the
+  reject action are those of the one engine, :func:`evstat.belief.decide_bounds`.
+* The MLE does not exist when the scores separate the classes; that is an error naming the fix
+  (no smoothing of the targets is applied: there is no standard K-class analogue of Platt's).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import expit
+from scipy.stats import chi2, norm
+
+from evstat.belief import MassArray, loss_matrix
+from evstat.belief.decision import decide_bounds
+from evstat.formula import ClassFrame, class_frame
+from evstat.classifiers.base import ClassifierResults
+from evstat.formula import schema
+from evstat.likelihood.multinomial import (
+    MultinomialLikelihood,
+    coefficient_conf_int,
+    coefficient_profile_loglik,
+    functional_profile,
+    multinomial_mle,
+    multinomial_probs,
+    multinomial_score_info,
+    predictive_bounds,
+)
+from evstat.results import REJECT, STRATEGIES, register
+from evstat.summary import Summary, format_number
+
+__all__ = ["MultinomCalibration", "evmultinom"]
+
+#: test rows per block of the predictive computation (bounds memory)
+BLOCK_ROWS = 2000
+
+
+def _event_name(ev: Sequence[Hashable]) -> str:
+    return "{" + ", ".join(str(c) for c in ev) + "}"
+
+
+class MultinomCalibration(ClassifierResults):
+    """A fitted evidential multinomial calibration (returned by :func:`evmultinom`).
+
+    Attributes
+    ----------
+    params, bse : pandas.DataFrame
+        Coefficients and standard errors, one row per non-baseline class, one column per term
+        (R's ``coef(multinom)`` layout).
+    loglike, deviance, aic, bic : float
+        ``deviance = -2 loglike`` and ``aic = deviance + 2 d`` as R's ``multinom``.
+    likelihood : evstat.likelihood.multinomial.MultinomialLikelihood
+    predictive_method : {"fast", "reference"}
+    """
+
+    method: ClassVar[str] = "evmultinom"
+    k_class_mass: ClassVar[bool] = False
+
+    def __init__(self, cf: ClassFrame, params: ArrayLike | None = None) -> None:
+        super().__init__(cf)
+        X = np.ascontiguousarray(np.asarray(cf.design.X, dtype=float))
+        self._terms = list(cf.design.terms)
+        K = cf.n_classes
+        d = (K - 1) * X.shape[1]
+        codes = np.asarray(cf.codes, dtype=np.intp)
+        if params is None:
+            if cf.n <= d:
+                raise ValueError(
+                    f"evmultinom has {d} coefficients ({K - 1} classes x {X.shape[1]} terms) but only "
+                    f"{cf.n} calibration rows: add rows or use fewer score columns"
+                )
+            start = self._statsmodels_start(X, codes, K)
+            try:
+                self._lik = multinomial_mle(X, codes, K, start=start)
+            except RuntimeError:
+                raise ValueError(
+                    f"the scores separate the classes of {cf.response!r} in the {cf.n} calibration "
+                    "rows (completely or quasi-completely): the maximum-likelihood estimate of the "
+                    "multinomial model does not exist. Add calibration rows, use fewer score "
+                    "columns, or merge classes"
+                ) from None
+        else:
+            B = np.asarray(params, dtype=float).reshape(K - 1, X.shape[1])
+            g, info = multinomial_score_info(B, X, codes, K)
+            from evstat.likelihood.multinomial import multinomial_loglik
+
+            self._lik = MultinomialLikelihood(
+                X=X, codes=codes, K=K, B_hat=B, loglik_hat=float(multinomial_loglik(B, X, codes, K)),
+                cov=np.linalg.inv(info),
+            )
+        self.predictive_method = "fast"
+        self._cache: dict[tuple, Any] = {}
+
+    @staticmethod
+    def _statsmodels_start(X: NDArray, codes: NDArray, K: int) -> NDArray | None:
+        import statsmodels.api as sm
+
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                res = sm.MNLogit(codes, X).fit(method="newton", maxiter=100, disp=0)
+            start = np.asarray(res.params, dtype=float).T  # (K - 1, p)
+            return start if np.all(np.isfinite(start)) else None
+        except (np.linalg.LinAlgError, ValueError, FloatingPointError):
+            return None
+
+    # ---------------------------------------------------------------- estimates
+    @property
+    def terms(self) -> list[str]:
+        """Names of the design columns (with ``Intercept``)."""
+        return list(self._terms)
+
+    @property
+    def likelihood(self) -> MultinomialLikelihood:
+        return self._lik
+
+    def _coef_frame(self, values: NDArray, name: str) -> pd.DataFrame:
+        idx = pd.Index(list(self.classes[1:]), dtype=object, name="class")
+        return pd.DataFrame(values.reshape(self.n_classes - 1, -1), index=idx, columns=self.terms).rename_axis(
+            columns=name
+        )
+
+    @property
+    def params(self) -> pd.DataFrame:
+        """Coefficients (rows: the classes but the baseline; columns: terms)."""
+        return self._coef_frame(self._lik.B_hat, "term")
+
+    @property
+    def bse(self) -> pd.DataFrame:
+        """Standard errors (inverse observed information), laid out as :attr:`params`."""
+        return self._coef_frame(np.sqrt(np.diag(self._lik.cov)), "term")
+
+    def cov_params(self) -> pd.DataFrame:
+        """Covariance of the flattened coefficients, indexed by (class, term)."""
+        mi = self._flat_index()
+        return pd.DataFrame(self._lik.cov, index=mi, columns=mi)
+
+    def _flat_index(self) -> pd.MultiIndex:
+        return pd.MultiIndex.from_product([list(self.classes[1:]), self.terms], names=["class", "term"])
+
+    @property
+    def loglike(self) -> float:
+        return self._lik.loglik_hat
+
+    @property
+    def deviance(self) -> float:
+        """Residual deviance ``-2 loglike`` (R's multinom; the saturated log-likelihood is 0)."""
+        return -2.0 * self._lik.loglik_hat
+
+    @property
+    def null_deviance(self) -> float:
+        c = np.bincount(self._lik.codes, minlength=self.n_classes).astype(float)
+        c = c[c > 0]
+        return -2.0 * float(np.sum(c * np.log(c / c.sum())))
+
+    @property
+    def df(self) -> int:
+        """Number of coefficients ``(K - 1) p``."""
+        return self._lik.d
+
+    @property
+    def aic(self) -> float:
+        return self.deviance + 2.0 * self.df
+
+    @property
+    def bic(self) -> float:
+        return self.deviance + np.log(self.nobs) * self.df
+
+    # ---------------------------------------------------------------- inference
+    def _flat(self, cls: Hashable, term: str) -> int:
+        others = list(self.classes[1:])
+        if cls not in others:
+            raise ValueError(f"class {cls!r} has no coefficients; the non-baseline classes are {others}")
+        if term not in self.terms:
+            raise ValueError(f"unknown term {term!r}; the model's terms are {self.terms}")
+        return others.index(cls) * len(self.terms) + self.terms.index(term)
+
+    def conf_int(self, level: float = 0.95, method: str = "profile") -> pd.DataFrame:
+        """Intervals for every coefficient: DataFrame [lower, upper] indexed by (class, term).
+
+        ``"profile"``: exact likelihood-ratio intervals (root finding on the profile
+        log-likelihood, maximised over all other coefficients); ``"wald"``: estimate +- z se.
+        """
+        level = float(level)
+        if not 0.0 < level < 1.0:
+            raise ValueError(f"level must lie strictly between 0 and 1 (e.g. 0.95), got {level}")
+        est, se = self._lik.B_hat.ravel(), np.sqrt(np.diag(self._lik.cov))
+        if method == "wald":
+            z = norm.ppf(0.5 + level / 2.0)
+            ci = np.c_[est - z * se, est + z * se]
+        elif method == "profile":
+            key = ("ci", level)
+            if key not in self._cache:
+                self._cache[key] = np.array([coefficient_conf_int(self._lik, j, level) for j in range(self._lik.d)])
+            ci = self._cache[key]
+        else:
+            raise ValueError(f"method must be 'profile' or 'wald', got {method!r}")
+        return pd.DataFrame(ci, index=self._flat_index(), columns=["lower", "upper"])
+
+    def profile(self, cls: Hashable, term: str, values: ArrayLike | None = None) -> pd.DataFrame:
+        """Profile of one coefficient: DataFrame [value, z, pl] (signed root and relative
+        profile likelihood), by default at 21 points over +-3.5 standard errors."""
+        j = self._flat(cls, term)
+        est, se = float(self._lik.B_hat.ravel()[j]), float(np.sqrt(self._lik.cov[j, j]))
+        v = est + se * np.linspace(-3.5, 3.5, 21) if values is None else np.atleast_1d(np.asarray(values, float))
+        lp, _ = coefficient_profile_loglik(self._lik, j, v)
+        dev = np.maximum(2.0 * (self._lik.loglik_hat - lp), 0.0)
+        return pd.DataFrame({"value": v, "z": np.sign(v - est) * np.sqrt(dev), "pl": np.exp(-0.5 * dev)})
+
+    def likelihood_contour(self, B: ArrayLike) -> NDArray[np.float64]:
+        """``pl(B) = L(B) / L(B_hat)`` for ``B`` of shape ``(..., K - 1, p)``."""
+        return np.exp(self._lik.log_contour(B))
+
+    # ---------------------------------------------------------------- design and events
+    def _design(self, newdata: pd.DataFrame | None, missing: str = "raise") -> tuple[NDArray, pd.Index]:
+        if newdata is None:
+            return np.asarray(self._lik.X), self.class_frame.index
+        self._check_newdata(newdata)
+        return self.class_frame.design.new_X(newdata, missing=missing)
+
+    def _weights(self, event: Iterable[Hashable]) -> NDArray:
+        members = list(event) if not isinstance(event, (str, bytes)) else [event]
+        unknown = [c for c in members if c not in self.classes]
+        if unknown or not members:
+            raise ValueError(
+                f"an event is a non-empty set of classes of {list(self.classes)}; got {members!r}"
+                + (f" (unknown: {unknown})" if unknown else "")
+            )
+        return np.array([1.0 if c in members else 0.0 for c in self.classes])
+
+    def _bounds(self, X: NDArray, w: NDArray) -> tuple[NDArray, NDArray, NDArray]:
+        """h_hat, lower, upper of the weights w for rows X (blocks of BLOCK_ROWS)."""
+        m = X.shape[0]
+        h, lo, up = np.empty(m), np.empty(m), np.empty(m)
+        for s in range(0, m, BLOCK_ROWS):
+            sl = slice(s, s + BLOCK_ROWS)
+            h[sl], lo[sl], up[sl] = predictive_bounds(self._lik, X[sl], w, method=self.predictive_method)
+        return h, lo, up
+
+    def _singletons(self, X: NDArray) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+        K = self.n_classes
+        m = X.shape[0]
+        bel, pl = np.empty((m, K)), np.empty((m, K))
+        th = multinomial_probs(self._lik.B_hat, X) if m else np.empty((0, K))
+        ks = [1] if K == 2 else range(K)
+        for k in ks:
+            _, bel[:, k], pl[:, k] = self._bounds(X, np.eye(K)[k])
+        if K == 2:  # Pl({0}) = 1 - Bel({1}), Bel({0}) = 1 - Pl({1}) (exactly, by the mirror)
+            bel[:, 0], pl[:, 0] = 1.0 - pl[:, 1], 1.0 - bel[:, 1]
+        ign = np.mean(pl - bel, axis=1) if m else np.empty(0)
+        return bel, pl, th, ign
+
+    def _mass_values(self, X: NDArray) -> NDArray:
+        if self.n_classes != 2:
+            raise ValueError(
+                f"type='mass' needs a mass function, but for {self.n_classes} classes the predictive "
+                "lower and upper probabilities of evmultinom are those of a coherent lower "
+                "probability, in general not the Bel and Pl of any mass function: use "
+                "type='belief' (lower and upper probabilities per class) or events="
+            )
+        _, b, p = self._bounds(X, np.array([0.0, 1.0]))
+        out = np.zeros((X.shape[0], 4))
+        out[:, 1], out[:, 2], out[:, 3] = 1.0 - p, b, p - b
+        return out
+
+    def predict(
+        self, newdata: pd.DataFrame | None = None, type: str = "prob", missing: str = "raise",
+        events: Sequence[Iterable[Hashable]] | None = None,
+    ) -> Any:
+        """Predict for new score rows (the calibration rows when ``newdata`` is None).
+
+        Parameters
+        ----------
+        type : {"prob", "belief", "mass"}
+            ``"prob"``: theta_hat (K = 2: a Series of P(positive); else a DataFrame, a column per
+            class). ``"belief"``: K = 2 a DataFrame [theta, bel, pl]; else two-level columns
+            ``(stat, class)`` with ``stat`` in theta, bel, pl (lower and upper probabilities of
+            every class). ``"mass"``: K = 2 only (module docstring).
+        events : sequence of sets of classes, optional
+            With ``type="belief"``: the lower and upper probabilities of these events instead of
+            the singletons, columns ``(stat, "{a, b}")``.
+        """
+        if events is not None:
+            if type != "belief":
+                raise ValueError("events= goes with type='belief' (lower and upper probabilities of the events)")
+            X, index = self._design(newdata, missing)
+            names, cols = [], []
+            for ev in events:
+                w = self._weights(ev)
+                names.append(_event_name([c for c in self.classes if w[self.classes.index(c)]]))
+                cols.append(self._bounds(X, w))
+            arr = np.hstack([np.column_stack([c[i] for c in cols]) for i in range(3)])
+            mi = pd.MultiIndex.from_product([["theta", "bel", "pl"], names], names=["stat", "event"])
+            return pd.DataFrame(arr, index=index, columns=mi)
+        if type == "prob" and self.n_classes > 2:
+            X, index = self._design(newdata, missing)
+            return pd.DataFrame(multinomial_probs(self._lik.B_hat, X), index=index, columns=self._class_index())
+        if type == "prob":
+            X, index = self._design(newdata, missing)
+            return pd.Series(multinomial_probs(self._lik.B_hat, X)[:, 1], index=index, name="theta")
+        return super().predict(newdata, type=type, missing=missing)
+
+    def contour(self, newdata: pd.DataFrame, event: Iterable[Hashable], t: ArrayLike) -> NDArray[np.float64]:
+        """The predictive contour ``pl_A(t)`` of an event A for every row: array (rows, len(t))."""
+        X, _ = self._design(newdata)
+        t = np.atleast_1d(np.asarray(t, dtype=float))
+        if np.any(~((t >= 0) & (t <= 1))):
+            raise ValueError("t values must lie in [0, 1]")
+        out = np.zeros((X.shape[0], t.size))
+        inner = (t > 0) & (t < 1)
+        if inner.any():
+            u = np.log(t[inner]) - np.log1p(-t[inner])
+            lp, _ = functional_profile(self._lik, X[:, None, :], self._weights(event), u[None, :])
+            out[:, inner] = np.exp(np.minimum(lp - self._lik.loglik_hat, 0.0))
+        return out
+
+    # ---------------------------------------------------------------- decisions
+    def expected_losses(
+        self, newdata: pd.DataFrame | None = None, loss: pd.DataFrame | None = None, missing: str = "raise"
+    ) -> dict[str, pd.DataFrame]:
+        """Upper, lower and probabilistic expected losses of every act (DataFrames rows x acts)."""
+        L = loss_matrix(self.frame) if loss is None else loss
+        X, index = self._design(newdata, missing)
+        up, lo, pr = self._losses(X, L)
+        acts = pd.Index(list(L.index), dtype=object, name="action")
+        return {k: pd.DataFrame(v, index=index, columns=acts) for k, v in (("upper", up), ("lower", lo), ("prob", pr))}
+
+    def _losses(self, X: NDArray, L: pd.DataFrame) -> tuple[NDArray, NDArray, NDArray]:
+        mat = L[list(self.classes)].to_numpy(dtype=float)
+        m = X.shape[0]
+        th = multinomial_probs(self._lik.B_hat, X)
+        up, lo = np.empty((m, mat.shape[0])), np.empty((m, mat.shape[0]))
+        known: dict[tuple, tuple[NDArray, NDArray]] = {}
+        for a, row in enumerate(mat):
+            mn, mx = float(row.min()), float(row.max())
+            if mx == mn:
+                up[:, a] = lo[:, a] = mn
+                continue
+            w = (row - mn) / (mx - mn)
+            key, mirror = tuple(np.round(w, 15)), tuple(np.round(1.0 - w, 15))
+            if key in known:
+                l_, u_ = known[key]
+            elif mirror in known:  # h_{1-w} = 1 - h_w: bounds mirror exactly
+                ml, mu = known[mirror]
+                l_, u_ = 1.0 - mu, 1.0 - ml
+            else:
+                _, l_, u_ = self._bounds(X, w)
+                known[key] = (l_, u_)
+            up[:, a] = mn + (mx - mn) * u_
+            lo[:, a] = mn + (mx - mn) * l_
+        return up, lo, th @ mat.T
+
+    def decide(
+        self,
+        newdata: pd.DataFrame | None = None,
+        strategy: str = "pessimistic",
+        reject_cost: float | None = None,
+        missing: str = "raise",
+        loss: pd.DataFrame | None = None,
+        rho: float = 0.5,
+    ) -> pd.Series:
+        """Decide every row: the act of least upper (``"pessimistic"``), lower (``"optimistic"``)
+        or theta_hat-expected (``"probabilistic"``, ``"pignistic"``) loss, or the ``rho``
+        mixture (``"hurwicz"``), with 0-1 costs and an optional reject cost, or a loss matrix
+        (rows: acts, columns: the classes). Through :func:`evstat.belief.decide_bounds` (the
+        tie policy of the one engine)."""
+        if strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {tuple(STRATEGIES)}, got {strategy!r}")
+        if loss is not None:
+            self._check_decision(strategy, None)
+            if reject_cost is not None:
+                raise ValueError("give either reject_cost or loss (add a reject row to the loss matrix), not both")
+            if not isinstance(loss, pd.DataFrame):
+                raise TypeError("loss must be a DataFrame with one row per act and the classes as columns")
+            missing_cols = [c for c in self.classes if c not in loss.columns]
+            if missing_cols:
+                raise ValueError(f"the loss matrix lacks the class column(s) {missing_cols}; columns must be {list(self.classes)}")
+            if not np.isfinite(loss[list(self.classes)].to_numpy(dtype=float)).all():
+                raise ValueError("the loss matrix contains NaN or infinite costs; give finite costs")
+            L = loss
+        else:
+            rc = self._check_decision(strategy, reject_cost)
+            if rc is not None and REJECT in self.frame:
+                raise ValueError(f"a class is named {REJECT!r}, which clashes with the reject action; rename that class")
+            L = loss_matrix(self.frame, reject=rc)
+        X, index = self._design(newdata, missing)
+        rule = STRATEGIES[strategy]
+        if rule == "pignistic":
+            up = lo = None
+            pr = multinomial_probs(self._lik.B_hat, X) @ L[list(self.classes)].to_numpy(dtype=float).T
+        else:
+            up, lo, pr = self._losses(X, L)
+        res = decide_bounds(list(L.index), upper=up, lower=lo, prob=pr, rule=rule, rho=rho, index=index,
+                            scale=float(np.abs(L[list(self.classes)].to_numpy(dtype=float)).max()))
+        acts = pd.Index(list(L.index), dtype=object)
+        return pd.Series(pd.Categorical(np.asarray(res.choice, dtype=object), categories=acts), index=index, name="decision")
+
+    # ---------------------------------------------------------------- broom verbs and summary
+    def tidy(self, level: float = 0.95, conf_method: str = "profile") -> pd.DataFrame:
+        """One row per coefficient: class, term, estimate, std_error, statistic, p_value,
+        conf_low, conf_high (profile intervals by default)."""
+        est, se = self._lik.B_hat.ravel(), np.sqrt(np.diag(self._lik.cov))
+        ci = self.conf_int(level, method=conf_method)
+        mi = self._flat_index()
+        return pd.DataFrame(
+            {
+                "class": mi.get_level_values(0), "term": mi.get_level_values(1), "estimate": est,
+                "std_error": se, "statistic": est / se, "p_value": 2.0 * norm.sf(np.abs(est / se)),
+                "conf_low": ci["lower"].to_numpy(), "conf_high": ci["upper"].to_numpy(),
+            }
+        )
+
+    def glance(self) -> pd.DataFrame:
+        """One row: method, nobs, n_classes, df, loglik, deviance, null_deviance, aic, bic."""
+        return pd.DataFrame([{
+            "method": self.method, "nobs": self.nobs, "n_classes": self.n_classes, "df": self.df,
+            "loglik": self.loglike, "deviance": self.deviance, "null_deviance": self.null_deviance,
+            "aic": self.aic, "bic": self.bic,
+        }])
+
+    def summary(self, level: float = 0.95) -> Summary:
+        """R-style summary (as ``summary(multinom(...))``): coefficients and standard errors per
+        class, Wald z, profile-likelihood intervals, residual deviance and AIC."""
+        s = Summary("Evidential multinomial calibration (evmultinom)")
+        cf = self.class_frame
+        s.add_info("Formula", self.formula)
+        s.add_info("Calibration rows", f"{cf.n}" + (f" ({cf.n_dropped} dropped: missing values)" if cf.n_dropped else ""))
+        s.add_info("Classes", ", ".join(f"{lev} ({int(c)})" for lev, c in self.class_counts.items())
+                   + f"; baseline {self.classes[0]!r}")
+        t = self.tidy(level)
+        pct = f"{level:.1%}".replace(".0%", "%")
+        coef = pd.DataFrame(
+            {"Estimate": t["estimate"].to_numpy(), "Std. Error": t["std_error"].to_numpy(),
+             "z value": t["statistic"].to_numpy(), "Pr(>|z|)": t["p_value"].to_numpy(),
+             f"{pct} lower": t["conf_low"].to_numpy(), f"{pct} upper": t["conf_high"].to_numpy()},
+            index=[f"{c}: {term}" for c, term in zip(t["class"], t["term"])],
+        )
+        s.add_table("Coefficients", coef, notes=[
+            f"log(theta_k / theta_{self.classes[0]}) = B_k . x (first level the baseline, as R's nnet::multinom). "
+            f"Intervals: {pct} profile likelihood (likelihood-ratio), maximised over all other coefficients."])
+        s.add_table(
+            "Goodness of fit",
+            pd.DataFrame({"value": [self.loglike, self.null_deviance, self.deviance, self.aic]},
+                         index=["Log-likelihood", "Null deviance", "Residual deviance", "AIC"]),
+            formatters={"value": lambda v: format_number(v, 6)},
+            notes=[f"Residual deviance = -2 log-likelihood; AIC = deviance + 2 x {self.df} coefficients (as R's multinom)."],
+        )
+        return s
+
+    # ---------------------------------------------------------------- persistence
+    def _to_dict(self) -> dict[str, Any]:
+        return {"params": self._lik.B_hat.tolist()}
+
+    @classmethod
+    def _schema_fields(cls) -> dict[str, schema.Spec]:
+        return {"params": schema.List(schema.List(schema.Float(), min_len=1, max_len=10_000), min_len=1, max_len=61)}
+
+    @classmethod
+    def _schema_checks(cls) -> list[Any]:
+        def shape(d: Any, root: Any) -> str | None:
+            K = len(d["class_frame"]["levels"])
+            p = len(d["class_frame"]["design"]["terms"])
+            rows = d["params"]
+            if len(rows) != K - 1 or any(len(r) != p for r in rows):
+                return f"params must be {K - 1} rows (the classes but the baseline) of {p} coefficients (the terms)"
+            return None
+
+        return [shape]
+
+    @classmethod
+    def _from_dict(cls, d: Mapping[str, Any]) -> MultinomCalibration:
+        return cls(cls._class_frame_from(d), params=d["params"])
+
+
+def evmultinom(formula: str, data: pd.DataFrame, missing: str = "raise") -> MultinomCalibration:
+    """Evidential multinomial (joint) calibration of classifier scores for a K-level response.
+
+    Fits ``theta_k(s) = softmax_k(B x)`` (first level the baseline, as R's ``nnet::multinom``)
+    by maximum likelihood and predicts exact lower and upper probabilities of every class (or
+    of any set of classes, ``predict(type="belief", events=...)``) from the profile contours of
+    the relative likelihood (module docstring).
+
+    Parameters
+    ----------
+    formula : str
+        ``"y ~ s1 + s2 + s3"``; the response any column with two or more levels.
+    data : pandas.DataFrame
+    missing : {"raise", "drop"}
+
+    Returns
+    -------
+    MultinomCalibration
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, evstat as ev
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.integers(0, 3, 80)
+    >>> d = pd.DataFrame({"y": np.array(["a", "b", "c"])[z], "s1": z + rng.normal(0, 1, 80),
+    ...                   "s2": (z == 1) + rng.normal(0, 1, 80)})
+    >>> fit = ev.evmultinom("y ~ s1 + s2", d)
+    >>> fit.params.shape
+    (2, 3)
+    >>> b = fit.predict(d.head(2), type="belief")
+    >>> bool(((b["bel"] <= b["theta"]) & (b["theta"] <= b["pl"])).all().all())
+    True
+    """
+    cf = class_frame(formula, data, missing=missing)
+    return MultinomCalibration(cf)
+
+
+register(MultinomCalibration, example=lambda y, d: evmultinom(f"{y} ~ s1 + s2", d), n_classes=(2, 3))

@@ -1,0 +1,32 @@
+"""Shared test helpers: the one doctest runner (fixture ``doctests``)."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import os
+import sys
+from types import ModuleType
+
+import pytest
+
+os.environ.setdefault("MPLBACKEND", "Agg")  # figures in examples never open a window
+
+
+def run_doctests(module: str | ModuleType, optionflags: int = doctest.ELLIPSIS, min_examples: int = 1) -> None:
+    """Run the docstring examples of ``module`` (a module or its dotted name); fail if one of
+    them fails or if it has fewer than ``min_examples``. Figures the examples open are closed."""
+    mod = importlib.import_module(module) if isinstance(module, str) else module
+    try:
+        result = doctest.testmod(mod, optionflags=optionflags, verbose=False)
+    finally:
+        if "matplotlib.pyplot" in sys.modules:
+            sys.modules["matplotlib.pyplot"].close("all")
+    assert result.attempted >= min_examples, f"{mod.__name__} has {result.attempted} examples, expected >= {min_examples}"
+    assert result.failed == 0, f"{result.failed} of {result.attempted} docstring examples failed in {mod.__name__}"
+
+
+@pytest.fixture
+def doctests():
+    """The doctest runner :func:`run_doctests`: ``def test_examples(doctests): doctests("evstat.x")``."""
+    return run_doctests
