@@ -480,6 +480,24 @@ class MultinomCalibration(ClassifierResults):
         )
         return s
 
+    # ---------------------------------------------------------------- presentation
+    def _no_presentation(self, what: str) -> None:
+        if self.is_binary:
+            raise ValueError(
+                f"evmultinom {what} are not implemented; for two classes fit "
+                f"ev.evlogit({self.formula!r}, data, targets='binary'), whose Bel and Pl are the same, "
+                f"and use its {what}"
+            )
+        self._require_binary(what)
+
+    def plot(self, *args: Any, **kwargs: Any) -> Any:
+        """Refused with a message (the plots are two-class figures of the calibrators)."""
+        self._no_presentation("plots")
+
+    def report(self, *args: Any, **kwargs: Any) -> Any:
+        """Refused with a message (the HTML report handles the two-class calibrators)."""
+        self._no_presentation("reports")
+
     # ---------------------------------------------------------------- persistence
     def _to_dict(self) -> dict[str, Any]:
         return {"params": self._lik.B_hat.tolist()}

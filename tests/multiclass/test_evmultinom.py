@@ -277,6 +277,8 @@ def test_bad_input(fit3, new3) -> None:
         ev.evmultinom("y ~ s1", sep)
     with pytest.raises(ValueError, match="class 'a' has no coefficients"):
         fit3.profile("a", "s1")
+    with pytest.raises(ValueError, match="reports are for two-class predictions"):
+        fit3.report("x.html")
 
 
 def test_save_load_and_doctest_example(fit3, new3, tmp_path) -> None:
