@@ -455,23 +455,16 @@ class Results(ABC):
             out[c] = cols[c].to_numpy()
         return out
 
-    def _require_binary(self, what: str) -> None:
-        if not self.is_binary:
-            raise ValueError(
-                f"evstat's calibration {what} are for two-class predictions, but this {self.method} fit has "
-                f"{self.n_classes} classes {list(self.classes)}: use fit.predict(newdata, type='belief' or "
-                "'mass'), fit.decide and fit.summary(), or fit a two-class response"
-            )
-
     def plot(self, kind: str = "reliability", newdata: pd.DataFrame | None = None, ax: Any = None, **kwargs: Any) -> Any:
         """Draw a figure of the fitted model; returns the matplotlib Axes.
 
         ``kind`` is one of ``"reliability"``, ``"calibration_map"`` (one score column),
         ``"decision_regions"`` (two or more), ``"contours"`` (models with a predictive
         contour, e.g. evlogit), ``"profile"`` (coefficient profiles, e.g. evlogit),
-        ``"reject_curve"``, ``"ignorance"``, ``"class_regions"``, ``"belief_map"``; with three
-        or more classes ``"decision_regions"`` and ``"belief_map"`` (the others are two-class
-        figures). A kind that does not apply raises ValueError. ``kwargs`` go to the plotting
+        ``"reject_curve"``, ``"ignorance"``, ``"class_regions"``, ``"belief_map"``,
+        ``"score_densities"``; with three or more classes ``"decision_regions"``,
+        ``"belief_map"``, ``"class_reliability"``, ``"classwise_reliability"`` and ``"ternary"``
+        (K = 3) (the others are two-class figures). A kind that does not apply raises ValueError. ``kwargs`` go to the plotting
         function (see :func:`evstat.plotting.plot`).
         """
         return upward("plot")(self, kind=kind, newdata=newdata, ax=ax, **kwargs)
@@ -485,10 +478,9 @@ class Results(ABC):
         date: Any = None,
         **kwargs: Any,
     ) -> Path:
-        """Write a self-contained HTML report of this model (two classes; see
+        """Write a self-contained HTML report of this model (any number of classes; see
         :func:`evstat.report.report`). ``newdata`` with labels (the response column, or ``y``)
         is used for the metrics; ``date`` fixes the only line that changes between runs."""
-        self._require_binary("reports")
         return upward("report")(path, self, newdata=newdata, y=y, title=title, date=date, **kwargs)
 
     def to_dict(self) -> dict[str, Any]:

@@ -26,7 +26,15 @@ def test_vignettes_exist() -> None:
         assert _blocks(VIGNETTES / name), f"{name} has no python blocks"
 
 
-@pytest.mark.parametrize("path", sorted(VIGNETTES.glob("*.md")), ids=lambda p: p.name)
+#: vignettes that fit many models (more than ~5 s): marked slow
+SLOW = {"07-multiclass-calibration.md"}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(p, marks=pytest.mark.slow) if p.name in SLOW else p for p in sorted(VIGNETTES.glob("*.md"))],
+    ids=lambda p: p.name,
+)
 def test_vignette_runs(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import matplotlib.pyplot as plt
 

@@ -8,7 +8,9 @@ Ramel, Pichon & Delmotte (2018), "Active evidential calibration of binary SVM cl
 * :func:`update` - refit a calibration on its data plus newly labelled rows (same formula and
   options), to continue the loop by hand;
 * :func:`simulate` - the loop with an oracle, returning the per-step history (ignorance, Brier
-  score of BetP, error rate, rows asked).
+  score of BetP, error rate, rows asked);
+* :func:`outlook` - how the ignorance on an unlabelled pool would fall under each strategy (labels
+  drawn from the fitted model; what ``evstat report --pool`` shows).
 
 Examples
 --------
@@ -25,12 +27,14 @@ from __future__ import annotations
 from evstat.active.loop import simulate, test_metrics
 from evstat.active._query import STRATEGIES, check_pool, criterion, pool_belief, query
 from evstat.active._update import labelled_data, update
+from evstat.active.outlook import outlook
 
 __all__ = [
     "STRATEGIES",
     "check_pool",
     "criterion",
     "labelled_data",
+    "outlook",
     "pool_belief",
     "query",
     "simulate",

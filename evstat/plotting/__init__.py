@@ -16,6 +16,10 @@ kind                   function                        applies to
 ``"ignorance"``        :func:`ignorance_histogram`     every calibrator
 ``"class_regions"``    :func:`class_regions`           any number of classes, J >= 2
 ``"belief_map"``       :func:`class_contours`          any number of classes, J >= 2
+``"class_reliability"`` :func:`class_reliability_diagram` any number of classes (top-label view)
+``"classwise_reliability"`` :func:`class_reliability_diagram` any number of classes (classwise)
+``"ternary"``          :func:`ternary_plot`            three classes
+``"score_densities"``  :func:`score_densities`         one score column (class-conditional)
 =====================  ==============================  ============================================
 
 With three or more classes, ``"decision_regions"`` draws :func:`class_regions` (what
@@ -40,6 +44,13 @@ from evstat.plotting._class_regions import class_contours, class_regions
 from evstat.plotting.contours import predictive_contours
 from evstat.plotting._decision_regions import decision_regions
 from evstat.plotting.ignorance import ignorance_histogram
+from evstat.plotting.probability import (
+    class_probabilities,
+    class_reliability_diagram,
+    score_densities,
+    ternary_coordinates,
+    ternary_plot,
+)
 from evstat.plotting.profile import coefficient_profile
 from evstat.plotting.reject import compare_reject_curves, reject_curve
 from evstat.plotting.reliability import reliability_diagram
@@ -51,6 +62,8 @@ __all__ = [
     "applicable_kinds",
     "calibration_map",
     "class_contours",
+    "class_probabilities",
+    "class_reliability_diagram",
     "class_regions",
     "coefficient_profile",
     "decision_regions",
@@ -61,6 +74,9 @@ __all__ = [
     "compare_reject_curves",
     "reject_curve",
     "reliability_diagram",
+    "score_densities",
+    "ternary_coordinates",
+    "ternary_plot",
 ]
 
 #: plot kinds of ``fit.plot(kind=...)`` and the functions drawing them
@@ -74,10 +90,15 @@ KINDS: dict[str, Callable[..., Any]] = {
     "ignorance": ignorance_histogram,
     "class_regions": class_regions,
     "belief_map": class_contours,
+    "class_reliability": class_reliability_diagram,
+    "classwise_reliability": lambda results, **kw: class_reliability_diagram(results, view="classwise", **kw),
+    "ternary": ternary_plot,
+    "score_densities": score_densities,
 }
 
 #: the kinds that draw models with any number of classes
-ANY_K_KINDS = ("decision_regions", "class_regions", "belief_map")
+ANY_K_KINDS = ("decision_regions", "class_regions", "belief_map", "class_reliability", "classwise_reliability",
+               "ternary", "score_densities")
 
 
 def applicable_kinds(results: Any) -> list[str]:
@@ -89,13 +110,21 @@ def applicable_kinds(results: Any) -> list[str]:
     >>> fit = ev.evlogit("y ~ x1 + x2", data=ev.datasets.simulate_gaussian(40, seed=1))
     >>> applicable_kinds(fit)
     ['reliability', 'decision_regions', 'contours', 'profile', 'reject_curve', 'ignorance']
+    >>> iris = ev.datasets.load("iris").rename(columns={"Species": "y", "petal length (cm)": "pl",
+    ...                                                 "petal width (cm)": "pw"})
+    >>> applicable_kinds(ev.eknn("y ~ pl + pw", iris))
+    ['decision_regions', 'belief_map', 'class_reliability', 'classwise_reliability', 'ternary']
     """
     j = len(results.score_columns)
     if not results.is_binary:
-        return ["decision_regions", "belief_map"] if j >= 2 else []
+        out = ["decision_regions", "belief_map"] if j >= 2 else []
+        out += ["class_reliability", "classwise_reliability"]
+        if results.n_classes == 3:
+            out.append("ternary")
+        return out
     out = ["reliability"]
     if j == 1:
-        out.append("calibration_map")
+        out += ["calibration_map", "score_densities"]
     if j >= 2:
         out.append("decision_regions")
     if callable(getattr(results, "predictive_contour", None)):

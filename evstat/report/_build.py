@@ -20,6 +20,8 @@ from evstat.comparison import compare, named_fits
 from evstat.plotting.data import calibration_scores, evaluation_labels, prediction_cache, predictions
 from evstat.plotting.data import rows as n_rows
 from evstat.report._figures import ReportFigure, comparison_figure, fit_figures
+from evstat.report._kclass import kclass_comparison, kclass_decisions, kclass_eval, kclass_figures, kclass_tables
+from evstat.report._outlook import outlook_section
 from evstat.report.tables import Table, cell, table
 
 __all__ = ["FitSection", "build_context", "named_fits"]
@@ -276,6 +278,39 @@ def _comparison(named: dict[str, Any], evals: dict[str, tuple], reject_cost: flo
     return out
 
 
+def _counts_text(fit: Any) -> str:
+    """``"N+ = 40, N- = 39"`` (two classes) or ``"setosa: 50, versicolor: 50, ..."``."""
+    counts = [int(c) for c in fit.class_counts]
+    if fit.is_binary:
+        return f"N+ = {counts[1]}, N- = {counts[0]}"
+    return ", ".join(f"{c}: {n}" for c, n in zip(fit.classes, counts))
+
+
+def _kclass_section(fit: Any, name: str, i: int, ev: tuple, newdata: pd.DataFrame | None, rc: float,
+                    bins: int, grid: int, used: set[str]) -> tuple[FitSection, dict[str, Any]]:
+    """The section and overview row of a model with K >= 3 classes."""
+    eval_data, codes, eval_name = ev
+    sec = FitSection(name=name, anchor=_anchor(name, used), method=fit.method, formula=fit.formula,
+                     eval_name=eval_name, summary_html=Markup(fit.summary().as_html()))
+    sec.glance = _glance(fit)
+    sec.metrics.extend(kclass_tables(fit, eval_data, codes, eval_name, bins))
+    sec.decisions.append(kclass_decisions(fit, eval_data, codes, eval_name, rc))
+    pred_name = eval_name.replace(", in-sample", "")
+    if newdata is not None and eval_data is None:  # new data without labels: their decisions too
+        pred_name = f"new data ({len(newdata)} rows)"
+        sec.decisions.append(kclass_decisions(fit, newdata, None, pred_name, rc))
+    sec.figures, sec.figure_notes = kclass_figures(fit, f"m{i + 1}", eval_data, codes, eval_name, rc, bins, grid)
+    mass = fit.predict(newdata if newdata is not None else eval_data, type="mass")
+    ign = np.asarray(mass.values)[:, -1]  # m(Omega), the full frame
+    row = {
+        "model": name, "method": fit.method, "formula": fit.formula,
+        "calibration rows": f"{fit.nobs} ({_counts_text(fit)})",
+        "J": len(fit.score_columns), "positive class": f"none ({fit.n_classes} classes)",
+        "mean ignorance": float(np.mean(ign)) if ign.size else np.nan,
+    }
+    return sec, row
+
+
 def _peer_comparison(named: dict[str, Any], sets: dict[str, Any], newdata: pd.DataFrame | None, y: Any,
                      figures: list[ReportFigure]) -> list[Table]:
     """Interval and set predictors side by side (evstat.compare's width, set and reject
@@ -335,6 +370,9 @@ def build_context(
     grid: int,
     seed: int | None,
     provenance: Mapping[str, str] | None,
+    pool: pd.DataFrame | None = None,
+    queries: int = 10,
+    draws: int = 5,
 ) -> tuple[dict[str, Any], list[warnings.WarningMessage]]:
     """The template context and the warnings recorded while computing it."""
     named = named_fits(fits)
@@ -366,6 +404,11 @@ def build_context(
         used: set[str] = set()
         overview_rows = []
         for i, (name, fit) in enumerate(named.items()):
+            if not fit.is_binary:
+                sec, row = _kclass_section(fit, name, i, kclass_eval(fit, newdata, y), newdata, rc, bins, grid, used)
+                sections.append(sec)
+                overview_rows.append(row)
+                continue
             eval_data, eval_y, eval_name, new_labels = _eval_rows(fit, newdata, y)
             coefficients = _coefficients(fit, [])
             summ = fit.summary()
@@ -396,15 +439,20 @@ def build_context(
             )
             sec.figures, sec.figure_notes = figs, fnotes
             sections.append(sec)
-            n_neg, n_pos = (int(c) for c in fit.class_counts)
             ign = (pred_new["pl"] - pred_new["bel"]).to_numpy(dtype=float)
             overview_rows.append({
                 "model": name, "method": fit.method, "formula": fit.formula,
-                "calibration rows": f"{fit.nobs} (N+ = {n_pos}, N- = {n_neg})",
+                "calibration rows": f"{fit.nobs} ({_counts_text(fit)})",
                 "J": len(fit.score_columns), "positive class": str(fit.positive),
                 "mean ignorance": float(np.mean(ign)) if ign.size else np.nan,
             })
-        comparison = _comparison(named, evals, rc) if len(named) > 1 else []
+        outlook = None if pool is None else outlook_section(named, pool, queries, draws, seed)
+        if len(named) > 1 and all(f.is_binary for f in named.values()):
+            comparison = _comparison(named, evals, rc)
+        elif len(named) > 1:
+            comparison = kclass_comparison(named, {n: kclass_eval(f, newdata, y) for n, f in named.items()}, bins)
+        else:
+            comparison = []
         comparison_figures: list[ReportFigure] = []
         if sets or any(isinstance(f, VennAbersCalibration) for f in named.values()):  # peers present
             comparison += _peer_comparison(named, sets, newdata, y, comparison_figures)
@@ -427,9 +475,8 @@ def build_context(
     ]
     data_lines = []
     for name, fit in named.items():
-        n_neg, n_pos = (int(c) for c in fit.class_counts)
         data_lines.append((f"Calibration data ({name})",
-                           f"{fit.nobs} rows used (N+ = {n_pos}, N- = {n_neg}"
+                           f"{fit.nobs} rows used ({_counts_text(fit)}"
                            + (f", {fit.n_dropped} dropped for missing values" if fit.n_dropped else "")
                            + f"); score columns: {', '.join(fit.score_columns)}"))
     if newdata is not None:
@@ -461,6 +508,6 @@ def build_context(
     }
     context = {
         "title": title, "lead": lead, "overview": overview, "overview_notes": overview_notes,
-        "comparison": comparison, "comparison_figures": comparison_figures, "fits": sections, "warnings": messages, "repro": repro,
+        "comparison": comparison, "comparison_figures": comparison_figures, "outlook": outlook, "fits": sections, "warnings": messages, "repro": repro,
     }
     return context, list(caught)

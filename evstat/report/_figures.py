@@ -129,6 +129,18 @@ def fit_figures(
             lambda ax: plotting.calibration_map(fit, pred_data, y=pred_y, ax=ax[0, 0], grid=max(grid * 3, 60)),
             (6.4, 4.6),
         )
+    if "score_densities" in kinds:
+        fitted = " with the fitted class-conditional densities" if callable(getattr(fit, "densities", None)) else ""
+        add(
+            "Class-conditional score densities",
+            f"Density histograms of the score {cols[0]} per observed class on the {eval_name}{fitted} "
+            "(Gebel 2009, Figs. 4.5-4.6).",
+            lambda ax: plotting.score_densities(
+                fit, eval_data, ax=ax[0, 0],
+                y=None if eval_y is None else np.asarray(fit.classes, dtype=object)[np.asarray(eval_y, dtype=np.intp)],
+            ),
+            (6.4, 4.4),
+        )
     if "decision_regions" in kinds:
         others = cols[2:]
         held = (

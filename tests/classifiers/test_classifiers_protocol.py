@@ -206,9 +206,10 @@ def test_summary_tidy_glance(binfit, multifit):
         assert set(multifit.tidy().columns) >= {"gamma", "gamma_init", "scale"}
 
 
-def test_plots_and_reports_need_two_classes(multifit, tmp_path):
-    with pytest.raises(ValueError, match=r"reports are for two-class predictions, but this \w+ fit has 3 classes"):
-        multifit.report(tmp_path / "r.html")
+def test_two_class_plots_refused_three_class_report_written(multifit, tmp_path):
+    # K-class reports: tests/report/test_report_kclass.py
+    html = multifit.report(tmp_path / "r.html", date="2026-01-01", grid=8).read_text(encoding="utf-8")
+    assert "Measures of the class probabilities" in html
     with pytest.raises(ValueError, match=r"plot kind 'reliability' is a two-class figure, but this \w+ fit has 3 classes"):
         multifit.plot("reliability")
 

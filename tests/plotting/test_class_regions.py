@@ -139,8 +139,9 @@ def test_two_class_models_and_complements():
 
 def test_plot_dispatch_for_three_classes(fits, iris):
     fit = fits["eknn"]
-    assert plotting.applicable_kinds(fit) == ["decision_regions", "belief_map"]
-    for kind in plotting.applicable_kinds(fit):
+    k_kinds = ["class_reliability", "classwise_reliability", "ternary"]  # tests/plotting/test_probability_plots.py
+    assert plotting.applicable_kinds(fit) == ["decision_regions", "belief_map", *k_kinds]
+    for kind in ["decision_regions", "belief_map"]:
         fig = Figure(layout="constrained")
         ax = fit.plot(kind=kind, newdata=iris.iloc[::5], ax=fig.add_subplot(), grid=15)
         assert ax.get_xlabel() == "pl" and ax.get_title()
@@ -150,7 +151,7 @@ def test_plot_dispatch_for_three_classes(fits, iris):
     ax = fit.plot(kind="decision_regions", grid=10, ax=Figure().add_subplot())
     assert ax.get_title().startswith("Decisions of eknn (pessimistic)")
     one = ev.eknn("y ~ pl", iris, k=5)
-    assert plotting.applicable_kinds(one) == []
+    assert plotting.applicable_kinds(one) == k_kinds
 
 
 def test_fixed_and_held_columns(iris):

@@ -56,7 +56,7 @@ def small(kind):
 
 def expected_kinds(method, j):
     kinds = ["reliability"]
-    kinds.append("calibration_map" if j == 1 else "decision_regions")
+    kinds += ["calibration_map", "score_densities"] if j == 1 else ["decision_regions"]
     if method in ("evlogit", "betacal"):
         kinds += ["contours", "profile"]
     return kinds + ["reject_curve", "ignorance"]

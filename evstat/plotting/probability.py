@@ -1,0 +1,337 @@
+"""Figures of class probabilities (any number of classes): the ternary plot of three classes
+(Gebel 2009, Fig. 2.1), top-label and classwise reliability diagrams, class-conditional score
+densities.
+
+Every function takes a fitted model (any :class:`evstat.results.Results`; a binary one gives
+the two columns [1 - theta, theta]), optional ``newdata`` with labels (``y``: a column name or
+one label per row; default the formula's response column) and an optional ``ax``, and returns the
+Axes. Without ``newdata`` the training rows and their labels are used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from evstat import metrics
+from evstat.formula import code_response
+from evstat.plotting.data import data_description
+from evstat.plotting._style import OKABE_ITO, finish, mpl_text, new_axes
+from evstat.plotting._class_regions import class_colors
+
+__all__ = [
+    "class_codes",
+    "class_probabilities",
+    "class_reliability_diagram",
+    "score_densities",
+    "ternary_coordinates",
+    "ternary_plot",
+]
+
+_MARKERS = ("o", "^", "s", "D", "v", "P", "X", "*")
+_SQRT3_2 = float(np.sqrt(3.0) / 2.0)
+
+
+def class_probabilities(results: Any, newdata: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The (N, K) class probabilities of the rows (one column per class, in frame order)."""
+    p = results.predict(newdata, type="prob")
+    if isinstance(p, pd.Series):  # a binary model: theta = P(positive)
+        th = p.to_numpy(dtype=float)
+        return pd.DataFrame({results.classes[0]: 1.0 - th, results.classes[1]: th}, index=p.index)
+    return p
+
+
+def class_codes(results: Any, newdata: pd.DataFrame | None, y: Any = None) -> np.ndarray | None:
+    """Class positions 0..K-1 of the rows' observed classes, or None when unknown."""
+    classes = list(results.classes)
+    fix = "pass labels that are classes of the fit"
+    if newdata is None:
+        if y is not None:
+            raise ValueError(
+                "y was given without newdata: the training labels are used when newdata is None; "
+                "pass the rows the labels belong to as newdata"
+            )
+        return np.asarray(results.training_codes(), dtype=np.intp)
+    if y is None:
+        if results.response not in newdata.columns:
+            return None
+        return code_response(newdata[results.response], classes, f"column {results.response!r} of newdata", fix)
+    if isinstance(y, str) and y in newdata.columns:
+        return code_response(newdata[y], classes, f"column {y!r} of newdata", fix)
+    codes = code_response(y, classes, "y", fix)
+    if codes.size != len(newdata):
+        raise ValueError(f"y has {codes.size} labels but newdata has {len(newdata)} rows: give one label per row")
+    return codes
+
+
+def _need_labels(codes: np.ndarray | None, results: Any, what: str) -> np.ndarray:
+    if codes is None:
+        raise ValueError(
+            f"the {what} needs the observed classes of newdata, but newdata has no column "
+            f"{results.response!r} and y was not given: pass y=..."
+        )
+    return codes
+
+
+def ternary_coordinates(p: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Barycentric coordinates of three-class probability vectors: class 1 at the lower left
+    (0, 0), class 2 at the top (1/2, sqrt(3)/2), class 3 at the lower right (1, 0), as Gebel's
+    Fig. 2.1.
+
+    Examples
+    --------
+    >>> x, y = ternary_coordinates([[1, 0, 0], [0, 1, 0], [1 / 3, 1 / 3, 1 / 3]])
+    >>> x.round(4).tolist(), y.round(4).tolist()
+    ([0.0, 0.5, 0.5], [0.0, 0.866, 0.2887])
+    """
+    P = np.asarray(p, dtype=float)
+    return 0.5 * P[:, 1] + P[:, 2], _SQRT3_2 * P[:, 1]
+
+
+def ternary_plot(
+    results: Any,
+    newdata: pd.DataFrame | None = None,
+    y: Any = None,
+    ax: Any = None,
+    gridlines: int = 5,
+) -> Any:
+    """Ternary (barycentric) plot of the class probabilities of a three-class model.
+
+    Every row is a point of the triangle spanned by the corners (1, 0, 0), (0, 1, 0), (0, 0, 1)
+    (Gebel 2009, section 2.3 and Fig. 2.1): the closer to a corner, the higher that class's
+    probability. The thick lines from the centre to the edge midpoints are the decision borders
+    of the argmax rule (two classes tie there), so the triangle falls into one sector per
+    assigned class. The marker shows the assigned class and the colour the observed class (a
+    marker in a sector of another colour is a misclassified row); thin grid lines mark constant
+    probabilities in steps of 1/``gridlines``.
+
+    Parameters
+    ----------
+    results : Results
+        A fitted model with three classes.
+    newdata : pandas.DataFrame, optional
+        Rows to draw (default: the training rows).
+    y : str or array-like, optional
+        Observed classes of ``newdata`` (default: its response column; without labels all
+        points are grey).
+    ax : matplotlib Axes, optional
+    gridlines : int
+        Grid lines per side (0: none).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import evstat as ev
+    >>> iris = ev.datasets.load("iris").rename(columns={"Species": "y", "petal length (cm)": "pl",
+    ...                                                 "petal width (cm)": "pw"})
+    >>> fit = ev.eknn("y ~ pl + pw", iris, k=7)
+    >>> ax = ev.plotting.ternary_plot(fit)
+    >>> ax.get_title().startswith("Class probabilities (eknn)")
+    True
+    """
+    from matplotlib.lines import Line2D
+
+    if results.n_classes != 3:
+        raise ValueError(
+            f"the ternary plot shows three classes, but this {results.method} fit has "
+            f"{results.n_classes} classes {list(results.classes)}: use kind='class_reliability'"
+        )
+    P = class_probabilities(results, newdata).to_numpy(dtype=float)
+    codes = class_codes(results, newdata, y)
+    x, h = ternary_coordinates(P)
+    assigned = np.argmax(P, axis=1)
+    classes = list(results.classes)
+    colors = class_colors(classes)
+    ax = new_axes(ax, (6.0, 5.6))
+    corners = np.array([[0.0, 0.0], [0.5, _SQRT3_2], [1.0, 0.0], [0.0, 0.0]])
+    for g in range(1, max(int(gridlines), 0)):
+        t = g / gridlines
+        for a, b in (((t, 0, 1 - t), (t, 1 - t, 0)), ((0, t, 1 - t), (1 - t, t, 0)), ((0, 1 - t, t), (1 - t, 0, t))):
+            gx, gy = ternary_coordinates([a, b])
+            ax.plot(gx, gy, color="0.88", linewidth=0.6, zorder=0)
+    ax.plot(corners[:, 0], corners[:, 1], color="0.2", linewidth=1.2)
+    cx, cy = ternary_coordinates([[1 / 3, 1 / 3, 1 / 3]])
+    for mid in ([0.5, 0.5, 0.0], [0.0, 0.5, 0.5], [0.5, 0.0, 0.5]):
+        mx, my = ternary_coordinates([mid])
+        ax.plot([cx[0], mx[0]], [cy[0], my[0]], color="0.25", linewidth=2.0, zorder=1)
+    handles = []
+    for j, c in enumerate(classes):
+        sel = assigned == j
+        if codes is None:
+            col = np.full(int(sel.sum()), "0.45", dtype=object)
+        else:
+            col = np.array([colors[classes[k]] for k in codes[sel]], dtype=object)
+        ax.scatter(x[sel], h[sel], s=20, c=list(col), marker=_MARKERS[j], edgecolors="black",
+                   linewidths=0.3, alpha=0.85, zorder=3)
+        handles.append(Line2D([], [], color="0.6", marker=_MARKERS[j], markeredgecolor="black", linestyle="",
+                              label=f"assigned {mpl_text(c)}"))
+    if codes is not None:
+        handles += [Line2D([], [], color=colors[c], marker="s", linestyle="", label=f"observed {mpl_text(c)}")
+                    for c in classes]
+    off = 0.045
+    for (px, py), c, ha in zip(corners[:3], classes, ("right", "center", "left")):
+        ax.text(px + (-off if ha == "right" else off if ha == "left" else 0), py + (off if ha == "center" else -off),
+                mpl_text(c), ha=ha, va="center", fontsize="medium", fontweight="bold")
+    ax.set_xlim(-0.12, 1.12)
+    ax.set_ylim(-0.1, _SQRT3_2 + 0.1)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.set_title(f"Class probabilities ({results.method}) on the {data_description(results, newdata)}",
+                 fontsize="medium")
+    ax.legend(handles=handles, loc="upper left", fontsize="small", frameon=False)
+    return ax
+
+
+def class_reliability_diagram(
+    results: Any,
+    newdata: pd.DataFrame | None = None,
+    y: Any = None,
+    ax: Any = None,
+    view: str = "top-label",
+    bins: int = 10,
+    strategy: str = "uniform",
+    level: float = 0.95,
+) -> Any:
+    """Reliability diagram of K-class probabilities, top-label or classwise.
+
+    ``view="top-label"``: per bin of the confidence max_k P(k | x), the share of rows whose
+    argmax class is correct, with Wilson intervals (Guo et al. 2017). ``view="classwise"``: per
+    class k, the observed frequency of y = k against P(k | x) in bins (Kull et al. 2019), one line
+    per class. The diagonal is perfect calibration; the title gives the matching ECE
+    (:func:`evstat.metrics.top_label_ece` or :func:`evstat.metrics.classwise_ece`).
+
+    Parameters
+    ----------
+    results : Results
+        Any fitted model (a binary one shows both classes).
+    newdata, y, ax
+        As :func:`ternary_plot` (labels are required).
+    view : {"top-label", "classwise"}
+    bins, strategy, level
+        As :func:`evstat.metrics.reliability_table`.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import evstat as ev
+    >>> iris = ev.datasets.load("iris").rename(columns={"Species": "y", "petal length (cm)": "pl",
+    ...                                                 "petal width (cm)": "pw"})
+    >>> fit = ev.eknn("y ~ pl + pw", iris, k=7)
+    >>> ax = ev.plotting.class_reliability_diagram(fit, view="classwise", bins=5)
+    >>> ax.get_xlabel()
+    'predicted probability P(k | x)'
+    """
+    P = class_probabilities(results, newdata)
+    codes = _need_labels(class_codes(results, newdata, y), results, "reliability diagram")
+    Pm = P.to_numpy(dtype=float)
+    ok = np.all(np.isfinite(Pm), axis=1)
+    Pm, codes = Pm[ok], codes[ok]
+    t = metrics.class_reliability_table(codes, Pm, view=view, bins=bins, strategy=strategy, level=level)
+    ax = new_axes(ax, (6.0, 5.0))
+    ax.plot([0, 1], [0, 1], color="0.5", linestyle="--", linewidth=1.0, label="perfect calibration")
+    if view == "top-label":
+        e = metrics.top_label_ece(codes, Pm, bins=bins, strategy=strategy)
+        obs = t["observed_frequency"].to_numpy()
+        err = np.vstack([obs - t["wilson_lower"].to_numpy(), t["wilson_upper"].to_numpy() - obs])
+        ax.errorbar(t["mean_prediction"].to_numpy(), obs, yerr=np.maximum(err, 0.0), color=OKABE_ITO["black"],
+                    marker="o", markersize=5, linewidth=1.2, capsize=3, label=f"accuracy ({level:.0%} Wilson)")
+        ax.set_xlabel("confidence max_k P(k | x)")
+        ax.set_ylabel("accuracy (share of correct argmax)")
+        title = f"Top-label reliability ({results.method}), ECE = {e:.3f}\n{data_description(results, newdata)}"
+    else:
+        e = metrics.classwise_ece(codes, Pm, bins=bins, strategy=strategy)
+        colors = class_colors(results.classes)
+        for j, c in enumerate(results.classes):
+            tj = t[t["class"] == j]
+            ax.plot(tj["mean_prediction"], tj["observed_frequency"], color=colors[c], marker=_MARKERS[j % 8],
+                    markersize=5, linewidth=1.2, label=f"class {mpl_text(c)}")
+        ax.set_xlabel("predicted probability P(k | x)")
+        ax.set_ylabel("observed frequency of y = k")
+        title = f"Classwise reliability ({results.method}), ECE = {e:.3f}\n{data_description(results, newdata)}"
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title(title, fontsize="medium")
+    ax.legend(loc="upper left", fontsize="small", framealpha=0.9)
+    return finish(ax)
+
+
+def score_densities(
+    results: Any,
+    newdata: pd.DataFrame | None = None,
+    y: Any = None,
+    ax: Any = None,
+    score: str | None = None,
+    bins: int = 30,
+) -> Any:
+    """Class-conditional densities of one score: a density histogram per observed class.
+
+    For a Bayes calibration (:func:`evstat.bayescal` without a transform) the fitted densities
+    f_k (Gaussian or asymmetric Laplace) are drawn over the histograms (Gebel 2009, Figs. 4.5-4.6).
+
+    Parameters
+    ----------
+    results : Results
+        Any fitted model.
+    newdata, y, ax
+        As :func:`ternary_plot` (labels are required).
+    score : str, optional
+        The score column (default: the formula's first score column).
+    bins : int
+        Histogram bins (shared by the classes).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import numpy as np, pandas as pd
+    >>> import evstat as ev
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 200)
+    >>> fit = ev.bayescal("y ~ s", pd.DataFrame({"s": rng.normal(2.0 * y - 1, 1), "y": y}))
+    >>> ax = ev.plotting.score_densities(fit)
+    >>> ax.get_xlabel()
+    'score s'
+    """
+    cols = list(results.score_columns)
+    col = cols[0] if score is None else score
+    if col not in cols:
+        raise ValueError(f"score {col!r} is not a score column of {results.formula!r}; choose one of {cols}")
+    data = results.training_data() if newdata is None else newdata
+    if col not in data.columns:
+        raise ValueError(f"newdata lacks the score column {col!r} of formula {results.formula!r}")
+    s = pd.to_numeric(data[col], errors="coerce").to_numpy(dtype=float)
+    codes = _need_labels(class_codes(results, newdata, y), results, "score density plot")
+    fin = np.isfinite(s)
+    edges = np.histogram_bin_edges(s[fin], bins=int(bins))
+    colors = class_colors(results.classes)
+    ax = new_axes(ax, (6.4, 4.4))
+    for j, c in enumerate(results.classes):
+        sel = fin & (codes == j)
+        if sel.any():
+            ax.hist(s[sel], bins=edges, density=True, color=colors[c], alpha=0.35, edgecolor="white",
+                    linewidth=0.5, label=f"y = {mpl_text(c)} ({int(sel.sum())} rows)")
+    dens = getattr(results, "densities", None)
+    if callable(dens) and getattr(results, "transform", None) == "none" and len(cols) == 1:
+        grid = np.linspace(edges[0], edges[-1], 400)
+        f = dens(grid)
+        for j, c in enumerate(results.classes):
+            ax.plot(grid, f[c].to_numpy(), color=colors[c], linewidth=1.8,
+                    label=f"fitted f(s | y = {mpl_text(c)}) ({results.density})")
+    ax.set_xlabel(f"score {mpl_text(col)}")
+    ax.set_ylabel("density")
+    ax.set_title(f"Score densities ({results.method}) on the {data_description(results, newdata)}", fontsize="medium")
+    ax.legend(loc="upper right", fontsize="small", framealpha=0.9)
+    return finish(ax)
