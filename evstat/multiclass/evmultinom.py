@@ -482,21 +482,25 @@ class MultinomCalibration(ClassifierResults):
 
     # ---------------------------------------------------------------- presentation
     def _no_presentation(self, what: str) -> None:
-        if self.is_binary:
-            raise ValueError(
-                f"evmultinom {what} are not implemented; for two classes fit "
-                f"ev.evlogit({self.formula!r}, data, targets='binary'), whose Bel and Pl are the same, "
-                f"and use its {what}"
-            )
-        self._require_binary(what)
+        raise ValueError(
+            f"evmultinom's two-class {what} are not implemented; for two classes fit "
+            f"ev.evlogit({self.formula!r}, data, targets='binary'), whose Bel and Pl are the same, "
+            f"and use its {what}"
+        )
 
     def plot(self, *args: Any, **kwargs: Any) -> Any:
-        """Refused with a message (the plots are two-class figures of the calibrators)."""
-        self._no_presentation("plots")
+        """K >= 3: the K-class figures of :meth:`evstat.results.Results.plot`; K = 2: refused
+        with a message (use evlogit with ``targets="binary"``, the same Bel and Pl)."""
+        if self.is_binary:
+            self._no_presentation("plots")
+        return super().plot(*args, **kwargs)
 
     def report(self, *args: Any, **kwargs: Any) -> Any:
-        """Refused with a message (the HTML report handles the two-class calibrators)."""
-        self._no_presentation("reports")
+        """K >= 3: the K-class HTML report of :meth:`evstat.results.Results.report`; K = 2:
+        refused with a message (use evlogit with ``targets="binary"``)."""
+        if self.is_binary:
+            self._no_presentation("reports")
+        return super().report(*args, **kwargs)
 
     # ---------------------------------------------------------------- persistence
     def _to_dict(self) -> dict[str, Any]:
