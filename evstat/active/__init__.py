@@ -27,7 +27,7 @@ from __future__ import annotations
 from evstat.active.loop import simulate, test_metrics
 from evstat.active._query import STRATEGIES, check_pool, criterion, pool_belief, query
 from evstat.active._update import labelled_data, update
-from evstat.active.outlook import outlook
+from evstat.active._outlook import outlook
 
 __all__ = [
     "STRATEGIES",

@@ -480,6 +480,28 @@ class MultinomCalibration(ClassifierResults):
         )
         return s
 
+    # ---------------------------------------------------------------- presentation
+    def _no_presentation(self, what: str) -> None:
+        raise ValueError(
+            f"evmultinom's two-class {what} are not implemented; for two classes fit "
+            f"ev.evlogit({self.formula!r}, data, targets='binary'), whose Bel and Pl are the same, "
+            f"and use its {what}"
+        )
+
+    def plot(self, *args: Any, **kwargs: Any) -> Any:
+        """K >= 3: the K-class figures of :meth:`evstat.results.Results.plot`; K = 2: refused
+        with a message (use evlogit with ``targets="binary"``, the same Bel and Pl)."""
+        if self.is_binary:
+            self._no_presentation("plots")
+        return super().plot(*args, **kwargs)
+
+    def report(self, *args: Any, **kwargs: Any) -> Any:
+        """K >= 3: the K-class HTML report of :meth:`evstat.results.Results.report`; K = 2:
+        refused with a message (use evlogit with ``targets="binary"``)."""
+        if self.is_binary:
+            self._no_presentation("reports")
+        return super().report(*args, **kwargs)
+
     # ---------------------------------------------------------------- persistence
     def _to_dict(self) -> dict[str, Any]:
         return {"params": self._lik.B_hat.tolist()}

@@ -300,8 +300,11 @@ def _kclass_section(fit: Any, name: str, i: int, ev: tuple, newdata: pd.DataFram
         pred_name = f"new data ({len(newdata)} rows)"
         sec.decisions.append(kclass_decisions(fit, newdata, None, pred_name, rc))
     sec.figures, sec.figure_notes = kclass_figures(fit, f"m{i + 1}", eval_data, codes, eval_name, rc, bins, grid)
-    mass = fit.predict(newdata if newdata is not None else eval_data, type="mass")
-    ign = np.asarray(mass.values)[:, -1]  # m(Omega), the full frame
+    pred_data = newdata if newdata is not None else eval_data
+    if type(fit).k_class_mass:
+        ign = np.asarray(fit.predict(pred_data, type="mass").values)[:, -1]  # m(Omega), the full frame
+    else:  # lower/upper probabilities without a mass function (evmultinom): its own .ignorance
+        ign = fit.augment(None if pred_data is None else pred_data.reset_index(drop=True))[".ignorance"].to_numpy()
     row = {
         "model": name, "method": fit.method, "formula": fit.formula,
         "calibration rows": f"{fit.nobs} ({_counts_text(fit)})",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 MODULES = ["evstat.active", "evstat.active._query", "evstat.active.loop", "evstat.active._update", "evstat.active.cli",
-           "evstat.active.outlook"]
+           "evstat.active._outlook"]
 
 
 @pytest.mark.parametrize("name", MODULES)
