@@ -20,7 +20,7 @@ from typing import Any
 
 __all__ = ["STUDIES", "add_reproduce_parser", "main", "run_reproduce"]
 
-STUDIES = ("minary2019", "ramel2018", "credal-knn", "peers")
+STUDIES = ("minary2019", "ramel2018", "credal-knn", "peers", "gebel2009")
 """Studies ``evstat reproduce`` knows."""
 
 
@@ -81,7 +81,9 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
 
     from evstat.experiments.credal_knn import K_GRID, REAL_DATASETS
 
-    DATASETS = tuple(dict.fromkeys(_MINARY + _RAMEL + REAL_DATASETS))
+    from evstat.experiments.gebel2009 import DATASETS as _GEBEL
+
+    DATASETS = tuple(dict.fromkeys(_MINARY + _RAMEL + REAL_DATASETS + _GEBEL))
 
     rep = subparsers.add_parser(
         "reproduce",
@@ -104,6 +106,10 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
             "belief functions' (EC, Test 1.2, Simulation 2, real data with 2-fold CV) and the\n"
             "examples of Denoeux's lecture (EkNN, evidential neural network, partially supervised\n"
             "EkNN). Writes CSV files, figures (PNG) and claims.csv into --out.\n"
+            "gebel2009: Gebel (2009), 'Multivariate calibration of classifier scores into the\n"
+            "probability space', Tables 6.3-6.6 (two classes) and 6.10-6.13 (K classes): CR and Cal of\n"
+            "the uni- and multivariate calibrators by --folds-fold cross-validation, beside the thesis's\n"
+            "numbers. Writes results.csv, table.csv, comparison.csv, claims.csv, study.json into --out.\n"
             "peers: evidential joint logistic calibration against Venn-ABERS (inductive, cross) and a\n"
             "split-conformal classifier on simulated data with a known P(y = 1 | s) (--reps per cell)\n"
             "and on the real data sets with the Minary protocol (--rounds per data set); needs\n"
@@ -118,7 +124,8 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
             "  evstat reproduce minary2019 --rounds 2 --datasets sonar heart --quiet --out smoke\n"
             "  evstat reproduce ramel2018 --rounds 100 --jobs 2 --out reports/ramel2018\n"
             "  evstat reproduce credal-knn --runs 10 --out reports/credal-knn\n"
-            "  evstat reproduce peers --reps 100 --rounds 100 --jobs 2 --out reports/peers"
+            "  evstat reproduce peers --reps 100 --rounds 100 --jobs 2 --out reports/peers\n"
+            "  evstat reproduce gebel2009 --folds 10 --jobs 2 --out reports/gebel2009"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -134,6 +141,10 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
                      help=f"credal-knn: K of Simulation 2 (default {' '.join(map(str, K_GRID))})")
     rep.add_argument("--no-lecture", action="store_true",
                      help="credal-knn: skip the examples of Denoeux's lecture (EkNN, evidential NN, partial EkNN)")
+    rep.add_argument("--folds", type=_positive_int, default=10, metavar="F",
+                     help="gebel2009: outer cross-validation folds (default 10, as the thesis)")
+    rep.add_argument("--parts", nargs="+", choices=("two-class", "K-class"), default=["two-class", "K-class"],
+                     metavar="PART", help="gebel2009: two-class (Tables 6.3-6.6) and/or K-class (6.10-6.13) (default both)")
     rep.add_argument("--reps", type=_nonnegative_int, default=100, metavar="R",
                      help="peers: repetitions per simulated cell (default 100; 0 skips the simulated part)")
     rep.add_argument("--sizes", type=_positive_int, nargs="+", default=None, metavar="N",
@@ -241,6 +252,8 @@ def run_reproduce(args: argparse.Namespace) -> int:
         return _run_ramel2018(args)
     if args.study == "credal-knn":
         return _run_credal_knn(args)
+    if args.study == "gebel2009":
+        return _run_gebel2009(args)
     if args.study == "peers":
         return _run_peers(args)
     try:
@@ -286,6 +299,40 @@ def _run_ramel2018(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"{res['units_run']} units computed in {res['seconds']:.0f} s", file=sys.stderr)
     print(f"wrote {res['out']}")
+    return 0
+
+
+def _run_gebel2009(args: argparse.Namespace) -> int:
+    from evstat.experiments.gebel2009 import DATASETS, run_gebel2009
+
+    wrong = [d for d in (args.datasets or []) if d not in DATASETS]
+    if wrong:
+        print(f"evstat reproduce: error: gebel2009 has no data set {wrong}; choose from {', '.join(DATASETS)}",
+              file=sys.stderr)
+        return 2
+    if args.folds < 2:
+        print("evstat reproduce: error: --folds must be at least 2", file=sys.stderr)
+        return 2
+    parts = ["evstat", "reproduce", "gebel2009", "--folds", str(args.folds), "--parts", *args.parts]
+    if args.datasets:
+        parts += ["--datasets", *args.datasets]
+    parts += ["--seed", str(args.seed), "--jobs", str(args.jobs)]
+    if args.quiet:
+        parts.append("--quiet")
+    parts += ["--out", args.out]
+    try:
+        res = run_gebel2009(args.out, folds=args.folds, seed=args.seed, jobs=args.jobs, parts=tuple(args.parts),
+                            datasets=args.datasets, quiet=args.quiet, command=" ".join(shlex.quote(p) for p in parts))
+    except KeyboardInterrupt:
+        print(f"evstat reproduce: interrupted; the tables in {args.out} hold the data sets finished so far",
+              file=sys.stderr)
+        return 130
+    except (ValueError, TypeError, OSError) as err:
+        print(f"evstat reproduce: error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
+    if not args.quiet:
+        print(f"{res.units} units computed in {res.seconds:.0f} s", file=sys.stderr)
+    print(f"wrote {res.out}")
     return 0
 
 

@@ -80,6 +80,7 @@ def test_matrix_scaling_is_statsmodels_mnlogit() -> None:
     assert fit.glance()["logLik"].iloc[0] == pytest.approx(ref.llf, rel=1e-10)
 
 
+@pytest.mark.slow
 def test_dirichlet_against_direct_scipy_optimisation() -> None:
     d = _probs(300, 4)
     cols = ["p_a", "p_b", "p_c"]
@@ -255,6 +256,7 @@ def test_invariant_to_order_of_classes_and_columns(name) -> None:
     np.testing.assert_allclose(p1.to_numpy(), p2.to_numpy(), atol=1e-6)
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), k=st.sampled_from([3, 4]), name=st.sampled_from(sorted(FITTERS)),
        scale=st.sampled_from([0.01, 1.0, 1e3]))
