@@ -108,6 +108,7 @@ def _build_parser() -> argparse.ArgumentParser:
             "  evstat report --example sonar -o sonar-report.html\n"
             "  evstat report \"y ~ svm1 + svm2\" --data cal.csv --newdata test.csv "
             "--method evlogit evbinning --bins 3 -o report.html\n"
+            "  evstat report \"y ~ svm1 + svm2\" --data cal.csv --pool unlabelled.csv --queries 10 -o report.html\n"
             f"Available methods here: {', '.join(available)}."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -161,6 +162,15 @@ def _build_parser() -> argparse.ArgumentParser:
                      choices=("evlogit", "evbinning", "isotonic", "betacal"),
                      help="calibrator of each score in --method disjoint: evlogit (default), evbinning, "
                           "isotonic or betacal")
+    rep.add_argument("--pool", metavar="POOL.csv", default=None,
+                     help="CSV of unlabelled rows (the score columns): adds a section forecasting how the "
+                          "ignorance on the pool would fall under Hartley, pignistic and random sampling "
+                          "(evstat.active.outlook; evlogit, evbinning and isotonic fits)")
+    rep.add_argument("--queries", type=int, metavar="Q", default=10,
+                     help="with --pool: labels to forecast (default 10)")
+    rep.add_argument("--draws", type=int, metavar="D", default=5,
+                     help="with --pool: simulated labellings per strategy, labels drawn from the model (default 5); "
+                          "the cost is 3 x D x Q refits")
     rep.add_argument("-o", "--output", required=True, metavar="REPORT.html", help="HTML file to write")
     from evstat.experiments.cli import add_reproduce_parser  # `evstat reproduce` (evstat.experiments)
 
@@ -329,6 +339,12 @@ def _report(args: argparse.Namespace) -> str:
         raise CommandError("--data and --newdata cannot both read standard input ('-'): give a file for one of them")
     if args.disjoint_base != "evlogit" and "disjoint" not in args.method:
         raise CommandError(f"--disjoint-base {args.disjoint_base} applies to --method disjoint, which is not in --method")
+    if args.pool is None and (args.queries != 10 or args.draws != 5):
+        raise CommandError("--queries and --draws apply to --pool, which was not given")
+    if args.queries < 1 or args.draws < 1:
+        raise CommandError(f"--queries and --draws must be at least 1, got {args.queries} and {args.draws}")
+    if args.pool == "-" and "-" in (args.data, args.newdata):
+        raise CommandError("--pool and --data/--newdata cannot both read standard input ('-'): give a file for one of them")
     out = Path(args.output)
     if out.parent != Path("") and not out.parent.is_dir():
         raise CommandError(f"cannot write {args.output!r}: folder {str(out.parent)!r} does not exist")
@@ -388,16 +404,18 @@ def _report(args: argparse.Namespace) -> str:
         + ([f"--sep {args.sep!r}"] if args.sep != "," else [])
         + ([f"--missing {args.missing}"] if args.missing != "raise" else [])
         + ([f"--disjoint-base {args.disjoint_base}"] if args.disjoint_base != "evlogit" else [])
+        + ([f"--pool {args.pool} --queries {args.queries} --draws {args.draws}"] if args.pool else [])
         + [f"--reject-cost {args.reject_cost:g}"]
         + ([f"--date {args.date}"] if args.date else [])
         + [f"-o {out.name}"]
     )
     if seed is not None:
         provenance["Seed"] = "the example score tables were made with seed 2019"
+    pool = _read_csv(args.pool, "--pool", sep) if args.pool else None
     report(
         out, fits if len(fits) > 1 else next(iter(fits.values())), newdata=test, title=title,
         date=args.date, reject_cost=args.reject_cost, grid=args.grid,
-        seed=None, provenance=provenance, notes=notes,
+        seed=None, provenance=provenance, notes=notes, pool=pool, queries=args.queries, draws=args.draws,
     )
     return str(out)
 

@@ -117,3 +117,14 @@ def test_no_private_attribute_across_packages():
                 if where and here not in where:
                     bad.append(f"{path}:{node.lineno}: {node.func.id}(..., {node.args[1].value!r}) (private to {sorted(where)})")
     assert bad == [], "private members read across packages (make them public there):\n" + "\n".join(bad)
+
+
+def test_docstrings_cite_papers_not_unshipped_notes():
+    """Citations point at the papers (or a page in the repository), not at notes that are not
+    part of the repository ("notes, section N")."""
+    import re
+
+    bad = [f"{p}:{i + 1}" for p in sorted(ROOT.rglob("*.py"))
+           for i, line in enumerate(p.read_text(encoding="utf-8").splitlines())
+           if re.search(r"\bnotes,? section \d", line)]
+    assert bad == []

@@ -1,14 +1,16 @@
 """Active evidential calibration: which rows to label next, and the labelling loop.
 
 Ramel, Pichon & Delmotte (2018), "Active evidential calibration of binary SVM classifiers"
-(notes section 10): the ignorance Pl - Bel of an evidential calibration says where labels help.
+(Ramel, Pichon and Delmotte 2018, "Active evidential calibration of binary SVM classifiers"): the ignorance Pl - Bel of an evidential calibration says where labels help.
 
 * :func:`query` - the ``n`` rows of a pool to label next under a strategy (``"hartley"``,
   ``"pignistic"``, ``"random"``, ``"eir"``), with seeded tie-breaking and batch rules;
 * :func:`update` - refit a calibration on its data plus newly labelled rows (same formula and
   options), to continue the loop by hand;
 * :func:`simulate` - the loop with an oracle, returning the per-step history (ignorance, Brier
-  score of BetP, error rate, rows asked).
+  score of BetP, error rate, rows asked);
+* :func:`outlook` - how the ignorance on an unlabelled pool would fall under each strategy (labels
+  drawn from the fitted model; what ``evstat report --pool`` shows).
 
 Examples
 --------
@@ -25,12 +27,14 @@ from __future__ import annotations
 from evstat.active.loop import simulate, test_metrics
 from evstat.active._query import STRATEGIES, check_pool, criterion, pool_belief, query
 from evstat.active._update import labelled_data, update
+from evstat.active._outlook import outlook
 
 __all__ = [
     "STRATEGIES",
     "check_pool",
     "criterion",
     "labelled_data",
+    "outlook",
     "pool_belief",
     "query",
     "simulate",

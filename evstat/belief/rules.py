@@ -185,7 +185,8 @@ def _binary_disjunctive(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _binary_dempster(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Dempster's rule on a 2-element frame by the closed form of notes section 7."""
+    """Dempster's rule on a 2-element frame by its closed form on {0, 1}
+    (Minary et al. 2019, section 4; the disjoint approach of Xu et al. 2016)."""
     out = _binary_conjunctive(a, b)
     norm = out[:, 1] + out[:, 2] + out[:, 3]  # = 1 - K, without cancellation
     _check_conflict(norm)

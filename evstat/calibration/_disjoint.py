@@ -1,6 +1,6 @@
 """The disjoint approach of Xu et al. (2016): calibrate each score alone, combine by Dempster's rule.
 
-Minary et al. (2019), sections 4 and 5.2 (notes, section 7): each of the J score columns is
+Minary et al. (2019), sections 4 and 5.2: each of the J score columns is
 calibrated separately (evidential logistic calibration, evidential binning, isotonic or beta
 calibration), giving J mass functions on {negative, positive} per test row, which are combined
 with Dempster's rule (:func:`evstat.belief.combine`). The joint calibrators
@@ -491,7 +491,7 @@ def disjoint(
     Every non-intercept design column of the formula is calibrated on its own with ``method``
     (fitted as ``response ~ column`` on the calibration rows), and for each row the J mass
     functions ``m_j({1}) = Bel_j``, ``m_j({0}) = 1 - Pl_j``, ``m_j({0,1}) = Pl_j - Bel_j`` are
-    combined by Dempster's rule (:func:`evstat.belief.combine`; notes, section 7):
+    combined by Dempster's rule (:func:`evstat.belief.combine`; Minary et al. 2019, section 4):
     ``m = m_1 (+) ... (+) m_J``.
 
     Parameters

@@ -214,10 +214,12 @@ class LogitCalibration(CalibrationResults):
 
     @property
     def params(self) -> pd.Series:
+        """Coefficient estimates indexed by term (statsmodels' name; ``tidy()["estimate"]``)."""
         return pd.Series(self._lik.beta_hat, index=self.terms, name="estimate")
 
     @property
     def bse(self) -> pd.Series:
+        """Standard errors indexed by term (statsmodels' name; ``tidy()["std_error"]``)."""
         return pd.Series(np.sqrt(np.diag(self._lik.cov)), index=self.terms, name="std_error")
 
     def cov_params(self) -> pd.DataFrame:
@@ -236,7 +238,13 @@ class LogitCalibration(CalibrationResults):
 
     @property
     def loglike(self) -> float:
+        """Maximised log-likelihood (of the fitting targets)."""
         return self._lik.loglik_hat
+
+    @property
+    def llf(self) -> float:
+        """statsmodels' name of :attr:`loglike` (``GLMResults.llf``)."""
+        return self.loglike
 
     @property
     def fittedvalues(self) -> pd.Series:

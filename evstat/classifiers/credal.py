@@ -20,7 +20,8 @@ Step 2a (eq. 11): the bbas of the ``n_s`` neighbours of class ``s`` are averaged
 with ``alpha_s = n_s / max_l n_l`` (``a'_s = 0`` for a class without neighbours). Step 2c: the
 global fusion is the conjunctive combination of the discounted class bbas in which the conflict
 of each product goes to the union of the classes involved (the meta-class). For these simple bbas
-it has the product form [derived in the notes, section 1]
+it has the product form (derived here from eq. 11 of the EC paper: each class bba has two
+focal sets, so their conjunctive product is a product of independent choices)
 
     m(A) = prod_{s in A} a'_s prod_{s not in A} (1 - a'_s)     (A a non-empty set of classes),
     m(Omega) = prod_s (1 - a'_s),

@@ -285,23 +285,15 @@ class ModelFrame:
         for c, a in arrays.items():
             if c in self._factors:
                 nan = np.asarray(pd.isna(a), dtype=bool)
-                if nan.any():
-                    if missing == "raise":
-                        raise ValueError(
-                            f"column {c!r} of newdata has missing values in "
-                            f"{_rows(int(nan.sum()))} of {m} (index {_fmt_labels(index, nan)}): "
-                            "drop or impute them, or pass missing='drop'"
-                        )
-                    drop |= nan
-                continue
-            inf = np.isinf(a)
-            if inf.any():
-                raise ValueError(
-                    f"column {c!r} of newdata has infinite values in {_rows(int(inf.sum()))} of "
-                    f"{m} (index {_fmt_labels(index, inf)}); infinite scores cannot be "
-                    "calibrated: fix or remove these rows"
-                )
-            nan = np.isnan(a)
+            else:
+                inf = np.isinf(a)
+                if inf.any():
+                    raise ValueError(
+                        f"column {c!r} of newdata has infinite values in {_rows(int(inf.sum()))} "
+                        f"of {m} (index {_fmt_labels(index, inf)}); infinite scores cannot be "
+                        "calibrated: fix or remove these rows"
+                    )
+                nan = np.isnan(a)
             if nan.any():
                 if missing == "raise":
                     raise ValueError(

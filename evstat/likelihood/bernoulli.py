@@ -1,6 +1,6 @@
 """Predicting a Bernoulli variable from a contour function on its probability theta.
 
-Minary et al. (2019), eqs. 25-26 (notes, section 3): if ``pl(theta)`` on [0, 1] is unimodal and
+Minary et al. (2019), eqs. 25-26: if ``pl(theta)`` on [0, 1] is unimodal and
 continuous with maximiser ``theta_hat``,
 
     Bel({1}) = theta_hat - integral_0^theta_hat pl(u) du,
@@ -61,7 +61,7 @@ def binomial_belief(k: ArrayLike, n: ArrayLike) -> tuple[NDArray[np.float64], ND
     """Closed-form Bel({1}) and Pl({1}) of a cell with ``k`` positives among ``n`` rows.
 
     With ``theta_hat = k/n`` and ``B(z; a, b) = integral_0^z u^(a-1) (1-u)^(b-1) du``
-    (Minary et al. 2019, eqs. 27-30, 47-48; notes section 4):
+    (Minary et al. 2019, eqs. 27-30, 47-48):
 
     * ``0 < k < n``: ``Bel = theta_hat - B(theta_hat; k+1, n-k+1) / (theta_hat^k (1-theta_hat)^(n-k))``
       and ``Pl = theta_hat + B(1-theta_hat; n-k+1, k+1) / (theta_hat^k (1-theta_hat)^(n-k))``;

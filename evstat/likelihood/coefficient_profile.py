@@ -23,7 +23,33 @@ from scipy.stats import chi2
 from evstat.likelihood.linear_profile import LogisticLikelihood, profile_loglik
 from evstat.likelihood.predictive import profile_level_set
 
-__all__ = ["CoefficientProfile", "profile_conf_int"]
+__all__ = ["BETTER_SOLUTION_TOL", "CoefficientProfile", "profile_conf_int"]
+
+#: Largest fall of the deviance ``2 (l_hat - l_p)`` below 0 that a profile point may show and
+#: still count as rounding (it is then set to 0); a larger fall means the profile found a higher
+#: likelihood than the fit, and the profile stops with R's error. R's ``profile.glm`` (MASS)
+#: uses the same bound, 1e-3 on the deviance.
+BETTER_SOLUTION_TOL = 1e-3
+
+
+def profile_deviance(loglik_hat: float, lp: np.ndarray) -> np.ndarray:
+    """``2 (l_hat - l_p)``, tiny negative values (rounding, within :data:`BETTER_SOLUTION_TOL`)
+    set to 0; a profile point with a clearly higher likelihood than the fit is an error with
+    R's message.
+
+    Examples
+    --------
+    >>> profile_deviance(-10.0, np.array([-10.5, -9.9999999]))  # the second: rounding
+    array([1., 0.])
+    """
+    dev = 2.0 * (loglik_hat - np.asarray(lp, dtype=np.float64))
+    if np.any(dev < -BETTER_SOLUTION_TOL):
+        raise ValueError(
+            "profiling has found a better solution, so original fit had not converged (a "
+            f"profile point has a log-likelihood {float(-dev.min()) / 2:.3g} above the fit's); "
+            "refit with tighter convergence or check the data for separation"
+        )
+    return np.maximum(dev, 0.0)
 
 
 def _check_level(level: float) -> float:
@@ -99,7 +125,7 @@ class CoefficientProfile:
         for sgn in (-1.0, 1.0):
             values = self.estimate + sgn * np.arange(1, maxsteps) * step * self.se
             lp, _, beta = profile_loglik(lik, a, values, return_beta=True)
-            z = sgn * np.sqrt(np.maximum(2.0 * (lik.loglik_hat - lp), 0.0))
+            z = sgn * np.sqrt(profile_deviance(lik.loglik_hat, lp))
             beyond = np.flatnonzero(np.abs(z) >= zmax)
             stop = beyond[0] + 1 if beyond.size else values.size
             for v, zz, b in zip(values[:stop], z[:stop], beta[:stop]):
@@ -135,7 +161,7 @@ class CoefficientProfile:
         lo, hi = self.conf_int(level)
         grid = np.linspace(self.table["value"].min(), self.table["value"].max(), 121)
         lp, _ = profile_loglik(self._lik, np.eye(self._lik.p)[self.j], grid)
-        dev = np.maximum(2.0 * (self._lik.loglik_hat - lp), 0.0)
+        dev = profile_deviance(self._lik.loglik_hat, lp)
         if kind == "z":
             y = np.sign(grid - self.estimate) * np.sqrt(dev)
             cut = np.sqrt(chi2.ppf(level, 1))

@@ -21,7 +21,7 @@ Two paths compute it:
   the coordinate ``k`` with the largest ``|a_k|``, so that the linear predictor of calibration
   row ``i`` is ``e X_ik / a_k + sum_{j != k} beta_j (X_ij - X_ik a_j / a_k)``. With an intercept
   and ``a = (1, s)`` this is the regression of the targets on the centred scores ``X_ij - s_j``
-  with offset ``e`` (notes, section 5).
+  with offset ``e`` (Minary et al. 2019, eqs. 39-45).
 """
 
 from __future__ import annotations
@@ -35,10 +35,15 @@ from scipy.special import expit
 
 from evstat.likelihood.logistic import loglik, loglik_eta
 
-__all__ = ["LogisticLikelihood", "profile_loglik", "profile_loglik_reference"]
+__all__ = ["LogisticLikelihood", "ProfileFallbackWarning", "profile_loglik", "profile_loglik_reference"]
 
 #: number of float64 cells (problems x calibration rows) processed at once by the fast path
 CHUNK_CELLS = 2_000_000
+
+
+class ProfileFallbackWarning(UserWarning):
+    """Some profile problems did not converge on the fast path and were solved by statsmodels
+    GLM refits with an offset (the reference path); the message names them."""
 
 
 @dataclass(frozen=True)
@@ -327,6 +332,7 @@ def profile_loglik(
     out_nu = np.empty(e.size)
     out_b = np.empty((e.size, lik.p)) if return_beta else None
     step = max(1, CHUNK_CELLS // max(lik.n, 1))
+    fell_back: list[int] = []
     for start in range(0, e.size, step):
         sl = slice(start, start + step)
         l_, nu_, b_, ok = _newton_batch(lik, A[sl], e[sl], tol, max_iter)
@@ -336,10 +342,21 @@ def profile_loglik(
                 lik, A[sl][bad], e[sl][bad], return_beta=True
             )
             l_[bad], nu_[bad], b_[bad] = ref_l, ref_nu, ref_b
+            fell_back.extend((start + bad).tolist())
         out_l[sl] = l_
         out_nu[sl] = nu_
         if out_b is not None:
             out_b[sl] = b_
+    if fell_back:
+        shown = ", ".join(str(i) for i in fell_back[:10]) + (", ..." if len(fell_back) > 10 else "")
+        warnings.warn(
+            f"profile_loglik: Newton's method did not converge within {max_iter} iterations for "
+            f"{len(fell_back)} of {e.size} problems (rows {shown} of the flattened batch, e.g. "
+            "test rows of a predictive belief); their profile comes from statsmodels GLM refits "
+            "with an offset (the reference path), which is slower but exact",
+            ProfileFallbackWarning,
+            stacklevel=2,
+        )
     res = (out_l.reshape(shape), out_nu.reshape(shape))
     if return_beta:
         return res + (out_b.reshape(shape + (lik.p,)),)

@@ -16,7 +16,7 @@ sum_k w_k theta_k(x; B)`` lies in (0, 1) and its logit is
 Profile contour ``pl_w(t) = sup {pl(B) : h_w(B) = t}``. The level sets ``{pl >= omega}`` are
 convex (l is concave) and h_w is continuous, so their images are intervals containing
 ``h_hat``: pl_w is unimodal (non-decreasing, then non-increasing), and by the layer-cake identity
-(notes, section 2)
+(the random-set view of Minary et al. 2019, eqs. 16-17 and 23-24, applied to h_w)
 
     lower = h_hat - int_0^h_hat pl_w(t) dt,      upper = h_hat + int_h_hat^1 pl_w(t) dt,
 
@@ -82,6 +82,8 @@ __all__ = [
     "functional_profile",
     "functional_profile_reference",
     "multinomial_mle",
+    "multinomial_probs",
+    "multinomial_score_info",
     "predictive_bounds",
 ]
 
@@ -164,7 +166,9 @@ def multinomial_loglik(B: ArrayLike, X: ArrayLike, codes: ArrayLike, K: int) -> 
     return np.sum(picked - logsumexp(full, axis=-1), axis=-1)
 
 
-def _probs(B: NDArray, X: NDArray) -> NDArray:
+def multinomial_probs(B: NDArray, X: NDArray) -> NDArray:
+    """Class probabilities (n, K) of the multinomial logit with coefficients ``B`` (K - 1, p),
+    the first class the baseline (softmax of ``[0, X B']``, overflow-free)."""
     eta = X @ B.T
     full = np.c_[np.zeros(X.shape[0]), eta]
     full -= full.max(axis=1, keepdims=True)
@@ -172,9 +176,9 @@ def _probs(B: NDArray, X: NDArray) -> NDArray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def _score_info(B: NDArray, X: NDArray, codes: NDArray, K: int) -> tuple[NDArray, NDArray]:
+def multinomial_score_info(B: NDArray, X: NDArray, codes: NDArray, K: int) -> tuple[NDArray, NDArray]:
     """Score (d,) and observed information (d, d) at ``B`` (K - 1, p)."""
-    th = _probs(B, X)
+    th = multinomial_probs(B, X)
     Y = np.eye(K)[codes]
     g = ((Y - th)[:, 1:].T @ X).ravel()
     p = X.shape[1]
@@ -207,7 +211,7 @@ def multinomial_mle(
     cur = float(multinomial_loglik(B, X, codes, K))
     done = False
     for _ in range(max_iter):
-        g, info = _score_info(B, X, codes, K)
+        g, info = multinomial_score_info(B, X, codes, K)
         try:
             step = np.linalg.solve(info, g)
         except np.linalg.LinAlgError:
@@ -223,8 +227,8 @@ def multinomial_mle(
         if np.max(np.abs(size * step)) <= tol * (1.0 + np.max(np.abs(B))):
             done = True
             break
-    _, info = _score_info(B, X, codes, K)
-    th = _probs(B, X)
+    _, info = multinomial_score_info(B, X, codes, K)
+    th = multinomial_probs(B, X)
     ref = np.linalg.eigvalsh(np.kron(np.eye(K - 1), X.T @ X) / (4.0 * K))[-1]
     lam = np.linalg.eigvalsh(info)[0]
     if not done or not lam > 1e-10 * ref or np.any(th[np.arange(len(codes)), codes] > 1 - 1e-10):
@@ -662,7 +666,7 @@ def functional_profile_reference(
             R = retract(Z)
             B = R.reshape(K - 1, p)
             val = float(multinomial_loglik(B, lik.X, lik.codes, K))
-            gl, _ = _score_info(B, lik.X, lik.codes, K)
+            gl, _ = multinomial_score_info(B, lik.X, lik.codes, K)
             _, G = _grad_g(B[None], xi[None], wi[None])
             G = G[0]
             grad = gl - G * (D @ gl) / (D @ G)
@@ -806,7 +810,7 @@ def predictive_bounds(
     w = np.ascontiguousarray(w)
     if method not in ("fast", "reference"):
         raise ValueError(f"method must be 'fast' or 'reference', got {method!r}")
-    th = _probs(lik.B_hat, x)
+    th = multinomial_probs(lik.B_hat, x)
     h_hat = np.clip(np.sum(th * w, axis=1), 0.0, 1.0)
     low = np.zeros(m)
     up = np.zeros(m)
@@ -859,7 +863,7 @@ def coefficient_profile_loglik(lik: MultinomialLikelihood, j: int, values: Array
         beta[j] = v
         cur = float(multinomial_loglik(beta.reshape(K - 1, p), lik.X, lik.codes, K))
         for _ in range(200):
-            g, info = _score_info(beta.reshape(K - 1, p), lik.X, lik.codes, K)
+            g, info = multinomial_score_info(beta.reshape(K - 1, p), lik.X, lik.codes, K)
             sub = info[np.ix_(rest, rest)]
             step = np.linalg.solve(sub, g[rest])
             size = 1.0
@@ -873,7 +877,7 @@ def coefficient_profile_loglik(lik: MultinomialLikelihood, j: int, values: Array
             beta, cur = cand, new
             if abs(g[rest] @ step) <= 1e-20 or np.max(np.abs(size * step)) <= 1e-12 * (1 + np.max(np.abs(beta))):
                 break
-        g, _ = _score_info(beta.reshape(K - 1, p), lik.X, lik.codes, K)
+        g, _ = multinomial_score_info(beta.reshape(K - 1, p), lik.X, lik.codes, K)
         lp[t], slope[t] = cur, g[j]
     return lp, slope
 

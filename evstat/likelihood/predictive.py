@@ -1,7 +1,7 @@
 """Predictive contour and belief for test rows of a logistic calibration model.
 
 For a test row with design vector ``x`` the predictive contour on ``theta = P(y = 1 | s)`` is
-(Minary et al. 2019, eqs. 41-45 and 54-58; notes section 5)
+(Minary et al. 2019, eqs. 41-45 and 54-58)
 
     pl(theta | s) = sup { pl(beta) : expit(x . beta) = theta }
                   = exp(l_p(logit theta; x) - l(beta_hat)),

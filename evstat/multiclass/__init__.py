@@ -54,6 +54,6 @@ from evstat.multiclass.gebel import COMBINES, GebelDirichlet, gebel_dirichlet  #
 
 __all__ += ["CALIBRATORS", "COMBINES", "EcocCalibration", "GebelDirichlet", "ecoc", "gebel_dirichlet"]
 
-from evstat.multiclass.evmultinom import MultinomCalibration, evmultinom  # noqa: E402
+from evstat.multiclass._evmultinom import MultinomCalibration, evmultinom  # noqa: E402
 
 __all__ += ["MultinomCalibration", "evmultinom"]

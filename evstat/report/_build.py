@@ -21,6 +21,7 @@ from evstat.plotting.data import calibration_scores, evaluation_labels, predicti
 from evstat.plotting.data import rows as n_rows
 from evstat.report._figures import ReportFigure, comparison_figure, fit_figures
 from evstat.report._kclass import kclass_comparison, kclass_decisions, kclass_eval, kclass_figures, kclass_tables
+from evstat.report._outlook import outlook_section
 from evstat.report.tables import Table, cell, table
 
 __all__ = ["FitSection", "build_context", "named_fits"]
@@ -299,8 +300,11 @@ def _kclass_section(fit: Any, name: str, i: int, ev: tuple, newdata: pd.DataFram
         pred_name = f"new data ({len(newdata)} rows)"
         sec.decisions.append(kclass_decisions(fit, newdata, None, pred_name, rc))
     sec.figures, sec.figure_notes = kclass_figures(fit, f"m{i + 1}", eval_data, codes, eval_name, rc, bins, grid)
-    mass = fit.predict(newdata if newdata is not None else eval_data, type="mass")
-    ign = np.asarray(mass.values)[:, -1]  # m(Omega), the full frame
+    pred_data = newdata if newdata is not None else eval_data
+    if type(fit).k_class_mass:
+        ign = np.asarray(fit.predict(pred_data, type="mass").values)[:, -1]  # m(Omega), the full frame
+    else:  # lower/upper probabilities without a mass function (evmultinom): its own .ignorance
+        ign = fit.augment(None if pred_data is None else pred_data.reset_index(drop=True))[".ignorance"].to_numpy()
     row = {
         "model": name, "method": fit.method, "formula": fit.formula,
         "calibration rows": f"{fit.nobs} ({_counts_text(fit)})",
@@ -369,6 +373,9 @@ def build_context(
     grid: int,
     seed: int | None,
     provenance: Mapping[str, str] | None,
+    pool: pd.DataFrame | None = None,
+    queries: int = 10,
+    draws: int = 5,
 ) -> tuple[dict[str, Any], list[warnings.WarningMessage]]:
     """The template context and the warnings recorded while computing it."""
     named = named_fits(fits)
@@ -442,6 +449,7 @@ def build_context(
                 "J": len(fit.score_columns), "positive class": str(fit.positive),
                 "mean ignorance": float(np.mean(ign)) if ign.size else np.nan,
             })
+        outlook = None if pool is None else outlook_section(named, pool, queries, draws, seed)
         if len(named) > 1 and all(f.is_binary for f in named.values()):
             comparison = _comparison(named, evals, rc)
         elif len(named) > 1:
@@ -503,6 +511,6 @@ def build_context(
     }
     context = {
         "title": title, "lead": lead, "overview": overview, "overview_notes": overview_notes,
-        "comparison": comparison, "comparison_figures": comparison_figures, "fits": sections, "warnings": messages, "repro": repro,
+        "comparison": comparison, "comparison_figures": comparison_figures, "outlook": outlook, "fits": sections, "warnings": messages, "repro": repro,
     }
     return context, list(caught)

@@ -43,6 +43,9 @@ def render_report(
     seed: int | None = None,
     provenance: Mapping[str, str] | None = None,
     notes: Sequence[str] = (),
+    pool: pd.DataFrame | None = None,
+    queries: int = 10,
+    draws: int = 5,
 ) -> str:
     """The HTML text of a report (what :func:`report` writes); arguments as :func:`report`.
 
@@ -54,7 +57,8 @@ def render_report(
     >>> html.startswith("<!DOCTYPE html>"), "<script" in html
     (True, False)
     """
-    context, caught = build_context(fits, newdata, y, title, date, reject_cost, bins, grid, seed, provenance)
+    context, caught = build_context(fits, newdata, y, title, date, reject_cost, bins, grid, seed, provenance,
+                                    pool=pool, queries=queries, draws=draws)
     context["warnings"] = [*(f"Warning: {n}" for n in notes), *context["warnings"]]
     env = _environment()
     css = (TEMPLATES / "style.css").read_text(encoding="utf-8")
@@ -82,6 +86,9 @@ def report(
     seed: int | None = None,
     provenance: Mapping[str, str] | None = None,
     notes: Sequence[str] = (),
+    pool: pd.DataFrame | None = None,
+    queries: int = 10,
+    draws: int = 5,
 ) -> Path:
     """Write a self-contained HTML report of one or several fitted calibrators.
 
@@ -123,6 +130,14 @@ def report(
     notes : sequence of str, optional
         Warnings from before the report (e.g. a calibrator the command line skipped), listed first
         in the "Notes and warnings" section.
+    pool : pandas.DataFrame, optional
+        Unlabelled rows (score columns). Adds the section "If more rows were labelled": for every
+        evlogit, evbinning or isotonic model, the forecast mean ignorance on the pool after 0 to
+        ``queries`` labels under Hartley, pignistic and random sampling
+        (:func:`evstat.active.outlook`, labels drawn from the model; ``seed`` seeds the draws).
+        Its cost is ``3 * draws * queries`` refits and predictions on the pool.
+    queries, draws : int
+        Labels to forecast (at most the pool size) and simulated labellings per strategy.
 
     Returns
     -------
@@ -150,7 +165,7 @@ def report(
         raise FileNotFoundError(f"cannot write the report to {str(path)!r}: folder {str(path.parent)!r} does not exist")
     html = render_report(
         fits, newdata, y, title, date, reject_cost=reject_cost, bins=bins, grid=grid, seed=seed,
-        provenance=provenance, notes=notes,
+        provenance=provenance, notes=notes, pool=pool, queries=queries, draws=draws,
     )
     path.write_text(html, encoding="utf-8", newline="\n")
     return path

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-MODULES = ["evstat.active", "evstat.active._query", "evstat.active.loop", "evstat.active._update", "evstat.active.cli"]
+MODULES = ["evstat.active", "evstat.active._query", "evstat.active.loop", "evstat.active._update", "evstat.active.cli",
+           "evstat.active._outlook"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -366,3 +366,15 @@ def test_save_load_with_dropped_rows_and_stateful_transforms(tmp_path):
     new = pd.DataFrame({"x1": [0.3, -1.0], "x2": [5.0, -5.0], "s": [2.0, 7.0]})  # center() keeps the calibration mean
     pd.testing.assert_frame_equal(g.predict(new, type="belief"), fit.predict(new, type="belief"), atol=1e-12, rtol=0)
     assert "2 dropped for missing values" in g.summary().as_text()
+
+
+def test_statsmodels_aliases():
+    """params, bse and llf where a statsmodels user looks for them (docs/architecture.md)."""
+    import statsmodels.api as sm
+
+    d = ev.datasets.simulate_gaussian(60, seed=4)
+    fit = ev.evlogit("y ~ x1", d, targets="binary")
+    glm = sm.GLM(d["y"], sm.add_constant(d[["x1"]]), family=sm.families.Binomial()).fit()
+    np.testing.assert_allclose(fit.params.to_numpy(), glm.params.to_numpy(), rtol=1e-6)
+    np.testing.assert_allclose(fit.bse.to_numpy(), glm.bse.to_numpy(), rtol=1e-4)
+    assert fit.llf == fit.loglike and abs(fit.llf - glm.llf) < 1e-8

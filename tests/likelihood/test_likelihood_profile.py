@@ -189,3 +189,27 @@ def test_bad_profile_arguments(fit, call, match):
 def test_coefficient_profile_class_directly(fit):
     prof = CoefficientProfile(fit.likelihood, 0, fit.terms, delta=0.25)
     np.testing.assert_allclose(np.diff(prof.table["value"]), 0.25 * prof.se, rtol=1e-9)
+
+
+def test_a_better_solution_stops_the_profile_with_r_message(fit):
+    """MASS::profile.glm: a deviance below -1e-3 means the fit had not converged."""
+    import dataclasses
+
+    from evstat.likelihood.coefficient_profile import BETTER_SOLUTION_TOL, profile_deviance
+
+    np.testing.assert_array_equal(profile_deviance(-5.0, np.array([-5.0 + BETTER_SOLUTION_TOL / 4, -6.0])), [0.0, 2.0])
+    lik = dataclasses.replace(fit.likelihood, loglik_hat=fit.likelihood.loglik_hat - 1.0)  # stopped short
+    with pytest.raises(ValueError, match="profiling has found a better solution, so original fit had not converged"):
+        CoefficientProfile(lik, 1, fit.terms)
+
+
+def test_fallback_to_statsmodels_refits_warns_and_names_the_rows(fit):
+    from evstat.likelihood import profile_loglik
+    from evstat.likelihood.linear_profile import ProfileFallbackWarning
+
+    A = np.asarray(fit.model_frame.X[:3])
+    e = A @ np.asarray(fit.params) + np.array([0.5, -0.5, 1.0])
+    with pytest.warns(ProfileFallbackWarning, match=r"did not converge within 1 iterations for 3 of 3 problems \(rows 0, 1, 2"):
+        lp, _ = profile_loglik(fit.likelihood, A, e, max_iter=1)
+    ref, _ = profile_loglik_reference(fit.likelihood, A, e)
+    np.testing.assert_allclose(lp, ref, rtol=0, atol=1e-6)

@@ -82,7 +82,7 @@ def test_two_classes_equal_evlogit_binary() -> None:
 def test_fast_path_equals_reference(K, J, n, event) -> None:
     fit = ev.evmultinom("y ~ " + " + ".join(f"s{j + 1}" for j in range(J)), _data(n, K, J, seed=K + J + n, sep=0.8))
     rng = np.random.default_rng(n)
-    x = np.c_[np.ones(2), rng.normal(0, 1.5, (2, J))]
+    x = np.c_[np.ones(1), rng.normal(0, 1.5, (1, J))]  # one row: the reference takes minutes per row
     w = np.isin(np.arange(K), event).astype(float)
     h, lo, up = predictive_bounds(fit.likelihood, x, w)
     h2, lo2, up2 = predictive_bounds(fit.likelihood, x, w, method="reference")
@@ -290,3 +290,15 @@ def test_save_load_and_doctest_example(fit3, new3, tmp_path) -> None:
     d.pop("checksum")
     with pytest.raises(ValueError, match="params must be 2 rows"):
         ev.results.from_dict(d)
+
+
+@pytest.mark.slow
+def test_three_class_report_and_two_class_refusal(fit3, tmp_path) -> None:
+    new = _data(40, 3, 2, seed=9)
+    html = fit3.report(tmp_path / "r.html", newdata=new, date="2026-01-01", grid=8).read_text(encoding="utf-8")
+    assert "evmultinom" in html and "<svg" in html and "not drawn" not in html
+    two = ev.evmultinom("y ~ s1 + s2", _data(40, 2, 2, seed=2))
+    with pytest.raises(ValueError, match="targets='binary'"):
+        two.report(tmp_path / "r2.html")
+    with pytest.raises(ValueError, match="targets='binary'"):
+        two.plot()

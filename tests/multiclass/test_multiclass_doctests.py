@@ -10,7 +10,7 @@ MODULES = [
     "evstat.multiclass.scaling",
     "evstat.multiclass.gebel",
     "evstat.multiclass._ecoc",
-    "evstat.multiclass.evmultinom",
+    "evstat.multiclass._evmultinom",
 ]
 
 

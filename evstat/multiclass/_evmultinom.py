@@ -55,9 +55,9 @@ from evstat.likelihood.multinomial import (
     coefficient_profile_loglik,
     functional_profile,
     multinomial_mle,
+    multinomial_probs,
+    multinomial_score_info,
     predictive_bounds,
-    _probs,
-    _score_info,
 )
 from evstat.results import REJECT, STRATEGIES, register
 from evstat.summary import Summary, format_number
@@ -114,7 +114,7 @@ class MultinomCalibration(ClassifierResults):
                 ) from None
         else:
             B = np.asarray(params, dtype=float).reshape(K - 1, X.shape[1])
-            g, info = _score_info(B, X, codes, K)
+            g, info = multinomial_score_info(B, X, codes, K)
             from evstat.likelihood.multinomial import multinomial_loglik
 
             self._lik = MultinomialLikelihood(
@@ -274,7 +274,7 @@ class MultinomCalibration(ClassifierResults):
         K = self.n_classes
         m = X.shape[0]
         bel, pl = np.empty((m, K)), np.empty((m, K))
-        th = _probs(self._lik.B_hat, X) if m else np.empty((0, K))
+        th = multinomial_probs(self._lik.B_hat, X) if m else np.empty((0, K))
         ks = [1] if K == 2 else range(K)
         for k in ks:
             _, bel[:, k], pl[:, k] = self._bounds(X, np.eye(K)[k])
@@ -327,10 +327,10 @@ class MultinomCalibration(ClassifierResults):
             return pd.DataFrame(arr, index=index, columns=mi)
         if type == "prob" and self.n_classes > 2:
             X, index = self._design(newdata, missing)
-            return pd.DataFrame(_probs(self._lik.B_hat, X), index=index, columns=self._class_index())
+            return pd.DataFrame(multinomial_probs(self._lik.B_hat, X), index=index, columns=self._class_index())
         if type == "prob":
             X, index = self._design(newdata, missing)
-            return pd.Series(_probs(self._lik.B_hat, X)[:, 1], index=index, name="theta")
+            return pd.Series(multinomial_probs(self._lik.B_hat, X)[:, 1], index=index, name="theta")
         return super().predict(newdata, type=type, missing=missing)
 
     def contour(self, newdata: pd.DataFrame, event: Iterable[Hashable], t: ArrayLike) -> NDArray[np.float64]:
@@ -361,7 +361,7 @@ class MultinomCalibration(ClassifierResults):
     def _losses(self, X: NDArray, L: pd.DataFrame) -> tuple[NDArray, NDArray, NDArray]:
         mat = L[list(self.classes)].to_numpy(dtype=float)
         m = X.shape[0]
-        th = _probs(self._lik.B_hat, X)
+        th = multinomial_probs(self._lik.B_hat, X)
         up, lo = np.empty((m, mat.shape[0])), np.empty((m, mat.shape[0]))
         known: dict[tuple, tuple[NDArray, NDArray]] = {}
         for a, row in enumerate(mat):
@@ -420,7 +420,7 @@ class MultinomCalibration(ClassifierResults):
         rule = STRATEGIES[strategy]
         if rule == "pignistic":
             up = lo = None
-            pr = _probs(self._lik.B_hat, X) @ L[list(self.classes)].to_numpy(dtype=float).T
+            pr = multinomial_probs(self._lik.B_hat, X) @ L[list(self.classes)].to_numpy(dtype=float).T
         else:
             up, lo, pr = self._losses(X, L)
         res = decide_bounds(list(L.index), upper=up, lower=lo, prob=pr, rule=rule, rho=rho, index=index,
@@ -479,6 +479,28 @@ class MultinomCalibration(ClassifierResults):
             notes=[f"Residual deviance = -2 log-likelihood; AIC = deviance + 2 x {self.df} coefficients (as R's multinom)."],
         )
         return s
+
+    # ---------------------------------------------------------------- presentation
+    def _no_presentation(self, what: str) -> None:
+        raise ValueError(
+            f"evmultinom's two-class {what} are not implemented; for two classes fit "
+            f"ev.evlogit({self.formula!r}, data, targets='binary'), whose Bel and Pl are the same, "
+            f"and use its {what}"
+        )
+
+    def plot(self, *args: Any, **kwargs: Any) -> Any:
+        """K >= 3: the K-class figures of :meth:`evstat.results.Results.plot`; K = 2: refused
+        with a message (use evlogit with ``targets="binary"``, the same Bel and Pl)."""
+        if self.is_binary:
+            self._no_presentation("plots")
+        return super().plot(*args, **kwargs)
+
+    def report(self, *args: Any, **kwargs: Any) -> Any:
+        """K >= 3: the K-class HTML report of :meth:`evstat.results.Results.report`; K = 2:
+        refused with a message (use evlogit with ``targets="binary"``)."""
+        if self.is_binary:
+            self._no_presentation("reports")
+        return super().report(*args, **kwargs)
 
     # ---------------------------------------------------------------- persistence
     def _to_dict(self) -> dict[str, Any]:

@@ -1,0 +1,125 @@
+"""evstat.active.outlook and the report's "If more rows were labelled" section (issue 14: `evstat
+report` shows how the ignorance would fall under each strategy when a pool is given)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import evstat as ev
+from evstat.active import outlook, simulate
+from evstat.cli import main
+
+
+@pytest.fixture(scope="module")
+def scores():
+    s = ev.datasets.load("pima_scores")
+    cal = s[s["set"] == "calibration"].iloc[:40][["svm1", "svm2", "y"]]
+    pool = s[s["set"] == "test"].iloc[:25][["svm1", "svm2"]].reset_index(drop=True)
+    return cal.reset_index(drop=True), pool
+
+
+def test_step_zero_is_the_current_ignorance_and_rows_are_complete(scores):
+    cal, pool = scores
+    fit = ev.evbinning("y ~ svm1", cal, bins=2)
+    f = outlook(fit, pool, queries=3, draws=2, seed=1)
+    assert list(f.columns) == ["strategy", "round", "queries", "n_labelled", "ignorance"]
+    assert len(f) == 3 * 2 * 4
+    b = fit.predict(pool, type="belief")
+    now = float(np.mean(b["pl"] - b["bel"]))
+    np.testing.assert_allclose(f.loc[f["queries"] == 0, "ignorance"], now, rtol=1e-12)
+    assert (f["n_labelled"] == fit.nobs + f["queries"]).all()
+    assert set(f["strategy"]) == {"hartley", "pignistic", "random"}
+
+
+def test_equals_the_loop_with_labels_drawn_from_the_model(scores):
+    """One draw, Hartley: the same as evstat.active.simulate with an oracle that labels every
+    pool row by a Bernoulli(theta_hat) draw made with the draw's seed."""
+    cal, pool = scores
+    fit = ev.evbinning("y ~ svm1", cal, bins=2)
+    f = outlook(fit, pool, queries=4, strategies=["hartley"], draws=1, seed=7)
+    label_seed, loop_seed = np.random.SeedSequence(7).spawn(1)[0].spawn(2)
+    u = np.random.default_rng(label_seed).random(len(pool))
+    theta = fit.predict(pool, type="prob").to_numpy()
+    lab = cal.set_axis(pd.RangeIndex(len(cal)))[["svm1", "y"]]
+    p = pool[["svm1"]].set_axis(pd.RangeIndex(len(cal), len(cal) + len(pool)))
+    draw = pd.Series(np.where(u < theta, 1, 0), index=p.index)
+    h = simulate(lambda d: ev.evbinning("y ~ svm1", d, bins=2), lab, p, lambda rows: draw.loc[rows.index].to_numpy(),
+                 strategy="hartley", queries=4, test=p, seed=int(loop_seed.generate_state(1)[0]))
+    np.testing.assert_allclose(f["ignorance"].to_numpy(), h["ignorance"].to_numpy(), rtol=1e-12)
+
+
+@pytest.mark.slow
+def test_seeded_and_ignorance_falls_on_average(scores):
+    cal, pool = scores
+    fit = ev.evlogit("y ~ svm1 + svm2", cal)
+    a = outlook(fit, pool, queries=3, draws=2, seed=3)
+    b = outlook(fit, pool, queries=3, draws=2, seed=3)
+    pd.testing.assert_frame_equal(a, b)
+    m = a.groupby(["strategy", "queries"])["ignorance"].mean().unstack()
+    assert (m[3] < m[0]).all()
+
+
+def test_pool_index_may_repeat_the_calibration_index(scores):
+    cal, pool = scores  # both 0-based
+    fit = ev.evbinning("y ~ svm1", cal, bins=2)
+    assert outlook(fit, pool, queries=1, draws=1, strategies="random").shape[0] == 2
+
+
+def test_bad_input(scores):
+    cal, pool = scores
+    fit = ev.evbinning("y ~ svm1", cal, bins=2)
+    with pytest.raises(ValueError, match="unknown strategy 'bold'"):
+        outlook(fit, pool, strategies=["hartley", "bold"])
+    with pytest.raises(ValueError, match="strategies is empty"):
+        outlook(fit, pool, strategies=[])
+    with pytest.raises(ValueError, match="queries = 26 exceeds the 25 pool rows"):
+        outlook(fit, pool, queries=26)
+    with pytest.raises(ValueError, match="draws must be a whole number >= 1"):
+        outlook(fit, pool, draws=0)
+    with pytest.raises(ValueError, match="queries must be a whole number >= 0"):
+        outlook(fit, pool, queries=1.5)
+    bad = pool.copy()
+    bad.loc[3, "svm1"] = np.nan
+    with pytest.raises(ValueError, match="missing"):
+        outlook(fit, bad, queries=1)
+    other = ev.disjoint("y ~ svm1 + svm2", cal)
+    with pytest.raises(ValueError, match="pass refit="):
+        outlook(other, pool, queries=1, draws=1)
+    # a refit function makes any model work
+    f = outlook(other, pool, queries=1, draws=1, strategies="random", refit=lambda d: ev.disjoint("y ~ svm1 + svm2", d))
+    assert f.shape[0] == 2
+
+
+@pytest.mark.slow
+def test_report_section_and_command_line(scores, tmp_path):
+    from evstat.report._report import render_report
+
+    cal, pool = scores
+    fits = {"evbinning": ev.evbinning("y ~ svm1", cal, bins=2), "disjoint": ev.disjoint("y ~ svm1 + svm2", cal)}
+    html = render_report(fits, date="2024-01-01", grid=5, pool=pool, queries=2, draws=2)
+    assert '<section id="outlook">' in html and "If more rows were labelled" in html
+    assert "evbinning: forecast mean ignorance on the pool" in html
+    assert "disjoint (disjoint): no forecast" in html
+    assert html == render_report(fits, date="2024-01-01", grid=5, pool=pool, queries=2, draws=2)
+    assert '<section id="outlook">' not in render_report(fits, date="2024-01-01", grid=5)
+
+    cal.to_csv(tmp_path / "cal.csv", index=False)
+    pool.to_csv(tmp_path / "pool.csv", index=False)
+    out = tmp_path / "r.html"
+    rc = main(["report", "y ~ svm1", "--data", str(tmp_path / "cal.csv"), "--method", "evbinning", "--bins", "2",
+               "--pool", str(tmp_path / "pool.csv"), "--queries", "2", "--draws", "1", "--grid", "5",
+               "--date", "2024-01-01", "-o", str(out)])
+    assert rc == 0
+    text = out.read_text()
+    assert "If more rows were labelled" in text and "--pool" in text
+
+
+def test_command_line_errors(tmp_path, capsys):
+    rc = main(["report", "--example", "sonar", "--queries", "3", "-o", str(tmp_path / "r.html")])
+    assert rc == 2
+    assert "--queries and --draws apply to --pool" in capsys.readouterr().err
+    rc = main(["report", "--example", "sonar", "--pool", "p.csv", "--draws", "0", "-o", str(tmp_path / "r.html")])
+    assert rc == 2
+    assert "must be at least 1" in capsys.readouterr().err
