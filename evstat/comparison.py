@@ -134,31 +134,8 @@ def compare(
     (['logit', 'iso'], ['model', 'method', 'n', 'error_rate'])
     """
     named = named_fits(fits)
-    if not isinstance(newdata, pd.DataFrame):
-        raise TypeError(f"newdata must be a pandas DataFrame, got {type(newdata).__name__}")
+    classes, y01 = _checked_labels(named, newdata, y)
     m = len(newdata)
-    if m == 0:
-        raise ValueError("newdata has 0 rows: the scores need test rows")
-    if isinstance(y, str):
-        if y not in newdata.columns:
-            raise ValueError(f"y = {y!r} is not a column of newdata; newdata has columns {list(newdata.columns)}")
-        yv = newdata[y].to_numpy()
-    else:
-        if isinstance(y, pd.Series) and not y.index.equals(newdata.index):
-            raise ValueError("y is a Series whose index differs from newdata's: align it (y.loc[newdata.index]) or pass a column name")
-        yv = np.asarray(y)
-        if yv.ndim != 1 or yv.shape[0] != m:
-            raise ValueError(f"y has {yv.size} values but newdata has {m} rows: give one class per row")
-    first = next(iter(named.values()))
-    classes = tuple(first.classes)
-    for name, f in named.items():
-        if tuple(f.classes) != classes:
-            raise ValueError(
-                f"the calibrators have different classes: {next(iter(named))!r} has {classes}, "
-                f"{name!r} has {tuple(f.classes)}; compare calibrators of the same response"
-            )
-    codes = code_response(yv, classes, what="y", fix="give the observed classes of newdata's rows")
-    y01 = codes.astype(np.int64)
     p_true = None if truth is None else _truth(truth, newdata, classes)
     rows = []
     for name, f in named.items():
@@ -195,6 +172,36 @@ def compare(
     if "n" in out.columns:
         out["n"] = out["n"].astype(np.int64)
     return out
+
+
+def _checked_labels(named: dict[str, Any], newdata: Any, y: Any) -> tuple[tuple, np.ndarray]:
+    """The models' common classes and the 0..K-1 codes of ``y`` (checks shared by
+    :func:`compare` and :func:`reject_curves`)."""
+    if not isinstance(newdata, pd.DataFrame):
+        raise TypeError(f"newdata must be a pandas DataFrame, got {type(newdata).__name__}")
+    m = len(newdata)
+    if m == 0:
+        raise ValueError("newdata has 0 rows: the scores need test rows")
+    if isinstance(y, str):
+        if y not in newdata.columns:
+            raise ValueError(f"y = {y!r} is not a column of newdata; newdata has columns {list(newdata.columns)}")
+        yv = newdata[y].to_numpy()
+    else:
+        if isinstance(y, pd.Series) and not y.index.equals(newdata.index):
+            raise ValueError("y is a Series whose index differs from newdata's: align it (y.loc[newdata.index]) or pass a column name")
+        yv = np.asarray(y)
+        if yv.ndim != 1 or yv.shape[0] != m:
+            raise ValueError(f"y has {yv.size} values but newdata has {m} rows: give one class per row")
+    first = next(iter(named.values()))
+    classes = tuple(first.classes)
+    for name, f in named.items():
+        if tuple(f.classes) != classes:
+            raise ValueError(
+                f"the calibrators have different classes: {next(iter(named))!r} has {classes}, "
+                f"{name!r} has {tuple(f.classes)}; compare calibrators of the same response"
+            )
+    codes = code_response(yv, classes, what="y", fix="give the observed classes of newdata's rows")
+    return classes, codes.astype(np.int64)
 
 
 def _truth(truth: Any, newdata: pd.DataFrame, classes: tuple) -> np.ndarray:
@@ -328,13 +335,9 @@ def reject_curves(
     [['evlogit', 0.2], ['evlogit', 0.5], ['va', 0.2], ['va', 0.5]]
     """
     named = named_fits(fits)
-    tab = compare(named, newdata, y)  # the same checks of newdata and y as compare
-    del tab
-    classes = tuple(next(iter(named.values())).classes)
+    classes, y01 = _checked_labels(named, newdata, y)
     if len(classes) != 2:
         raise ValueError("reject curves are drawn for two classes")
-    yv = newdata[y].to_numpy() if isinstance(y, str) else np.asarray(y)
-    y01 = code_response(yv, classes, what="y", fix="give the observed classes of newdata's rows").astype(np.int64)
     conf = [float(c) for c in confidences]
     if any(not 0.0 < c < 1.0 for c in conf):
         raise ValueError(f"confidences must lie in (0, 1), got {conf}")

@@ -69,7 +69,7 @@ from scipy.special import expit
 
 from evstat.experiments.claims import Z, verdict
 
-__all__ = ["CONFIDENCES", "METHODS", "N_CALS", "TRUTHS", "PeersResults", "real_unit", "run_peers", "sim_unit",
+__all__ = ["CONFIDENCES", "METHODS", "curve_ranks", "markdown_tables", "N_CALS", "TRUTHS", "PeersResults", "real_unit", "run_peers", "sim_unit",
            "simulate", "wins"]
 
 STUDY = "peers"
@@ -466,6 +466,44 @@ def figures(out: Path) -> None:
         fig.savefig(out / f"fig_{part}_curves.png", dpi=90)
 
 
+def curve_ranks(curves: pd.DataFrame, by: Sequence[str], points: int = 101) -> pd.DataFrame:
+    """Per cell, the mean accuracy of every (method, strategy) pooled curve over the error-rate
+    range that all of them cover (accuracy interpolated linearly in the error rate, as
+    :func:`evstat.experiments.claims.accuracy_gap`), and its rank (1 = highest). Descriptive:
+    pooled curves carry no standard error.
+
+    Examples
+    --------
+    >>> c = pd.DataFrame({"cell": 1, "method": ["a", "a", "b", "b"], "strategy": "pessimistic",
+    ...                   "error_rate": [0.0, 0.2, 0.0, 0.2], "accuracy": [1.0, 0.8, 0.9, 0.8]})
+    >>> curve_ranks(c, ["cell"])[["method", "rank"]].values.tolist()
+    [['a', 1], ['b', 2]]
+    """
+    out = []
+    for key, cell in curves.groupby(list(by), sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        ok = cell[cell["accuracy"].notna()]
+        groups = list(ok.groupby(["method", "strategy"], sort=False))
+        if not groups:
+            continue
+        lo = max(float(g["error_rate"].min()) for _, g in groups)
+        hi = min(float(g["error_rate"].max()) for _, g in groups)
+        rows = []
+        for (m, st), g in groups:
+            if hi > lo:
+                g = g.groupby("error_rate")["accuracy"].mean().sort_index()
+                grid = np.linspace(lo, hi, points)
+                acc = float(np.interp(grid, g.index.to_numpy(float), g.to_numpy(float)).mean())
+            else:
+                acc = np.nan
+            rows.append({**dict(zip(by, key)), "method": m, "strategy": st, "error_from": lo, "error_to": hi,
+                         "mean_accuracy": acc})
+        r = pd.DataFrame(rows)
+        r["rank"] = r["mean_accuracy"].rank(ascending=False, method="min").astype("Int64")
+        out.append(r)
+    return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
+
+
 def markdown_tables(out: str | Path) -> str:
     """The README's tables, from the CSV files of a run (so the numbers in the README are the
     files' numbers): per simulated cell the mean width, coverage, MSE, Brier, log loss and
@@ -504,6 +542,7 @@ def markdown_tables(out: str | Path) -> str:
         for _, r in w.iterrows():
             lines.append(f"| {r.measure} | {r.truth} | {r.scores} | {r.n_cal} | {r.best} ({r.status}) | {r.ranking} |")
         lines.append("")
+        lines += _rank_lines(pd.read_csv(out / "sim_curves.csv"), ["truth", "scores", "n_cal"])
         fl = pd.read_csv(out / "first_look.csv")
         lines.append("| truth | width at 200: evlogit / VA | coverage at 200: evlogit / VA | MSE(VA) - MSE(evlogit) by n | evlogit better from 45 rows on |")
         lines.append("|---|---|---|---|---|")
@@ -527,4 +566,18 @@ def markdown_tables(out: str | Path) -> str:
         for (m, b), g in w.groupby(["measure", "best"], sort=True):
             lines.append(f"| {m} | {b} | {int((g.status == 'clear').sum())} | {int((g.status != 'clear').sum())} |")
         lines.append("")
+        lines += _rank_lines(pd.read_csv(out / "real_curves.csv"), ["dataset", "scores", "n_cal"])
     return "\n".join(lines)
+
+
+def _rank_lines(curves: pd.DataFrame, by: list[str]) -> list[str]:
+    r = curve_ranks(curves, by)
+    if r.empty:
+        return []
+    cells = r.groupby(by, sort=False).ngroups
+    lines = [f"| curve (method: strategy) | highest mean accuracy (of {cells} cells) | mean rank |", "|---|---|---|"]
+    g = r.groupby(["method", "strategy"], sort=False)["rank"]
+    for (m, st), ranks in g:
+        lines.append(f"| {m}: {st} | {int((ranks == 1).sum())} | {float(ranks.astype(float).mean()):.2f} |")
+    lines.append("")
+    return lines
