@@ -87,27 +87,12 @@ def score_axes(mf: ModelFrame, who: str) -> list[int]:
     return cols
 
 
-class CalibrationResults(Results):
-    """Base class of fitted binary calibrators (not instantiated directly).
+class ModelFrameFacts:
+    """The facts of a two-class model read from its ``model_frame`` (formula, classes, positive
+    level, nobs, response, score columns); shared by the calibrators and the conformal peer."""
 
-    Attributes
-    ----------
-    model_frame : evstat.formula.ModelFrame
-        The calibration data as the formula saw them.
-    method : str
-        The calibrator's name (``"evlogit"``, ``"evbinning"``, ...).
-    """
+    model_frame: ModelFrame
 
-    method: ClassVar[str] = "calibrator"
-    #: warnings about theta alone, silenced where theta is not used (masses, evidential decisions)
-    _theta_warnings: ClassVar[tuple[type[Warning], ...]] = ()
-    #: what to do about rows whose probability is undefined (NaN), for error messages
-    _nan_theta_fix: ClassVar[str] = "use an evidential strategy"
-
-    def __init__(self, model_frame: ModelFrame) -> None:
-        self.model_frame = model_frame
-
-    # ---------------------------------------------------------------- basic facts
     @property
     def formula(self) -> str:
         """The formula the model was fitted with."""
@@ -137,6 +122,27 @@ class CalibrationResults(Results):
     def score_columns(self) -> list[str]:
         """The data columns the formula's right-hand side uses."""
         return list(self.model_frame.score_columns)
+
+
+class CalibrationResults(ModelFrameFacts, Results):
+    """Base class of fitted binary calibrators (not instantiated directly).
+
+    Attributes
+    ----------
+    model_frame : evstat.formula.ModelFrame
+        The calibration data as the formula saw them.
+    method : str
+        The calibrator's name (``"evlogit"``, ``"evbinning"``, ...).
+    """
+
+    method: ClassVar[str] = "calibrator"
+    #: warnings about theta alone, silenced where theta is not used (masses, evidential decisions)
+    _theta_warnings: ClassVar[tuple[type[Warning], ...]] = ()
+    #: what to do about rows whose probability is undefined (NaN), for error messages
+    _nan_theta_fix: ClassVar[str] = "use an evidential strategy"
+
+    def __init__(self, model_frame: ModelFrame) -> None:
+        self.model_frame = model_frame
 
     @property
     def n_dropped(self) -> int:

@@ -64,7 +64,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from evstat.belief import REJECT, binary_decisions
-from evstat.calibration.base import CalibrationResults, score_axes
+from evstat.calibration.base import CalibrationResults, ModelFrameFacts, score_axes
 from evstat.formula import ModelFrame, model_frame, schema
 from evstat.results import register
 from evstat.summary import Summary
@@ -340,7 +340,7 @@ def venn_abers(
     return VennAbersCalibration(mf, va_method=method, n_splits=n_splits, cal_size=cal_size, seed=seed)
 
 
-class ConformalSets:
+class ConformalSets(ModelFrameFacts):
     """A fitted split-conformal classifier (returned by :func:`split_conformal`; crepes'
     ``WrapClassifier`` on an unpenalised logistic regression of the scores).
 
@@ -377,31 +377,6 @@ class ConformalSets:
         self._wrap = _crepes().WrapClassifier(_logistic())
         self._wrap.fit(Xp, yp)
         self._wrap.calibrate(Xc, yc)
-
-    # facts shared with the calibrators
-    @property
-    def formula(self) -> str:
-        return self.model_frame.formula
-
-    @property
-    def classes(self) -> tuple:
-        return self.model_frame.classes
-
-    @property
-    def positive(self) -> Any:
-        return self.model_frame.positive
-
-    @property
-    def response(self) -> str:
-        return self.model_frame.response
-
-    @property
-    def nobs(self) -> int:
-        return self.model_frame.n
-
-    @property
-    def score_columns(self) -> list[str]:
-        return list(self.model_frame.score_columns)
 
     def __repr__(self) -> str:
         return (f"<ConformalSets (conformal): {self.formula!r}, n = {self.nobs} "

@@ -8,7 +8,7 @@
 * ``table.csv`` - one row per cell (part, data set, classifier, reduction, method): the measures
   of the *pooled* held-out predictions (every row predicted once, by the fold that held it out),
   the mean and standard deviation of the per-fold CR and Cal, and the number of folds;
-* ``comparison.csv`` - the thesis's CR and Cal (``thesis_tables.csv``, entered from Tables
+* ``comparison.csv`` - the thesis's CR and Cal (``data/gebel2009_thesis_tables.csv``, shipped with the package, entered from Tables
   6.3-6.6 and 6.10-6.13 of the thesis) beside ours, cell by cell;
 * ``claims.csv`` - the thesis's conclusions tested on its own numbers and on ours by the same
   rule (:func:`claims`);
@@ -117,7 +117,7 @@ SVM_GAMMA = (2.0**-5, 2.0**-3)
 INNER_FOLDS = 3
 RHO = 1.05
 KULL_REG = 0.01
-THESIS_TABLES = Path(__file__).resolve().parents[2] / "reports" / "gebel2009" / "thesis_tables.csv"
+THESIS_TABLES = ev.datasets.data_dir() / "gebel2009_thesis_tables.csv"
 
 
 def load_dataset(name: str) -> tuple[NDArray[np.float64], NDArray[Any], list[Any]]:

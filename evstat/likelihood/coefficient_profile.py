@@ -20,16 +20,10 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy.stats import chi2
 
-from evstat.likelihood.linear_profile import LogisticLikelihood, profile_loglik
+from evstat.likelihood.linear_profile import BETTER_SOLUTION_TOL, LogisticLikelihood, profile_loglik, relative_loglik
 from evstat.likelihood.predictive import profile_level_set
 
 __all__ = ["BETTER_SOLUTION_TOL", "CoefficientProfile", "profile_conf_int"]
-
-#: Largest fall of the deviance ``2 (l_hat - l_p)`` below 0 that a profile point may show and
-#: still count as rounding (it is then set to 0); a larger fall means the profile found a higher
-#: likelihood than the fit, and the profile stops with R's error. R's ``profile.glm`` (MASS)
-#: uses the same bound, 1e-3 on the deviance.
-BETTER_SOLUTION_TOL = 1e-3
 
 
 def profile_deviance(loglik_hat: float, lp: np.ndarray) -> np.ndarray:
@@ -42,14 +36,7 @@ def profile_deviance(loglik_hat: float, lp: np.ndarray) -> np.ndarray:
     >>> profile_deviance(-10.0, np.array([-10.5, -9.9999999]))  # the second: rounding
     array([1., 0.])
     """
-    dev = 2.0 * (loglik_hat - np.asarray(lp, dtype=np.float64))
-    if np.any(dev < -BETTER_SOLUTION_TOL):
-        raise ValueError(
-            "profiling has found a better solution, so original fit had not converged (a "
-            f"profile point has a log-likelihood {float(-dev.min()) / 2:.3g} above the fit's); "
-            "refit with tighter convergence or check the data for separation"
-        )
-    return np.maximum(dev, 0.0)
+    return 0.0 - 2.0 * relative_loglik(loglik_hat, lp)
 
 
 def _check_level(level: float) -> float:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from evstat.likelihood.linear_profile import LogisticLikelihood
+from evstat.likelihood.linear_profile import LogisticLikelihood, relative_loglik
 
 __all__ = ["ParameterContour"]
 
@@ -37,7 +37,7 @@ class ParameterContour:
                 f"beta must have shape (..., {self._lik.p}) (one value per coefficient), "
                 f"got shape {beta.shape}"
             )
-        return np.minimum(self._lik.loglik(beta) - self._lik.loglik_hat, 0.0)
+        return relative_loglik(self._lik.loglik_hat, self._lik.loglik(beta))
 
     def __call__(self, beta: ArrayLike) -> NDArray[np.float64]:
         return np.exp(self.log(beta))

@@ -35,7 +35,37 @@ from scipy.special import expit
 
 from evstat.likelihood.logistic import loglik, loglik_eta
 
-__all__ = ["LogisticLikelihood", "ProfileFallbackWarning", "profile_loglik", "profile_loglik_reference"]
+__all__ = [
+    "BETTER_SOLUTION_TOL",
+    "relative_loglik","LogisticLikelihood", "ProfileFallbackWarning", "profile_loglik", "profile_loglik_reference"]
+
+
+#: Largest fall of the deviance ``2 (l_hat - l_p)`` below 0 that a profile point may show and
+#: still count as rounding (it is then set to 0); a larger fall means the profile found a higher
+#: likelihood than the fit, and the profile stops with R's error. R's ``profile.glm`` (MASS)
+#: uses the same bound, 1e-3 on the deviance.
+BETTER_SOLUTION_TOL = 1e-3
+
+
+def relative_loglik(loglik_hat: float, lp: ArrayLike) -> NDArray[np.float64]:
+    """``log pl = l_p - l_hat``, the log of the relative (profile) likelihood: values above 0 by
+    rounding (within :data:`BETTER_SOLUTION_TOL` on the deviance scale) are set to 0; a point
+    with a clearly higher likelihood than the fit is an error with R's message (``profile.glm``).
+    NaN stays NaN.
+
+    Examples
+    --------
+    >>> relative_loglik(-10.0, np.array([-10.5, -9.9999999]))  # the second: rounding
+    array([-0.5,  0. ])
+    """
+    rel = np.asarray(lp, dtype=np.float64) - loglik_hat
+    if np.any(2.0 * rel > BETTER_SOLUTION_TOL):
+        raise ValueError(
+            "profiling has found a better solution, so original fit had not converged (a "
+            f"profile point has a log-likelihood {float(np.nanmax(rel)):.3g} above the fit's); "
+            "refit with tighter convergence or check the data for separation"
+        )
+    return np.minimum(rel, 0.0)
 
 #: number of float64 cells (problems x calibration rows) processed at once by the fast path
 CHUNK_CELLS = 2_000_000

@@ -75,6 +75,8 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, log_expit, logsumexp
 from scipy.stats import chi2
 
+from evstat.likelihood.linear_profile import relative_loglik
+
 __all__ = [
     "MultinomialLikelihood",
     "coefficient_conf_int",
@@ -145,7 +147,7 @@ class MultinomialLikelihood:
                 f"B must have shape (..., {self.K - 1}, {self.p}) (one row per non-baseline class, "
                 f"one column per term), got shape {B.shape}"
             )
-        return np.minimum(self.loglik(B) - self.loglik_hat, 0.0)
+        return relative_loglik(self.loglik_hat, self.loglik(B))
 
 
 def multinomial_loglik(B: ArrayLike, X: ArrayLike, codes: ArrayLike, K: int) -> NDArray[np.float64]:
@@ -722,7 +724,7 @@ def _side(
     for depth in range(max_depth):
         uu = a[:, None] + (b - a)[:, None] * u16[None, :]
         lp, _ = profile(x[rows][:, None, :], w[rows][:, None, :], uu)
-        logpl = np.minimum(lp - lik.loglik_hat, 0.0)
+        logpl = relative_loglik(lik.loglik_hat, lp)
         f = np.exp(logpl + log_expit(uu) + log_expit(-uu))
         k16 = (b - a) * (f @ w16)
         k8 = (b - a) * (f[:, ::2] @ w8)
@@ -752,7 +754,7 @@ def _reference_bounds(lik: MultinomialLikelihood, x: NDArray, w: NDArray, h_hat:
             if t <= 0.0 or t >= 1.0:
                 return 0.0
             lp = functional_profile_reference(lik, x[i], w[i], np.log(t) - np.log1p(-t))
-            return float(np.exp(min(float(lp) - lik.loglik_hat, 0.0)))
+            return float(np.exp(relative_loglik(lik.loglik_hat, lp)))
 
         th = float(h_hat[i])
         pts = expit(u_hat[i] + sig[i] * np.array([-6.0, -3.0, -1.5, -0.5, 0.5, 1.5, 3.0, 6.0]))

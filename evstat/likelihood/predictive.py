@@ -62,6 +62,7 @@ from scipy.special import expit, log_expit, logit
 from evstat.likelihood.bernoulli import bernoulli_belief
 from evstat.likelihood.linear_profile import (
     LogisticLikelihood,
+    relative_loglik,
     profile_loglik,
     profile_loglik_reference,
 )
@@ -173,8 +174,8 @@ def _side_integral_adaptive(
     for depth in range(max_depth):
         eta = a[:, None] + (b - a)[:, None] * u16[None, :]
         lp, slope = profile_loglik(lik, A[rows][:, None, :], eta, tol=NODE_TOL)
-        logf = lp - lik.loglik_hat + log_expit(eta) + log_expit(-eta)
-        f = np.exp(np.minimum(logf, 0.0))
+        logf = relative_loglik(lik.loglik_hat, lp) + log_expit(eta) + log_expit(-eta)
+        f = np.exp(logf)
         k16 = (b - a) * (f @ w16)
         k8 = (b - a) * (f[:, ::2] @ w8)
         if depth == 0:
@@ -246,7 +247,7 @@ def _wide_belief(
 ) -> tuple[NDArray, NDArray]:
     """Lower and upper integrals of rows with a very wide contour (module docstring, eq. W)."""
     lp0, nu0 = profile_loglik(lik, U, np.zeros(U.shape[0]))
-    pl0 = np.exp(np.minimum(lp0 - lik.loglik_hat, 0.0))
+    pl0 = np.exp(relative_loglik(lik.loglik_hat, lp0))
     slope = nu0 / r  # d log pl / d eta at eta = 0
     h = np.abs(eta_hat)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -274,7 +275,7 @@ def _reference_belief(
             if th <= 0.0 or th >= 1.0:
                 return 0.0
             lp = profile_loglik_reference(lik, u, logit(th) / ri)[0]
-            return float(np.exp(min(float(lp) - lik.loglik_hat, 0.0)))
+            return float(np.exp(relative_loglik(lik.loglik_hat, lp)))
 
         with np.errstate(over="ignore", invalid="ignore"):
             pts = expit(eta_hat[i] + sig[i] * np.array([-6, -3, -1.5, -0.5, 0.5, 1.5, 3, 6]))
@@ -520,7 +521,7 @@ class PredictiveContour:
         U, r = row_scale(self.A)
         with np.errstate(invalid="ignore"):  # l_p(e; r u) = l_p(e / r; u); zero rows give NaN
             lp, _ = profile_loglik(self._lik, U[:, None, :], eta / np.where(r > 0, r, np.nan)[:, None])
-        return np.minimum(lp - self._lik.loglik_hat, 0.0)
+        return relative_loglik(self._lik.loglik_hat, lp)
 
     def __call__(self, theta: ArrayLike) -> NDArray[np.float64]:
         theta = np.atleast_1d(np.asarray(theta, dtype=float))

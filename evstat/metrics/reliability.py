@@ -323,18 +323,24 @@ def _calibration_error(
     b = check_bins(bins)
     check_choice(strategy, "strategy", STRATEGIES)
     est = float(_ce_batch(yy[None, :], pp[None, :], b, strategy)[0, which])
+    return _bootstrap(est, lambda idx: _ce_batch(yy[idx], pp[idx], b, strategy)[:, which],
+                      yy.shape[0], n_boot, level, seed)
+
+
+def _bootstrap(est: float, stat: Any, n: int, n_boot: Any, level: Any, seed: Any) -> float | BootstrapEstimate:
+    """``est`` alone (``n_boot`` None), or with the percentile interval of ``stat`` over
+    ``n_boot`` resamples of the ``n`` rows; ``stat(idx)`` takes an (R, n) array of row indices and
+    returns R values. Resamples are drawn in chunks of at most ``_BOOT_CELLS`` cells."""
     if n_boot is None:
         return est
     nb = check_bins(n_boot, "n_boot")
     lv = check_level(level)
     rng = np.random.default_rng(seed)
-    n = yy.shape[0]
     chunk = max(1, _BOOT_CELLS // n)
     reps = np.empty(nb)
     for start in range(0, nb, chunk):
         r = min(chunk, nb - start)
-        idx = rng.integers(0, n, size=(r, n))
-        reps[start : start + r] = _ce_batch(yy[idx], pp[idx], b, strategy)[:, which]
+        reps[start : start + r] = stat(rng.integers(0, n, size=(r, n)))
     lo, hi = np.quantile(reps, [(1.0 - lv) / 2.0, (1.0 + lv) / 2.0])
     return BootstrapEstimate(est, float(lo), float(hi), lv, nb)
 
@@ -443,20 +449,7 @@ def classwise_ece(
             tot = tot + _ce_batch(yj, pj, b, strategy)[:, 0]
         return tot / k
 
-    est = float(cw(None)[0])
-    if n_boot is None:
-        return est
-    nb = check_bins(n_boot, "n_boot")
-    lv = check_level(level)
-    rng = np.random.default_rng(seed)
-    n = codes.shape[0]
-    chunk = max(1, _BOOT_CELLS // n)
-    reps = np.empty(nb)
-    for start in range(0, nb, chunk):
-        r = min(chunk, nb - start)
-        reps[start : start + r] = cw(rng.integers(0, n, size=(r, n)))
-    lo, hi = np.quantile(reps, [(1.0 - lv) / 2.0, (1.0 + lv) / 2.0])
-    return BootstrapEstimate(est, float(lo), float(hi), lv, nb)
+    return _bootstrap(float(cw(None)[0]), cw, codes.shape[0], n_boot, level, seed)
 
 
 def class_reliability_table(

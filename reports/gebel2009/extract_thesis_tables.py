@@ -1,4 +1,4 @@
-"""Extract the result tables 6.3-6.6 and 6.10-6.13 of Gebel (2009) into thesis_tables.csv.
+"""Extract the result tables 6.3-6.6 and 6.10-6.13 of Gebel (2009) into data/gebel2009_thesis_tables.csv.
 
 Reads the plain-text extraction of the thesis (../shared/papers/001_58e0d22b2e95d4a2.txt in the
 project's shared folder; pass its path) and writes one row per (table, data set, method) with the
@@ -75,7 +75,7 @@ def main(path: str) -> None:
                     rows.append({"table": f"Tab. {table}", "part": part, "classifier": clf, "reduction": red,
                                  "dataset": DATASET_NAMES[d], "method": method, "CR": cr, "Cal": cal,
                                  "line": j + 1})
-    out = Path(__file__).with_name("thesis_tables.csv")
+    out = Path(__file__).resolve().parents[2] / "data" / "gebel2009_thesis_tables.csv"
     with out.open("w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
         w.writeheader()

@@ -409,3 +409,15 @@ def test_ac_is_standardised_brier_and_binary_matches_two_columns():
     assert ev.metrics.ability_to_separate(two) == ev.metrics.ability_to_separate(p)
     with pytest.raises(ValueError, match="each row of p must sum to 1"):
         ev.metrics.ability_to_separate([[0.5, 0.6]])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["avcal", "bayescal-alap"])
+def test_report_and_plots(name, tmp_path):
+    from evstat import plotting
+
+    cal = svm_like(200, seed=15)
+    fit = FITTERS[name](cal.iloc[:150])
+    html = fit.report(tmp_path / "r.html", newdata=cal.iloc[150:], date="2026-01-01", grid=8).read_text(encoding="utf-8")
+    assert html.count("<svg") == len(plotting.applicable_kinds(fit)) == 5
+    assert "Class-conditional score densities" in html and "not drawn" not in html
