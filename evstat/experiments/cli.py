@@ -256,23 +256,17 @@ def run_reproduce(args: argparse.Namespace) -> int:
         return _run_gebel2009(args)
     if args.study == "peers":
         return _run_peers(args)
-    try:
-        res = run_minary2019(
+    return _run_study(
+        lambda: run_minary2019(
             args.out, rounds=args.rounds, datasets=args.datasets, seed=args.seed, jobs=args.jobs,
             quiet=args.quiet, report=not args.no_report, command=_command(args), frontier_grid=args.frontier_grid,
             svm=args.svm, tie=args.tie,
-        )
-    except KeyboardInterrupt:
-        print(f"evstat reproduce: interrupted; run the same command again to resume from {args.out}",
-              file=sys.stderr)
-        return 130
-    except (ValueError, TypeError, OSError) as err:
-        print(f"evstat reproduce: error: {' '.join(str(err).split())}", file=sys.stderr)
-        return 2
-    if not args.quiet:
-        print(f"{res.units_run} units computed in {res.seconds:.0f} s", file=sys.stderr)
-    print(f"wrote {res.out}")
-    return 0
+        ),
+        f"evstat reproduce: interrupted; run the same command again to resume from {args.out}",
+        lambda res: f"{res.units_run} units computed in {res.seconds:.0f} s",
+        lambda res: res.out,
+        args.quiet,
+    )
 
 
 def _run_ramel2018(args: argparse.Namespace) -> int:
@@ -286,20 +280,15 @@ def _run_ramel2018(args: argparse.Namespace) -> int:
         parts.append("--quiet")
     parts += ["--out", args.out]
     command = " ".join(shlex.quote(p) for p in parts)
-    try:
-        res = run_ramel2018(args.out, rounds=args.rounds, seed=args.seed, jobs=args.jobs,
-                            datasets=args.datasets, quiet=args.quiet, command=command)
-    except KeyboardInterrupt:
-        print(f"evstat reproduce: interrupted; run the same command again to resume from {args.out}",
-              file=sys.stderr)
-        return 130
-    except (ValueError, TypeError, OSError, ImportError) as err:
-        print(f"evstat reproduce: error: {' '.join(str(err).split())}", file=sys.stderr)
-        return 2
-    if not args.quiet:
-        print(f"{res['units_run']} units computed in {res['seconds']:.0f} s", file=sys.stderr)
-    print(f"wrote {res['out']}")
-    return 0
+    return _run_study(
+        lambda: run_ramel2018(args.out, rounds=args.rounds, seed=args.seed, jobs=args.jobs,
+                            datasets=args.datasets, quiet=args.quiet, command=command),
+        f"evstat reproduce: interrupted; run the same command again to resume from {args.out}",
+        lambda res: f"{res['units_run']} units computed in {res['seconds']:.0f} s",
+        lambda res: res['out'],
+        args.quiet,
+        errors=(ValueError, TypeError, OSError, ImportError),
+    )
 
 
 def _run_gebel2009(args: argparse.Namespace) -> int:
@@ -320,20 +309,14 @@ def _run_gebel2009(args: argparse.Namespace) -> int:
     if args.quiet:
         parts.append("--quiet")
     parts += ["--out", args.out]
-    try:
-        res = run_gebel2009(args.out, folds=args.folds, seed=args.seed, jobs=args.jobs, parts=tuple(args.parts),
-                            datasets=args.datasets, quiet=args.quiet, command=" ".join(shlex.quote(p) for p in parts))
-    except KeyboardInterrupt:
-        print(f"evstat reproduce: interrupted; the tables in {args.out} hold the data sets finished so far",
-              file=sys.stderr)
-        return 130
-    except (ValueError, TypeError, OSError) as err:
-        print(f"evstat reproduce: error: {' '.join(str(err).split())}", file=sys.stderr)
-        return 2
-    if not args.quiet:
-        print(f"{res.units} units computed in {res.seconds:.0f} s", file=sys.stderr)
-    print(f"wrote {res.out}")
-    return 0
+    return _run_study(
+        lambda: run_gebel2009(args.out, folds=args.folds, seed=args.seed, jobs=args.jobs, parts=tuple(args.parts),
+                            datasets=args.datasets, quiet=args.quiet, command=" ".join(shlex.quote(p) for p in parts)),
+        f"evstat reproduce: interrupted; the tables in {args.out} hold the data sets finished so far",
+        lambda res: f"{res.units} units computed in {res.seconds:.0f} s",
+        lambda res: res.out,
+        args.quiet,
+    )
 
 
 def _run_credal_knn(args: argparse.Namespace) -> int:
@@ -353,22 +336,17 @@ def _run_credal_knn(args: argparse.Namespace) -> int:
     if args.quiet:
         parts.append("--quiet")
     parts += ["--out", args.out]
-    try:
-        res = run_credal_knn(
+    return _run_study(
+        lambda: run_credal_knn(
             args.out, runs=args.runs, seed=args.seed, k_grid=tuple(args.k_grid),
             datasets=tuple(args.datasets or REAL_DATASETS), lecture=not args.no_lecture,
             quiet=args.quiet, command=" ".join(shlex.quote(p) for p in parts),
-        )
-    except KeyboardInterrupt:
-        print("evstat reproduce: interrupted; run the same command again to start over", file=sys.stderr)
-        return 130
-    except (ValueError, TypeError, OSError) as err:
-        print(f"evstat reproduce: error: {' '.join(str(err).split())}", file=sys.stderr)
-        return 2
-    if not args.quiet:
-        print(f"done in {res.seconds:.0f} s", file=sys.stderr)
-    print(f"wrote {res.out}")
-    return 0
+        ),
+        "evstat reproduce: interrupted; run the same command again to start over",
+        lambda res: f"done in {res.seconds:.0f} s",
+        lambda res: res.out,
+        args.quiet,
+    )
 
 
 def _run_peers(args: argparse.Namespace) -> int:
@@ -400,19 +378,34 @@ def _run_peers(args: argparse.Namespace) -> int:
     if args.quiet:
         parts.append("--quiet")
     parts += ["--out", args.out]
-    try:
-        res = run_peers(args.out, reps=args.reps, rounds=args.rounds, seed=args.seed, n_cals=sizes,
+    return _run_study(
+        lambda: run_peers(args.out, reps=args.reps, rounds=args.rounds, seed=args.seed, n_cals=sizes,
                         datasets=tuple(args.datasets or REAL_DATASETS), n_test=args.n_test, jobs=args.jobs,
-                        quiet=args.quiet, command=" ".join(shlex.quote(p) for p in parts))
+                        quiet=args.quiet, command=" ".join(shlex.quote(p) for p in parts)),
+        "evstat reproduce: interrupted; run the same command again to start over",
+        lambda res: f"done in {res.seconds:.0f} s",
+        lambda res: res.out,
+        args.quiet,
+    )
+
+
+
+def _run_study(run: Any, interrupted: str, done: Any, out: Any, quiet: bool,
+               errors: tuple[type[BaseException], ...] = (ValueError, TypeError, OSError)) -> int:
+    """Run a study for ``evstat reproduce``: status 130 with ``interrupted`` on Ctrl-C, status 2 with
+    the error's one line on ``errors``; otherwise print ``done(res)`` (unless ``quiet``) and
+    ``wrote out(res)``, status 0."""
+    try:
+        res = run()
     except KeyboardInterrupt:
-        print("evstat reproduce: interrupted; run the same command again to start over", file=sys.stderr)
+        print(interrupted, file=sys.stderr)
         return 130
-    except (ValueError, TypeError, OSError) as err:
+    except errors as err:
         print(f"evstat reproduce: error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
-    if not args.quiet:
-        print(f"done in {res.seconds:.0f} s", file=sys.stderr)
-    print(f"wrote {res.out}")
+    if not quiet:
+        print(done(res), file=sys.stderr)
+    print(f"wrote {out(res)}")
     return 0
 
 
