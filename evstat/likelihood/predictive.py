@@ -173,7 +173,10 @@ def _side_integral_adaptive(
     f_lo = d_lo = f_hi = d_hi = np.zeros(m)
     for depth in range(max_depth):
         eta = a[:, None] + (b - a)[:, None] * u16[None, :]
-        lp, slope = profile_loglik(lik, A[rows][:, None, :], eta, tol=NODE_TOL)
+        # each panel's nodes as one continuation path, from the end nearer eta_hat outwards
+        order = slice(None, None, -1) if side < 0 else slice(None)
+        lp, slope = profile_loglik(lik, A[rows][:, None, :], eta[:, order], tol=NODE_TOL, chain=True)
+        lp, slope = lp[:, order], slope[:, order]
         logf = relative_loglik(lik.loglik_hat, lp) + log_expit(eta) + log_expit(-eta)
         f = np.exp(logf)
         k16 = (b - a) * (f @ w16)
