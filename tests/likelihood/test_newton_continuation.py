@@ -110,6 +110,7 @@ def test_continuation_takes_one_pass_per_node_on_ordinary_rows():
     assert passes <= 1.2 * sum(calls)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scale", [0.5, 3.0, 30.0, 3e4])
 def test_predictive_belief_with_continuation_equals_reference(scale):
     """Rows near the data, outside it and far outside it (skewed contours: the continuation
