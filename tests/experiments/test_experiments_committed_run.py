@@ -44,7 +44,10 @@ def test_full_run_is_complete(run) -> None:
     settings = json.loads((folder / "study.json").read_text(encoding="utf-8"))
     assert settings["seed"] == 2019 and settings["runs"] and settings["svm"]["setting"] == svm and settings["tie"]
     # ties are counted for every method and cell
-    assert "n_ties" in er.columns and (er["n_ties"] >= 0).all() and (er["n_ties"] <= er["n_test"]).all()
+    ok = er["error_rate"].notna()
+    assert "n_ties" in er.columns and er["n_ties"].notna().equals(ok)  # counted for every fit that ran
+    assert (er.loc[ok, "n_ties"] >= 0).all() and (er.loc[ok, "n_ties"] <= er.loc[ok, "n_test"]).all()
+    assert er.loc[~ok, "note"].str.startswith("failed").all()
 
 
 def test_summary_ties_and_claims_recompute_from_the_csv_files(run) -> None:
@@ -85,9 +88,9 @@ def test_report_and_readme(svm) -> None:
     folder = ROOT / f"svm-{svm}"
     html = (folder / "report.html").read_text(encoding="utf-8")
     assert "<script" not in html and not re.search(r"https?://", html)
-    assert f"evstat reproduce minary2019 --rounds 100 --jobs 2 --svm {svm}" in html
+    assert "evstat reproduce minary2019 --rounds 100" in html and f"--svm {svm}" in html
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert f"evstat reproduce minary2019 --rounds 100 --jobs 2 --svm {svm} --out reports/minary2019/svm-{svm}" in readme
+    assert re.search(rf"evstat reproduce minary2019 --rounds 100 --jobs \d --svm {svm} --out reports/minary2019/svm-{svm}", readme)
     assert "nproc" in readme and "Runtime" in readme
     # every verdict of the findings is quoted in the README
     claims = pd.read_csv(folder / "claims.csv")
