@@ -2,7 +2,7 @@
 
 ::
 
-    evstat reproduce minary2019 --rounds 100 --jobs 2 --out reports/minary2019
+    evstat reproduce minary2019 --rounds 100 --jobs 2 --svm default --out reports/minary2019/svm-default
     evstat reproduce minary2019 --rounds 2 --datasets sonar heart --quiet --out /tmp/smoke
     evstat reproduce credal-knn --runs 10 --out reports/credal-knn
 
