@@ -67,7 +67,8 @@ def run_r(cal: pd.DataFrame, test: pd.DataFrame) -> tuple[float, np.ndarray] | N
 
 
 def _tree_rss_mb(proc) -> float:
-    """Resident memory of a process and all its descendants (MB)."""
+    """Resident memory of a process and all its descendants (MB): the sum of their RSS, which
+    counts the shared pages (libraries, copy-on-write pages) once per process."""
     total = 0
     for q in [proc, *proc.children(recursive=True)]:
         try:
@@ -77,7 +78,19 @@ def _tree_rss_mb(proc) -> float:
     return total / 2**20
 
 
-def million(n: int, jobs: int, rows: int = 1_000_000) -> None:
+def _tree_pss_mb(proc) -> float:
+    """Proportional set size of a process and its descendants (MB): each shared page divided
+    among the processes sharing it, so the sum is the memory the tree occupies."""
+    total = 0
+    for q in [proc, *proc.children(recursive=True)]:
+        try:
+            total += q.memory_full_info().pss
+        except Exception:  # a worker that just exited, or no PSS on this platform
+            pass
+    return total / 2**20
+
+
+def million(n: int, jobs: int, rows: int = 1_000_000, chunksize: int = 100_000) -> None:
     """1,000,000 test rows through the library's bulk path (``evstat predict``'s
     ``evstat.bulk.predict_file``: Parquet in and out, chunks of 100,000 rows on ``jobs`` worker
     processes); wall and CPU time (parent and workers) and the peak resident memory of the whole
@@ -93,12 +106,13 @@ def million(n: int, jobs: int, rows: int = 1_000_000) -> None:
     rng = np.random.default_rng(7)
     test = pd.DataFrame(rng.normal(size=(rows, 3)), columns=["svm1", "svm2", "svm3"])
     me = psutil.Process()
-    peak = [_tree_rss_mb(me)]
+    peak = [_tree_rss_mb(me), _tree_pss_mb(me)]
     done = threading.Event()
 
     def sample() -> None:
         while not done.wait(0.2):
             peak[0] = max(peak[0], _tree_rss_mb(me))
+            peak[1] = max(peak[1], _tree_pss_mb(me))
 
     with tempfile.TemporaryDirectory() as d:
         fit.save(Path(d) / "fit.json")
@@ -108,16 +122,16 @@ def million(n: int, jobs: int, rows: int = 1_000_000) -> None:
         th.start()
         w0, c0 = time.perf_counter(), time.process_time()
         rows = predict_file(Path(d) / "fit.json", Path(d) / "test.parquet", Path(d) / "out.parquet",
-                            type="belief", jobs=jobs, quiet=True)
+                            type="belief", jobs=jobs, chunksize=chunksize, quiet=True)
         dt, ct = time.perf_counter() - w0, time.process_time() - c0
         done.set()
         th.join()
         child = resource.getrusage(resource.RUSAGE_CHILDREN)
         b = pd.read_parquet(Path(d) / "out.parquet")
     ok = bool(((b.bel <= b.theta) & (b.theta <= b.pl)).all())
-    print(f"{rows:,} test rows (n = {n}, evstat.bulk.predict_file, jobs = {jobs}): wall {dt:.1f} s, "
+    print(f"{rows:,} test rows (n = {n}, evstat.bulk.predict_file, jobs = {jobs}, chunksize = {chunksize}): wall {dt:.1f} s, "
           f"CPU {ct:.1f} s parent + {child.ru_utime + child.ru_stime:.1f} s workers, "
-          f"peak RSS of the process tree {peak[0]:.0f} MB, rows {rows}, "
+          f"peak memory of the process tree: RSS sum {peak[0]:.0f} MB, PSS sum {peak[1]:.0f} MB, rows {rows}, "
           f"Bel <= theta <= Pl on every row: {ok}")
 
 
@@ -130,10 +144,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--million", action="store_true")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes of the million-row run")
     ap.add_argument("--million-child", action="store_true", help="only the million-row run, in this process")
+    ap.add_argument("--chunksize", type=int, default=100_000, help="rows per chunk of the million-row run")
     ap.add_argument("--million-rows", type=int, default=1_000_000, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.million_child:
-        million(1000, args.jobs, args.million_rows)
+        million(1000, args.jobs, args.million_rows, args.chunksize)
         return 0
     print(f"threads: OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}, load average {os.getloadavg()}")
     cal, test = make_data(1000, args.rows)
@@ -163,7 +178,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"n = {n:>6}: {m} rows, {1e3 * cpu / m:.3f} ms/row CPU, {1e3 * wall / m:.3f} ms/row wall, "
               f"{1e6 * cpu / m / n:.3f} us per row per calibration row")
     if args.million:
-        subprocess.run([sys.executable, __file__, "--million-child", "--jobs", str(args.jobs)], check=True)
+        subprocess.run([sys.executable, __file__, "--million-child", "--jobs", str(args.jobs),
+                        "--chunksize", str(args.chunksize)], check=True)
     return 0
 
 
