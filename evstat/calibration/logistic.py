@@ -53,10 +53,10 @@ PROGRESS_MIN_SECONDS: float | None = 10.0
 PROGRESS_BLOCK_SECONDS = 2.0
 #: Cost model of the predictive belief: about this many seconds per (test row x calibration
 #: row), so ``rows`` test rows cost ``rows x n x COST_PER_CELL`` seconds. Measured with
-#: benchmarks/bench_calibration_size.py (J = 3; see benchmarks/README.md): 1e-6 .. 3e-6 on an
-#: idle core, several times more on a loaded machine; the estimate is a rough guide, the
-#: progress bar shows the real rate.
-COST_PER_CELL = 2e-6
+#: benchmarks/bench_speed.py (J = 3; see benchmarks/README.md, issue 15): about 2e-7 on one
+#: core, several times more on a loaded machine; the estimate is a rough guide, the progress
+#: bar shows the real rate.
+COST_PER_CELL = 3e-7
 
 
 def _targets(y: NDArray, targets: str) -> NDArray:

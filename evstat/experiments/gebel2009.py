@@ -98,6 +98,7 @@ __all__ = [
     "claims",
     "comparison",
     "load_dataset",
+    "markdown_tables",
     "pooled_table",
     "run_gebel2009",
     "write_claims",
@@ -280,6 +281,7 @@ def _unit(part: str, dataset: str, clf: str, red: str, fold: int, folds: int, se
     rows: list[dict[str, Any]] = []
     preds: dict[str, NDArray] = {}
     errors: dict[str, str] = {}
+    seconds: dict[str, float] = {}  # calibrator fit + prediction time (not the classifier's)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         warnings.simplefilter("ignore", UserWarning)
@@ -287,13 +289,18 @@ def _unit(part: str, dataset: str, clf: str, red: str, fold: int, folds: int, se
         params = _svm_params(Xtr, ytr, rs) if clf == "svm" else None
         if part == "two-class":
             s, st = _crossfit(clf, params, Xtr, ytr, Xte, rs)
-            methods = [m for m in METHODS_TWO if (m == "own") == (clf in ("nb", "tree"))]
+            # the baseline is the normalised score (svm, ann) or the classifier's own probability
+            # (nb, tree); every calibrator runs for every classifier
+            skip = "norm" if clf in ("nb", "tree") else "own"
+            methods = [m for m in METHODS_TWO if m != skip]
             for m in methods:
+                t_m = time.perf_counter()
                 try:
                     p = _calibrate_two(m, clf, s, ytr, st)
                     preds[m] = np.column_stack([1 - p, p])
                 except (ValueError, np.linalg.LinAlgError) as err:
                     errors[m] = " ".join(str(err).split())[:300]
+                seconds[m] = time.perf_counter() - t_m
         else:
             code = code_matrix(list(range(K)), red)
             psi = code.to_numpy()
@@ -320,6 +327,7 @@ def _unit(part: str, dataset: str, clf: str, red: str, fold: int, folds: int, se
                 for a, b2 in StratifiedKFold(n_splits=n_in, shuffle=True, random_state=rs).split(Xtr, ytr):
                     P_direct_cal[b2] = _proba(_make("ann", None, rs).fit(Xtr[a], ytr[a]), Xtr[b2], K)
             for m in methods:
+                t_m = time.perf_counter()
                 try:
                     if m == "ann-direct":
                         preds[m] = P_direct
@@ -331,9 +339,11 @@ def _unit(part: str, dataset: str, clf: str, red: str, fold: int, folds: int, se
                         preds[m] = _calibrate_k(m, S, ytr, St, code)
                 except (ValueError, np.linalg.LinAlgError, TypeError) as err:
                     errors[m] = " ".join(str(err).split())[:300]
+                seconds[m] = time.perf_counter() - t_m
     for m in list(preds) + list(errors):
         row: dict[str, Any] = {"part": part, "dataset": dataset, "classifier": clf, "reduction": red, "method": m,
-                               "fold": fold, "n": len(te), "error": errors.get(m, "")}
+                               "fold": fold, "n": len(te), "error": errors.get(m, ""),
+                               "seconds": round(seconds.get(m, float("nan")), 3)}
         if m in preds:
             row.update(_measures(yte, preds[m]))
             row["_pred"] = (te, preds[m])
@@ -411,6 +421,10 @@ CLAIMS = (
     Claim("two_ir_bay_overfit", "Isotonic regression and Bayes-ALAP vary most and do not improve on the scores (overfit)", "two-class",
           "IR and Bayes-ALAP both have a larger standard deviation of (CR - baseline CR) over data sets and classifiers "
           "than AV and LR (the thesis: 'high variation in performance', 'more likely to be object of over-fitting')"),
+    Claim("two_robust_av_then_lr", "AV changes the correctness rate least, LR next (robustness, 6.1.2, 6.1.3; rule added "
+          "after the two-class run, see reports/gebel2009/README.md)", "two-class",
+          "AV has the smallest and LR the second-smallest standard deviation of (CR - baseline CR) over data sets and "
+          "classifiers among the calibrators"),
     Claim("svm_ovr_gmean_best", "Dirichlet calibration with the geometric mean is best for one-vs-rest L2-SVM (6.2.2)", "K-class svm ovr",
           "diri-gmean has a higher Cal than norm, av and lr on at least 2/3 of the data sets (the thesis: 'on (almost) "
           "all data sets Cal is better for this method than for L2-SVM scores and the two other calibrators')"),
@@ -425,6 +439,17 @@ def _rank_mean(tab: pd.DataFrame, methods: Sequence[str], value: str, by: Sequen
     t = tab[tab["method"].isin(methods)].dropna(subset=[value])
     ranks = t.groupby(list(by))[value].rank(ascending=False, method="average")
     return ranks.groupby(t["method"]).mean().sort_values()
+
+
+def _cr_change_sd(two: pd.DataFrame, methods: Sequence[str]) -> dict[str, float]:
+    """Per calibrator: the standard deviation over (data set, classifier) cells of its CR minus
+    the baseline's (norm or own) CR; cells where either is missing are left out."""
+    base = two[two["method"].isin(["norm", "own"])].set_index(["dataset", "classifier"])["CR"]
+    sd = {}
+    for m in methods:
+        t = two[two["method"] == m].set_index(["dataset", "classifier"])["CR"]
+        sd[m] = float((t - base.reindex(t.index)).dropna().std(ddof=1))
+    return sd
 
 
 def claims(tab: pd.DataFrame) -> pd.DataFrame:
@@ -445,13 +470,13 @@ def claims(tab: pd.DataFrame) -> pd.DataFrame:
             pos = 0 if want == "av" else 1
             holds = len(order) > pos and order[pos] == want
             detail = "mean rank of Cal: " + ", ".join(f"{m} {v:.2f}" for m, v in r.items())
-        elif c.key == "two_ir_bay_overfit" and len(two):
-            base = two[two["method"].isin(["norm", "own"])].set_index(["dataset", "classifier"])["CR"]
-            sd = {}
-            for m in cal2:
-                t = two[two["method"] == m].set_index(["dataset", "classifier"])["CR"]
-                sd[m] = float((t - base.reindex(t.index)).std(ddof=1))
-            holds = min(sd["ir"], sd["bay-alap"]) > max(sd["av"], sd["lr"])
+        elif c.key in ("two_ir_bay_overfit", "two_robust_av_then_lr") and len(two):
+            sd = _cr_change_sd(two, cal2)
+            if c.key == "two_ir_bay_overfit":
+                holds = min(sd["ir"], sd["bay-alap"]) > max(sd["av"], sd["lr"])
+            else:
+                order = sorted(sd, key=lambda m: sd[m])
+                holds = order[:2] == ["av", "lr"]
             detail = "sd of CR - baseline CR: " + ", ".join(f"{m} {v:.3f}" for m, v in sorted(sd.items(), key=lambda kv: -kv[1]))
         elif c.key == "svm_ovr_gmean_best":
             t = tab[(tab["part"] == "K-class") & (tab["classifier"] == "svm") & (tab["reduction"] == "ovr")]
@@ -497,29 +522,135 @@ def write_claims(out: str | Path, parts: Sequence[str] = PARTS) -> pd.DataFrame:
     return cl
 
 
+ORDER_TWO = ("norm", "own", "av", "bay-alap", "ir", "lr", "plr")
+ORDER_K = ("norm", "av", "lr", "diri-gmean", "diri-gtrim", "diri-prod", "ann-direct", "diri-direct", "temperature",
+           "dirichlet-kull")
+
+
+def _fmt(v: Any) -> str:
+    return "-" if pd.isna(v) else f"{v:.3f}"
+
+
+def markdown_tables(folder: str | Path) -> str:
+    """The README's tables from a run folder's ``comparison.csv`` and ``claims.csv``: per
+    classifier (and reduction), "Cal ours / thesis; CR ours / thesis" for every method and data
+    set run; for the two-class part also the means over the data sets; then the claims of the
+    folder's part(s), judged on the thesis's numbers and on ours.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> _ = run_gebel2009(d, folds=2, parts=("two-class",), datasets=["haberman"], classifiers=["nb"],
+    ...                   quiet=True)  # doctest: +SKIP
+    >>> print(markdown_tables(d))  # doctest: +SKIP
+    """
+    folder = Path(folder)
+    c = pd.read_csv(folder / "comparison.csv")
+    done = set(c.loc[c["CR_ours"].notna(), "dataset"])
+    c = c[c["dataset"].isin(done)]
+    out: list[str] = []
+    for part in [p for p in PARTS if p in set(c["part"])]:
+        cp = c[c["part"] == part]
+        order = ORDER_TWO if part == "two-class" else ORDER_K
+        names = DATASETS_TWO if part == "two-class" else DATASETS_K
+        cols = [d for d in names if d in done]
+        for clf in CLASSIFIERS[part]:
+            for red in REDUCTIONS[part]:
+                g = cp[(cp["classifier"] == clf) & (cp["reduction"] == red)]
+                if g.empty:
+                    continue
+                title = clf.upper() if red == "none" else f"{clf.upper()}, {red}"
+                out.append(f"**{title}** (Cal ours / thesis; CR ours / thesis)\n")
+                out.append("| method | " + " | ".join(cols) + " |")
+                out.append("|---" * (len(cols) + 1) + "|")
+                for m in [m for m in order if m in set(g["method"])]:
+                    gm = g[g["method"] == m].set_index("dataset")
+                    cells = []
+                    for d in cols:
+                        if d not in gm.index:
+                            cells.append("")
+                            continue
+                        r = gm.loc[d]
+                        cells.append(f"{_fmt(r['Cal_ours'])} / {_fmt(r['Cal_thesis'])}; "
+                                     f"{_fmt(r['CR_ours'])} / {_fmt(r['CR_thesis'])}")
+                    out.append(f"| {m} | " + " | ".join(cells) + " |")
+                out.append("")
+        if part == "two-class":
+            out.append("**Means over the data sets** (Cal ours / thesis; CR ours / thesis; cells where one of "
+                       "the two is missing left out)\n")
+            clfs = [k for k in CLASSIFIERS[part] if k in set(cp["classifier"])]
+            out.append("| method | " + " | ".join(clfs) + " |")
+            out.append("|---" * (len(clfs) + 1) + "|")
+            for m in [m for m in order if m in set(cp["method"])]:
+                cells = []
+                for k in clfs:
+                    g = cp[(cp["classifier"] == k) & (cp["method"] == m)].dropna(subset=["Cal_ours", "Cal_thesis"])
+                    cells.append("" if g.empty else
+                                 f"{_fmt(g['Cal_ours'].mean())} / {_fmt(g['Cal_thesis'].mean())}; "
+                                 f"{_fmt(g['CR_ours'].mean())} / {_fmt(g['CR_thesis'].mean())} ({len(g)})")
+                out.append(f"| {m} | " + " | ".join(cells) + " |")
+            out.append("")
+    cl = pd.read_csv(folder / "claims.csv")
+    cl = cl[cl["detail_ours"].notna() & (cl["detail_ours"].astype(str) != "")]
+    if len(cl):
+        out.append("| claim | rule | thesis's numbers | ours |")
+        out.append("|---|---|---|---|")
+        for _, r in cl.iterrows():
+            verdict = lambda h, d: f"{'holds' if str(h) == 'True' else 'does not hold'}: {d}"  # noqa: E731
+            out.append(f"| {r['text']} | {r['rule']} | {verdict(r['holds_thesis'], r['detail_thesis'])} | "
+                       f"{verdict(r['holds_ours'], r['detail_ours'])} |")
+        out.append("")
+    return "\n".join(out)
+
+
 def _size(name: str) -> int:
     X, _, classes = load_dataset(name)
     return X.shape[0] * len(classes)
 
 
-def _write(out: Path, rows: list[dict[str, Any]], preds: dict[tuple, list], datasets: set[str], folds: int,
-           seed: int, jobs: int, parts: Sequence[str], n_units: int, seconds: float, command: str,
-           done: list[str]) -> None:
-    results = pd.DataFrame(rows)
+def _labels(dataset: str) -> NDArray[np.intp]:
+    _, yl, classes = load_dataset(dataset)
+    return np.asarray(pd.Index(classes, dtype=object).get_indexer(yl), dtype=np.intp)
+
+
+def _previous(out: Path, folds: int, seed: int, classifiers: Sequence[str] | None) -> dict[str, Any] | None:
+    """The state of an earlier run in ``out`` (to resume it), or None for a fresh folder; an
+    error when the earlier run used other settings."""
+    study = out / "study.json"
+    if not study.exists():
+        return None
+    old = json.loads(study.read_text(encoding="utf-8"))
+    mine = {"folds": int(folds), "seed": int(seed),
+            "classifiers": None if classifiers is None else sorted(classifiers)}
+    theirs = {k: old.get(k) for k in mine}
+    if old.get("study") != "gebel2009" or theirs != mine:
+        raise ValueError(
+            f"{out} holds a gebel2009 run with {theirs} (this run: {mine}); run with the same "
+            "--folds and --seed to resume it, or choose a new --out folder"
+        )
+    if not old.get("datasets_done"):
+        return None
+    return {"study": old, "results": pd.read_csv(out / "results.csv"), "table": pd.read_csv(out / "table.csv")}
+
+
+def _write(out: Path, results: pd.DataFrame, table: pd.DataFrame, folds: int, seed: int, jobs: int,
+           parts: Sequence[str], classifiers: Sequence[str] | None, n_units: int, seconds: float,
+           dataset_seconds: dict[str, float], commands: list[str], done: list[str]) -> None:
+    results = results.copy()
+    results["error"] = results["error"].fillna("")
     results.to_csv(out / "results.csv", index=False, float_format="%.6g")
-    labels = {}
-    for d in datasets:
-        _, yl, classes = load_dataset(d)
-        labels[d] = np.asarray(pd.Index(classes, dtype=object).get_indexer(yl), dtype=np.intp)
-    table = pooled_table(results, preds, labels)
     table.to_csv(out / "table.csv", index=False, float_format="%.4f")
     comp = comparison(table)
     comp.to_csv(out / "comparison.csv", index=False, float_format="%.4f")
     write_claims(out, parts)
+    units_done = len(results[["part", "dataset", "classifier", "reduction", "fold"]].drop_duplicates())
     (out / "study.json").write_text(json.dumps({
         "study": "gebel2009", "folds": folds, "seed": seed, "jobs": jobs, "parts": list(parts),
-        "datasets_done": done, "units_planned": n_units, "units_done": int(len({(r["part"], r["dataset"], r["classifier"],
-        r["reduction"], r["fold"]) for r in rows})), "seconds": round(seconds, 1), "command": command,
+        "classifiers": None if classifiers is None else sorted(classifiers),
+        "datasets_done": done, "units_planned": n_units, "units_done": int(units_done),
+        "seconds": round(seconds, 1), "dataset_seconds": {k: round(v, 1) for k, v in dataset_seconds.items()},
+        "command": commands[-1] if commands else "", "commands": commands,
         "machine": f"{platform.machine()} {platform.system()} {platform.release()}", "python": platform.python_version(),
     }, indent=1), encoding="utf-8")
 
@@ -549,7 +680,10 @@ def run_gebel2009(
     Parameters
     ----------
     out : str or pathlib.Path
-        Output folder (created).
+        Output folder (created). A folder holding an earlier run with the same ``folds``,
+        ``seed`` and ``classifiers`` is resumed: the data sets in its ``study.json``
+        (``datasets_done``) are kept and skipped, the others run and are added (so a run can
+        also be extended by more data sets or the other part); other settings are an error.
     folds : int
         Outer cross-validation folds (the thesis: 10).
     seed : int
@@ -591,36 +725,52 @@ def run_gebel2009(
     ]
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    prior = _previous(out, folds, seed, classifiers)
+    results = prior["results"] if prior else pd.DataFrame()
+    table = prior["table"] if prior else pd.DataFrame()
+    old = prior["study"] if prior else {}
+    done: list[str] = list(old.get("datasets_done", []))
+    parts = [p for p in PARTS if p in set(parts) | set(old.get("parts", []))]
+    dataset_seconds: dict[str, float] = dict(old.get("dataset_seconds", {}))
+    commands: list[str] = list(old.get("commands") or ([old["command"]] if old.get("command") else [])) + [command]
+    seconds_before = float(old.get("seconds", 0.0))
+    units_before = int(old.get("units_done", 0)) if prior else 0
+    todo = [u for u in units if f"{u[0]}:{u[1]}" not in done]
+    n_units = units_before + len(todo)
     t0 = time.perf_counter()
-    rows: list[dict[str, Any]] = []
-    preds: dict[tuple, list] = {}
-    done: list[str] = []
-    order = sorted({(u[0], u[1]) for u in units}, key=lambda pd_: (PARTS.index(pd_[0]), _size(pd_[1]), pd_[1]))
+    order = sorted({(u[0], u[1]) for u in todo}, key=lambda pd_: (PARTS.index(pd_[0]), _size(pd_[1]), pd_[1]))
     bar = None
     if not quiet:
         try:
             from tqdm.auto import tqdm
 
-            bar = tqdm(total=len(units), desc="gebel2009 units")
+            bar = tqdm(total=len(todo), desc="gebel2009 units")
         except ImportError:  # pragma: no cover
             bar = None
     # data sets one after the other (smallest first); the files are rewritten after each, so an
-    # interrupted run leaves complete tables for the data sets it finished
+    # interrupted run leaves complete tables for the data sets it finished, and the same command
+    # resumes from them (data sets already in study.json's datasets_done are skipped)
     for part, d in order:
-        mine = [u for u in units if u[0] == part and u[1] == d]
+        t_d = time.perf_counter()
+        mine = [u for u in todo if u[0] == part and u[1] == d]
         chunks = Parallel(n_jobs=jobs)(delayed(_unit)(*u, folds, seed) for u in mine)
         if bar is not None:
             bar.update(len(mine))
+        rows: list[dict[str, Any]] = []
+        preds: dict[tuple, list] = {}
         for r in (r for ch in chunks for r in ch):
             p = r.pop("_pred", None)
             if p is not None:
                 preds.setdefault((r["part"], r["dataset"], r["classifier"], r["reduction"], r["method"]), []).append(p)
             rows.append(r)
+        new = pd.DataFrame(rows)
+        results = pd.concat([results, new], ignore_index=True)
+        table = pd.concat([table, pooled_table(new, preds, {d: _labels(d)})], ignore_index=True)
         done.append(f"{part}:{d}")
-        seconds = time.perf_counter() - t0
-        _write(out, rows, preds, {u[1] for u in units if f"{u[0]}:{u[1]}" in done}, folds, seed, jobs, parts,
-               len(units), seconds, command, done)
+        dataset_seconds[f"{part}:{d}"] = time.perf_counter() - t_d
+        _write(out, results, table, folds, seed, jobs, parts, classifiers, n_units,
+               seconds_before + time.perf_counter() - t0, dataset_seconds, commands, done)
     if bar is not None:
         bar.close()
     seconds = time.perf_counter() - t0
-    return GebelResult(out=out, seconds=seconds, units=len(units))
+    return GebelResult(out=out, seconds=seconds, units=len(todo))

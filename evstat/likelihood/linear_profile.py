@@ -11,11 +11,13 @@ constraint (``score(beta*) = nu a`` at the constrained maximiser ``beta*``).
 
 Two paths compute it:
 
-* :func:`profile_loglik` — the fast path: Newton's method on the KKT system, vectorised over a
-  batch of (direction, value) problems, warm-started on the Wald path
-  ``beta_hat + Sigma a (e - e_hat) / (a' Sigma a)``, with step halving, a convergence check and a
-  fallback to the reference path for any problem that does not converge; chunked so that memory
-  is bounded.
+* :func:`profile_loglik` — the fast path: Newton's method on the KKT system in one compiled
+  kernel (numba) over a batch of (direction, value) problems, warm-started on the Wald path
+  ``beta_hat + Sigma a (e - e_hat) / (a' Sigma a)`` or, along a path of values of one direction
+  (``chain=True``: the quadrature nodes of a predictive belief), by continuation from the
+  previous maximisers (tangent ``d beta / d e`` plus a quadratic term), with step halving, a
+  convergence check and a fallback to the reference path for any problem that does not
+  converge; memory O(n + problems x p).
 * :func:`profile_loglik_reference` — the slow, obviously correct path: one statsmodels GLM refit
   per problem with an offset (the offset trick of R's ``profile.glm``): solve the constraint for
   the coordinate ``k`` with the largest ``|a_k|``, so that the linear predictor of calibration
@@ -37,7 +39,8 @@ from evstat.likelihood.logistic import loglik, loglik_eta
 
 __all__ = [
     "BETTER_SOLUTION_TOL",
-    "relative_loglik","LogisticLikelihood", "ProfileFallbackWarning", "profile_loglik", "profile_loglik_reference"]
+    "CHUNK_PROBLEMS",
+    "relative_loglik", "LogisticLikelihood", "ProfileFallbackWarning", "profile_loglik", "profile_loglik_reference"]
 
 
 #: Largest fall of the deviance ``2 (l_hat - l_p)`` below 0 that a profile point may show and
@@ -67,8 +70,10 @@ def relative_loglik(loglik_hat: float, lp: ArrayLike) -> NDArray[np.float64]:
         )
     return np.minimum(rel, 0.0)
 
-#: number of float64 cells (problems x calibration rows) processed at once by the fast path
-CHUNK_CELLS = 2_000_000
+#: problems passed to the compiled Newton kernel at once: its memory is O(n + problems x p)
+#: whatever the chunk (no (problems x calibration rows) temporaries), so the chunk only bounds
+#: the batch arrays and the granularity of a fallback to the reference path
+CHUNK_PROBLEMS = 65_536
 
 
 class ProfileFallbackWarning(UserWarning):
@@ -129,26 +134,41 @@ def _newton_batch(
     e: NDArray,
     tol: float,
     max_iter: int,
+    chain: bool = False,
+    Xc: NDArray | None = None,
 ) -> tuple[NDArray, NDArray, NDArray, NDArray]:
     """Constrained Newton for one chunk. Returns (loglik, nu, beta, converged).
 
     Each problem starts from the Wald path (projected on its constraint) and runs Newton's method
-    on the KKT system in a compiled kernel (numba): every iteration is ONE pass over the
-    calibration rows that computes, per row, the linear predictor, one exponential
-    ``z = exp(-|eta|)``, from it the fitted probability ``1 / (1 + z)`` (or ``z / (1 + z)``), the
-    weight ``z / (1 + z)^2`` and the log-likelihood term ``t eta - max(eta, 0) - log1p(z)``, and
-    accumulates the score and the upper triangle of the information; no (problems x rows)
-    temporaries are formed, so the cost per problem is linear in n with a small constant and the
-    memory is O(p^2). The (p + 1) x (p + 1) KKT system is solved by Gaussian elimination with
-    partial pivoting. A step that lowered the log-likelihood is halved (the log-likelihood comes
-    with every pass). Convergence: the Newton decrement ``g' d`` (twice the predicted gain) is
-    below ``tol``; the final Newton step is then taken and the log-likelihood updated by the
-    predicted gain ``g' d / 2``, whose error is of third order in the step: about
-    ``tol**1.5 / sqrt(n)``, i.e. 1e-15 for the default ``tol = 1e-10``. A singular KKT system or
-    ``max_iter`` Newton steps without convergence leave the problem unconverged (the caller falls
-    back to the reference path).
+    on the KKT system in a compiled kernel (numba). Every iteration is one sweep over the
+    calibration rows, held column by column (``Xc = X.T``) so that every loop below runs on SIMD
+    registers: the linear predictors; ``z = exp(-|eta|)`` by a branch-free exponential
+    (:func:`_exp_neg_abs_py`; libm's ``exp`` cannot be vectorised, and was the largest cost);
+    from z the fitted probability ``1 / (1 + z)`` (or ``z / (1 + z)``), the weight
+    ``z / (1 + z)^2`` and the log-likelihood ``t eta - max(eta, 0) - log1p(z)`` (the sum of the
+    ``log1p`` as logs of products of blocks of 256 factors in (1, 2]); then the score and the
+    upper triangle of the information as sums over the rows. No (problems x rows) temporaries
+    are formed: the cost per problem is linear in n with a small constant and the memory O(n).
+    The (p + 1) x (p + 1) KKT system is solved by Gaussian elimination with partial pivoting. A
+    step that lowered the log-likelihood is halved (the log-likelihood comes with every pass).
+    Convergence: the Newton decrement ``g' d`` (twice the predicted gain) is below ``tol``; the
+    final Newton step is then taken and the log-likelihood updated by the predicted gain
+    ``g' d / 2``, whose error is of third order in the step: about ``tol**1.5 / sqrt(n)``, i.e.
+    1e-15 for the default ``tol = 1e-10``. A singular KKT system or ``max_iter`` Newton steps
+    without convergence leave the problem unconverged (the caller falls back to the reference
+    path).
+
+    With ``chain=True``, a problem whose direction equals the previous problem's (a path of
+    values ``e`` along one direction, e.g. the quadrature nodes of one test row, ordered from
+    ``a . beta_hat`` outwards) starts from a prediction along the path of constrained maximisers
+    (continuation) instead of the Wald path: the previous maximiser plus its tangent
+    ``d beta / d e`` (the solution of ``[[H, a], [a', 0]] [v; w] = [0; 1]`` with the information
+    H of the last pass), with a quadratic term fitted to the maximiser before it when there is
+    one. Most such problems converge in one pass (one evaluation of score and information at
+    the predicted point, whose decrement is already below ``tol``).
     """
-    X = np.ascontiguousarray(lik.X, dtype=float)
+    if Xc is None:
+        Xc = np.ascontiguousarray(lik.X.T, dtype=float)
     t = np.ascontiguousarray(lik.t, dtype=float)
     A = np.ascontiguousarray(A, dtype=float)
     e = np.ascontiguousarray(e, dtype=float)
@@ -157,64 +177,204 @@ def _newton_batch(
     out_l = np.full(B, np.nan)
     nu = np.zeros(B)
     converged = np.zeros(B, dtype=bool)
-    XX = np.ascontiguousarray((X[:, :, None] * X[:, None, :]).reshape(X.shape[0], -1))
-    _kernel()(X, XX, t, A, e, beta, float(tol), int(max_iter), out_l, nu, converged)
+    passes = np.zeros(1, dtype=np.int64)
+    _kernel()(Xc, t, A, e, beta, float(tol), int(max_iter), bool(chain), out_l, nu, converged, passes)
+    _PASSES[0] += int(passes[0])
     return out_l, nu, beta, converged
 
 
-def _newton_kernel_py(X, XX, t, A, e, beta, tol, max_iter, out_l, out_nu, ok):  # pragma: no cover
+#: number of Newton passes (sweeps over the calibration rows) run by the kernel in this process;
+#: for profiling and the benchmarks only
+_PASSES = [0]
+
+_LOG2E = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01  # fdlibm's split of log(2): k * _LN2_HI is exact
+_LN2_LO = 1.90821492927058770002e-10
+_MAGIC = 6755399441055744.0  # 1.5 * 2**52: adding it leaves an integer k in the low mantissa bits
+_MAGIC_BITS = int(np.float64(_MAGIC).view(np.int64))
+# 1 / k! for k = 0..13: Taylor series of exp on |r| <= log(2) / 2 (truncation 4e-18 relative)
+_C0, _C1, _C2, _C3, _C4, _C5, _C6, _C7, _C8, _C9, _C10, _C11, _C12, _C13 = (
+    1.0 / float(np.prod(np.arange(1, k + 1))) for k in range(14)
+)
+
+
+def _exp_neg_abs_py(eta, z, scratch):  # pragma: no cover
+    """``z = exp(-|eta|)`` elementwise, to 2 ulp, by a loop that the compiler vectorises.
+
+    ``x = -|eta|`` (clamped at -708, where exp(x) = 3e-308 stands for anything smaller: it only
+    enters ``1 + z`` and weights of order z) is split as ``x = k log 2 + r`` with ``|r| <=
+    log(2) / 2`` (Cody-Waite, fdlibm's two-part log 2), ``exp(r)`` is its Taylor polynomial of
+    degree 13 evaluated by Estrin's scheme (short dependency chains), and ``2^k`` is built in the
+    exponent bits through ``scratch`` (float64) and its int64 view.
+    """
+    n = eta.shape[0]
+    bits = scratch.view(np.int64)
+    for i in range(n):
+        x = max(-abs(eta[i]), -708.0)
+        k = np.floor(x * _LOG2E + 0.5)
+        r = (x - k * _LN2_HI) - k * _LN2_LO
+        r2 = r * r
+        r4 = r2 * r2
+        r8 = r4 * r4
+        q0 = (_C0 + _C1 * r) + (_C2 + _C3 * r) * r2
+        q1 = (_C4 + _C5 * r) + (_C6 + _C7 * r) * r2
+        q2 = (_C8 + _C9 * r) + (_C10 + _C11 * r) * r2
+        q3 = _C12 + _C13 * r
+        z[i] = (q0 + q1 * r4) + (q2 + q3 * r4) * r8
+        scratch[i] = k + _MAGIC
+    for i in range(n):
+        bits[i] = (bits[i] - _MAGIC_BITS + 1023) << 52
+    for i in range(n):
+        z[i] *= scratch[i]
+
+
+def _sweep_py(Xc, t, beta, eta, z, scratch, res, wts, wx, g, H):  # pragma: no cover
+    """One pass over the calibration rows at ``beta``: returns l(beta), fills the score ``g`` and
+    the information ``H`` (compiled with reassociation, so the sums run on SIMD registers)."""
+    p, n = Xc.shape
+    for i in range(n):
+        eta[i] = Xc[0, i] * beta[0]
+    for j in range(1, p):
+        bj = beta[j]
+        for i in range(n):
+            eta[i] += Xc[j, i] * bj
+    _exp_neg_abs(eta, z, scratch)
+    ll = 0.0
+    for i in range(n):
+        ei = eta[i]
+        zi = z[i]
+        inv = 1.0 / (1.0 + zi)
+        mu = inv if ei >= 0.0 else zi * inv
+        ll += t[i] * ei - max(ei, 0.0)
+        res[i] = t[i] - mu
+        wts[i] = zi * inv * inv
+    for s in range(0, n, 256):  # sum of log1p(z) as logs of products of 256 factors in (1, 2]
+        prod = 1.0
+        for i in range(s, min(s + 256, n)):
+            prod *= 1.0 + z[i]
+        ll -= np.log(prod)
+    for j in range(p):
+        acc = 0.0
+        for i in range(n):
+            acc += res[i] * Xc[j, i]
+        g[j] = acc
+        for i in range(n):
+            wx[i] = wts[i] * Xc[j, i]
+        for k in range(j, p):
+            acc = 0.0
+            for i in range(n):
+                acc += wx[i] * Xc[k, i]
+            H[j, k] = acc
+            H[k, j] = acc
+    return ll
+
+
+def _solve_kkt_py(H, a, rhs, K, sol):  # pragma: no cover
+    """Solve ``[[H, a], [a', 0]] sol = rhs`` (size p + 1) by Gaussian elimination with partial
+    pivoting; returns False if the system is singular."""
+    p = a.shape[0]
+    q = p + 1
+    for j in range(p):
+        for k in range(p):
+            K[j, k] = H[j, k]
+        K[j, p] = a[j]
+        K[p, j] = a[j]
+    K[p, p] = 0.0
+    for j in range(q):
+        sol[j] = rhs[j]
+    for c in range(q):
+        piv = c
+        best = abs(K[c, c])
+        for rr in range(c + 1, q):
+            if abs(K[rr, c]) > best:
+                best = abs(K[rr, c])
+                piv = rr
+        if not best > 0.0:
+            return False
+        if piv != c:
+            for k in range(q):
+                tmp = K[c, k]
+                K[c, k] = K[piv, k]
+                K[piv, k] = tmp
+            tmp = sol[c]
+            sol[c] = sol[piv]
+            sol[piv] = tmp
+        for rr in range(c + 1, q):
+            f = K[rr, c] / K[c, c]
+            if f != 0.0:
+                for k in range(c, q):
+                    K[rr, k] -= f * K[c, k]
+                sol[rr] -= f * sol[c]
+    for c in range(q - 1, -1, -1):
+        s = sol[c]
+        for k in range(c + 1, q):
+            s -= K[c, k] * sol[k]
+        sol[c] = s / K[c, c]
+    return True
+
+
+def _newton_kernel_py(Xc, t, A, e, beta, tol, max_iter, chain, out_l, out_nu, ok, passes):  # pragma: no cover
     """Constrained Newton for each problem ``b`` (compiled by numba; see :func:`_newton_batch`).
 
     ``beta`` holds the (projected) starting points and is overwritten by the maximisers.
     """
-    n, p = X.shape
+    p, n = Xc.shape
     q = p + 1
+    eta = np.empty(n)
+    z = np.empty(n)
+    scratch = np.empty(n)
+    res = np.empty(n)
+    wts = np.empty(n)
+    wx = np.empty(n)
+    g = np.empty(p)
+    H = np.empty((p, p))
+    K = np.empty((q, q))
+    sol = np.empty(q)
+    rhs = np.empty(q)
+    prev_beta = np.empty(p)
+    prev_step = np.empty(p)
+    step = np.empty(p)
+    tan = np.empty(p)  # d beta / d e at the previous problem's maximiser (chain)
+    last = np.empty(p)  # the previous problem's maximiser
+    older = np.empty(p)  # the one before
+    e_last = 0.0
+    e_older = 0.0
+    links = 0  # maximisers of the current chain available for the prediction (0, 1 or 2+)
     for b in range(A.shape[0]):  # problems are independent (serial: see _kernel)
-        g = np.empty(p)
-        K = np.empty((q, q))
-        sol = np.empty(q)
-        prev_beta = np.empty(p)
-        prev_step = np.empty(p)
-        step = np.empty(p)
-        res = np.empty(n)
-        wts = np.empty(n)
         a = A[b]
         aa = 0.0
         for j in range(p):
             aa += a[j] * a[j]
         bb = beta[b]
+        if chain and b > 0 and links > 0:
+            same = True
+            for j in range(p):
+                if a[j] != A[b - 1, j]:
+                    same = False
+            if not same:
+                links = 0
+        else:
+            links = 0
+        if links > 0:
+            # continuation: tangent prediction, plus a quadratic term through the maximiser before
+            d = e[b] - e_last
+            for j in range(p):
+                bb[j] = last[j] + d * tan[j]
+            if links > 1:
+                d2 = e_older - e_last
+                if d2 != 0.0:
+                    for j in range(p):
+                        c2 = (older[j] - last[j] - d2 * tan[j]) / (d2 * d2)
+                        bb[j] += c2 * d * d
+            _project_inplace(bb, a, aa, e[b])
         prev_l = -np.inf
         size = 1.0
         newton = 0
         for _ in range(max_iter + 60):
             if newton >= max_iter:
                 break
-            # one pass over the calibration rows: log-likelihood, residuals and weights;
-            # sum_i log1p(z_i) as logs of products of blocks of (1 + z_i) in (1, 2]
-            ll = 0.0
-            prod = 1.0
-            for i in range(n):
-                eta = 0.0
-                for j in range(p):
-                    eta += X[i, j] * bb[j]
-                z = np.exp(-abs(eta))
-                inv = 1.0 / (1.0 + z)
-                mu = inv if eta >= 0.0 else z * inv
-                ll += t[i] * eta - max(eta, 0.0)
-                prod *= 1.0 + z
-                if (i & 511) == 511:
-                    ll -= np.log(prod)
-                    prod = 1.0
-                res[i] = t[i] - mu
-                wts[i] = z * inv * inv
-            ll -= np.log(prod)
-            # score and information as matrix-vector products (BLAS)
-            gg = np.dot(res, X)
-            hh = np.dot(wts, XX)
-            for j in range(p):
-                g[j] = gg[j]
-                for k in range(p):
-                    K[j, k] = hh[j * p + k]
+            ll = _sweep(Xc, t, bb, eta, z, scratch, res, wts, wx, g, H)
+            passes[0] += 1
             if ll < prev_l - 1e-12 * (1.0 + abs(prev_l)):
                 # the last step lowered the log-likelihood: halve it
                 size *= 0.5
@@ -228,46 +388,11 @@ def _newton_kernel_py(X, XX, t, A, e, beta, tol, max_iter, out_l, out_nu, ok):  
                     bb[j] = prev_beta[j] + size * prev_step[j]
                 _project_inplace(bb, a, aa, e[b])
                 continue
-            # KKT system [[H, a], [a', 0]] [step; nu] = [g; 0] by Gaussian elimination with
-            # partial pivoting
             for j in range(p):
-                K[j, p] = a[j]
-                K[p, j] = a[j]
-                sol[j] = g[j]
-            K[p, p] = 0.0
-            sol[p] = 0.0
-            singular = False
-            for c in range(q):
-                piv = c
-                best = abs(K[c, c])
-                for rr in range(c + 1, q):
-                    if abs(K[rr, c]) > best:
-                        best = abs(K[rr, c])
-                        piv = rr
-                if not best > 0.0:
-                    singular = True
-                    break
-                if piv != c:
-                    for k in range(q):
-                        tmp = K[c, k]
-                        K[c, k] = K[piv, k]
-                        K[piv, k] = tmp
-                    tmp = sol[c]
-                    sol[c] = sol[piv]
-                    sol[piv] = tmp
-                for rr in range(c + 1, q):
-                    f = K[rr, c] / K[c, c]
-                    if f != 0.0:
-                        for k in range(c, q):
-                            K[rr, k] -= f * K[c, k]
-                        sol[rr] -= f * sol[c]
-            if singular:
+                rhs[j] = g[j]
+            rhs[p] = 0.0
+            if not _solve_kkt(H, a, rhs, K, sol):
                 break  # not converged: the caller falls back to the reference path
-            for c in range(q - 1, -1, -1):
-                s = sol[c]
-                for k in range(c + 1, q):
-                    s -= K[c, k] * sol[k]
-                sol[c] = s / K[c, c]
             dec = 0.0
             for j in range(p):
                 step[j] = sol[j]
@@ -289,6 +414,23 @@ def _newton_kernel_py(X, XX, t, A, e, beta, tol, max_iter, out_l, out_nu, ok):  
             prev_l = ll
             size = 1.0
             _project_inplace(bb, a, aa, e[b])
+        if chain:
+            if ok[b]:
+                for j in range(p):
+                    rhs[j] = 0.0
+                rhs[p] = 1.0
+                if _solve_kkt(H, a, rhs, K, sol):
+                    for j in range(p):
+                        older[j] = last[j]
+                        last[j] = bb[j]
+                        tan[j] = sol[j]
+                    e_older = e_last
+                    e_last = e[b]
+                    links += 1
+                else:
+                    links = 0
+            else:
+                links = 0
 
 
 def _project_inplace_py(beta, a, aa, e):  # pragma: no cover
@@ -305,11 +447,16 @@ _KERNEL = None
 
 def _kernel():
     """The compiled Newton kernel (numba, compiled on first use and cached on disk)."""
-    global _KERNEL, _project_inplace
+    global _KERNEL, _project_inplace, _exp_neg_abs, _sweep, _solve_kkt
     if _KERNEL is None:
         import numba
 
         _project_inplace = numba.njit(cache=True)(_project_inplace_py)
+        # the exponential keeps strict IEEE semantics (its Cody-Waite reduction must not be
+        # reassociated); the sums of the sweep may be reordered (SIMD reductions)
+        _exp_neg_abs = numba.njit(cache=True, fastmath={"contract"})(_exp_neg_abs_py)
+        _sweep = numba.njit(cache=True, fastmath={"reassoc", "contract"})(_sweep_py)
+        _solve_kkt = numba.njit(cache=True)(_solve_kkt_py)
         # Serial on purpose: numba's parallel kernels run on its OpenMP threading layer here
         # (GNU libgomp; TBB is not installed), which is not fork-safe: a process forked after a
         # parallel kernel had run aborted ("fork() called from a process already using GNU
@@ -326,6 +473,7 @@ def profile_loglik(
     tol: float = 1e-10,
     max_iter: int = 60,
     return_beta: bool = False,
+    chain: bool = False,
 ) -> tuple[NDArray[np.float64], ...]:
     """Fast path: profile log-likelihood ``l_p(e; a)`` for a batch of problems.
 
@@ -344,6 +492,12 @@ def profile_loglik(
         Newton iterations before a problem falls back to the reference path.
     return_beta : bool
         Also return the constrained maximisers (shape ``(..., p)``).
+    chain : bool
+        Continuation: consecutive problems (in C order of the broadcast batch) with the same
+        direction form a path, and each starts from a prediction along the path of maximisers
+        of the previous ones instead of the Wald path (see :func:`_newton_batch`). Faster when
+        the values ``e`` of a direction are sorted from ``a . beta_hat`` outwards (the
+        quadrature nodes of the predictive belief); the results are the same either way.
 
     Returns
     -------
@@ -361,11 +515,12 @@ def profile_loglik(
     out_l = np.empty(e.size)
     out_nu = np.empty(e.size)
     out_b = np.empty((e.size, lik.p)) if return_beta else None
-    step = max(1, CHUNK_CELLS // max(lik.n, 1))
+    step = max(1, int(CHUNK_PROBLEMS))
     fell_back: list[int] = []
+    Xc = np.ascontiguousarray(lik.X.T, dtype=float)
     for start in range(0, e.size, step):
         sl = slice(start, start + step)
-        l_, nu_, b_, ok = _newton_batch(lik, A[sl], e[sl], tol, max_iter)
+        l_, nu_, b_, ok = _newton_batch(lik, A[sl], e[sl], tol, max_iter, chain, Xc)
         if not ok.all():
             bad = np.flatnonzero(~ok)
             ref_l, ref_nu, ref_b = profile_loglik_reference(

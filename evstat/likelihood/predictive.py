@@ -17,9 +17,14 @@ it is unimodal and its tails are bounded by ``f(b) / |d log f / d eta (b)|`` bey
 past its mode. The fast path integrates each side over an interval around the mode of the Wald
 approximation of ``f`` by vectorised adaptive Clenshaw-Curtis quadrature (nested rules of order
 16 and 8 on each panel, bisecting the panels where they disagree), evaluates the exact profile
-at every node (vectorised constrained Newton,
-:func:`evstat.likelihood.linear_profile.profile_loglik`), checks the log-concave tail bound at
+at every node (compiled constrained Newton,
+:func:`evstat.likelihood.linear_profile.profile_loglik`, with continuation along each panel's
+nodes from the end nearer eta_hat outwards: each node starts from the previous maximisers'
+tangent and quadratic prediction, and converges in one Newton pass, measured 1.00 passes per
+node at n = 1000, J = 3, against 2.4 from the Wald path), checks the log-concave tail bound at
 both ends of each interval and widens the interval of any row where the bound exceeds ``tol``.
+(Fewer nodes do not pay: nested Clenshaw-Curtis rules of orders 12 and 6 bisected so many more
+panels that the nodes per row rose from 44 to 103 on a mix of ordinary and far-out rows.)
 (A fixed Gauss-Legendre rule without error control, the first fast path, was wrong by up to
 1e-4 for test rows far outside the calibration scores, where the contour is far from Gaussian;
 it was kept for cross-checks and is now removed: the tests compare with the reference path.)
@@ -173,7 +178,10 @@ def _side_integral_adaptive(
     f_lo = d_lo = f_hi = d_hi = np.zeros(m)
     for depth in range(max_depth):
         eta = a[:, None] + (b - a)[:, None] * u16[None, :]
-        lp, slope = profile_loglik(lik, A[rows][:, None, :], eta, tol=NODE_TOL)
+        # each panel's nodes as one continuation path, from the end nearer eta_hat outwards
+        order = slice(None, None, -1) if side < 0 else slice(None)
+        lp, slope = profile_loglik(lik, A[rows][:, None, :], eta[:, order], tol=NODE_TOL, chain=True)
+        lp, slope = lp[:, order], slope[:, order]
         logf = relative_loglik(lik.loglik_hat, lp) + log_expit(eta) + log_expit(-eta)
         f = np.exp(logf)
         k16 = (b - a) * (f @ w16)

@@ -14,9 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import optimize, stats
-from scipy.special import expit
+from scipy.special import betainc, expit
 
 import evstat as ev
+from evstat.calibration._avcal import _candidates, av_search
 from evstat.calibration._bayescal import alap_fit
 from evstat.calibration._plr import plr_basis
 from evstat.likelihood import platt_targets
@@ -293,6 +294,71 @@ def test_avcal_against_reference_loop():
     r = fit.partitions.loc["positive"]
     a = p[p > 0.5]
     assert a.var(ddof=1) == pytest.approx(r.p_a * (1 - r.p_a) / (r.n_a + 1), rel=1e-12)
+
+
+def _same(a, b):
+    return (a[0] == b[0] or (np.isnan(a[0]) and np.isnan(b[0]))) and a[1] == b[1]
+
+
+@pytest.mark.parametrize("case", range(24))
+def test_av_search_bounded_equals_exhaustive(case):
+    """The branch-and-bound search of N gives the exhaustive search's N and objective, with
+    continuous, tied (few distinct values, as tree scores) and extreme (0 and 1) u, both
+    partitions, candidate ranges from a few to hundreds of integers and geometric grids."""
+    rng = np.random.default_rng(100 + case)
+    n = int(rng.integers(17, 200))
+    k = case % 2
+    p_t = float(rng.uniform(0.52, 0.995))
+    y = (rng.uniform(size=n) < (p_t if k == 1 else 1 - p_t)).astype(np.int64)
+    kind = (case // 2) % 4
+    if kind == 0:
+        u = rng.uniform(size=n)
+    elif kind == 1:
+        u = rng.choice(rng.uniform(size=int(rng.integers(2, 9))), size=n)
+    elif kind == 2:
+        u = rng.beta(0.2, 0.2, size=n)
+        u[: n // 10] = 0.0
+        u[n // 10 : n // 5] = 1.0
+    else:
+        u = np.sort(rng.beta(3.0, 0.4, size=n))  # most values near 1, labels in order
+        y = np.sort(y)
+    lo = float(rng.integers(1, 40))
+    cand = np.arange(lo, lo + rng.integers(9, 2 * n), dtype=float)
+    if case % 3 == 0:
+        cand, _ = _candidates(lo, float(n * 20), 50)
+    fast = av_search(u, y, k, p_t, cand)
+    slow = av_search(u, y, k, p_t, cand, exhaustive=True)
+    assert _same(fast, slow), (fast, slow)
+    assert np.isfinite(slow[1])
+
+
+def test_av_search_ties_go_to_the_smallest_n():
+    # every u at 0 or 1: the calibrated values are 0 and 1 for every N, so O_av is flat
+    u = np.r_[np.zeros(30), np.ones(30)]
+    y = np.r_[np.zeros(30, dtype=np.int64), np.ones(30, dtype=np.int64)]
+    cand = np.arange(3.0, 200.0)
+    assert av_search(u, y, 1, 0.5 + 1e-3, cand) == av_search(u, y, 1, 0.5 + 1e-3, cand, exhaustive=True)
+    assert av_search(u, y, 1, 0.5 + 1e-3, cand)[0] == 3.0
+
+
+@pytest.mark.slow
+def test_avcal_bounded_search_at_large_n():
+    """avcal's N (fast search) equals the exhaustive search's on a calibration set of 3,000 rows
+    (the size at which the exhaustive search took about 15 s)."""
+    cal = svm_like(3000, seed=14, shift=0.7)
+    fit = ev.avcal("y ~ s", cal)
+    s = cal.s.to_numpy()
+    M = np.abs(s).max()
+    p = (s + 1.05 * M) / (2.1 * M)
+    y = cal.y.to_numpy()
+    for k, key in enumerate(("negative", "positive")):
+        r = fit.partitions.loc[key]
+        m = (p > 0.5) if k == 1 else ~(p > 0.5)
+        a = p[m] if k == 1 else 1 - p[m]
+        u = betainc(r.p_a * r.n_a, (1 - r.p_a) * r.n_a, a)
+        cand, _ = _candidates(float(m.sum()), r.n_a, fit.max_candidates)
+        n_opt, obj = av_search(u, y[m], k, r.p_t, cand, exhaustive=True)
+        assert (r.n_opt, r.objective) == (n_opt, obj)
 
 
 def test_avcal_probability_input_and_monotone_within_partitions():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -80,3 +81,89 @@ def test_load_dataset() -> None:
     assert X.shape == (683, 9) and classes == ["benign", "malignant"]
     with pytest.raises(ValueError, match="unknown data set"):
         g.load_dataset("mnist")
+
+
+# ------------------------------------------------------------------ the committed runs
+REPORTS = Path(__file__).resolve().parents[2] / "reports" / "gebel2009"
+RUNS = [p for p in ("two-class", "k-class") if (REPORTS / p / "study.json").is_file()]
+KEYS = ["part", "dataset", "classifier", "reduction", "method"]
+
+
+@pytest.mark.skipif(not RUNS, reason="reports/gebel2009 is not part of this installation (sdist or wheel)")
+@pytest.mark.parametrize("run", RUNS)
+def test_committed_run_is_complete_and_its_tables_come_from_its_folds(run) -> None:
+    """Every data set the run records is there for every classifier, reduction, method and fold;
+    table.csv's per-fold means are results.csv's, Cal is sqrt((1 - RMSE) WCR), comparison.csv is
+    table.csv beside the thesis, and claims.csv is recomputed from table.csv (nothing edited)."""
+    folder = REPORTS / run
+    study = json.loads((folder / "study.json").read_text())
+    res = pd.read_csv(folder / "results.csv")
+    table = pd.read_csv(folder / "table.csv")
+    part = "two-class" if run == "two-class" else "K-class"
+    assert set(res["part"]) == {part} and study["parts"] == [part]
+    done = [d.split(":", 1)[1] for d in study["datasets_done"]]
+    assert sorted(set(res["dataset"])) == sorted(done) == sorted(set(table["dataset"]))
+    units = res[["dataset", "classifier", "reduction", "fold"]].drop_duplicates()
+    n_red = len(g.REDUCTIONS[part])
+    assert len(units) == study["units_done"] == len(done) * len(g.CLASSIFIERS[part]) * n_red * study["folds"]
+    methods = {"two-class": {"svm": 6, "ann": 6, "nb": 6, "tree": 6}, "K-class": {"svm": 8, "ann": 10}}[part]
+    cells = table.groupby("classifier").size().to_dict()
+    assert cells == {k: v * len(done) * n_red for k, v in methods.items()}
+    assert (table["folds"] == study["folds"]).all()
+    # per-fold means and failures from results.csv
+    res["ok"] = res["error"].isna()
+    agg = res.groupby(KEYS).agg(failed=("ok", lambda s: int((~s).sum())), cr=("CR", "mean"), cal=("Cal", "mean"))
+    t = table.set_index(KEYS)
+    assert (t["folds_failed"] == agg.loc[t.index, "failed"]).all()
+    np.testing.assert_allclose(t["CR_fold_mean"], agg.loc[t.index, "cr"], atol=1e-4)
+    np.testing.assert_allclose(t["Cal_fold_mean"], agg.loc[t.index, "cal"], atol=1e-4)
+    # a pooled value exactly when no fold failed; Gebel's Cal from its parts
+    assert (t["CR"].isna() == (t["folds_failed"] > 0)).all()
+    ok = t.dropna(subset=["CR"])
+    np.testing.assert_allclose(ok["Cal"], np.sqrt(ok["one_minus_rmse"] * ok["WCR"]), atol=2e-4)
+    assert ok[["CR", "one_minus_rmse", "WCR", "Cal"]].apply(lambda c: c.between(0, 1)).all().all()
+    # comparison and claims recomputed from table.csv
+    comp = pd.read_csv(folder / "comparison.csv")
+    again = g.comparison(table)
+    assert len(comp) == len(again)
+    np.testing.assert_allclose(comp["Cal_ours"].to_numpy(float), again["Cal_ours"].to_numpy(float), atol=1e-4)
+    np.testing.assert_allclose(comp["CR_thesis"].to_numpy(float), again["CR_thesis"].to_numpy(float))
+    assert comp["CR_ours"].notna().sum() == t["CR"].notna().sum()
+    assert comp.loc[comp["CR_ours"].notna() & comp["CR_thesis"].isna(), "method"].isin(
+        ["temperature", "dirichlet-kull"]).all()  # our additions; every other cell has the thesis's beside it
+    cl = pd.read_csv(folder / "claims.csv")
+    thesis = pd.read_csv(g.THESIS_TABLES)
+    mine = g.claims(table)
+    assert cl["holds_ours"].astype(str).tolist() == mine["holds"].astype(str).tolist()
+    assert cl["detail_ours"].fillna("").tolist() == mine["detail"].fillna("").tolist()
+    assert cl["holds_thesis"].astype(str).tolist() == g.claims(thesis[thesis["part"] == part])["holds"].astype(str).tolist()
+    # the README shows exactly these tables and the command
+    readme = (REPORTS / "README.md").read_text()
+    assert g.markdown_tables(folder) in readme
+    for cmd in study.get("commands", [study["command"]]):
+        assert cmd in readme
+
+
+@pytest.mark.skipif("two-class" not in RUNS, reason="reports/gebel2009/two-class is not part of this installation")
+def test_committed_two_class_verdicts() -> None:
+    """The two-class conclusions, recomputed here from the committed table (the rules of
+    :func:`claims`, written out): the verdicts the README states."""
+    t = pd.read_csv(REPORTS / "two-class" / "table.csv")
+    cal2 = ["av", "bay-alap", "ir", "lr", "plr"]
+    x = t[t["method"].isin(cal2)].dropna(subset=["Cal"]).copy()
+    x["rank"] = x.groupby(["dataset", "classifier"])["Cal"].rank(ascending=False)
+    mean_rank = x.groupby("method")["rank"].mean().sort_values()
+    base = t[t["method"].isin(["norm", "own"])].set_index(["dataset", "classifier"])["CR"]
+    sd = {}
+    for m in cal2:
+        cr = t[t["method"] == m].set_index(["dataset", "classifier"])["CR"]
+        sd[m] = (cr - base.reindex(cr.index)).dropna().std(ddof=1)
+    # AV best by mean rank of Cal: not supported (isotonic first, AV last)
+    assert mean_rank.index[0] != "av" and mean_rank.index[0] == "ir"
+    assert mean_rank.index[1] != "lr"
+    # AV, then LR, change CR least (robust), IR and Bayes-ALAP vary more: supported
+    assert sorted(sd, key=sd.get)[:2] == ["av", "lr"]
+    assert min(sd["ir"], sd["bay-alap"]) > max(sd["av"], sd["lr"])
+    cl = pd.read_csv(REPORTS / "two-class" / "claims.csv").set_index("claim")
+    assert cl.loc[["two_av_most_robust", "two_lr_next", "two_ir_bay_overfit", "two_robust_av_then_lr"],
+                  "holds_ours"].astype(str).tolist() == ["False", "False", "True", "True"]

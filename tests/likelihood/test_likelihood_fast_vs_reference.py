@@ -151,7 +151,7 @@ def test_profile_loglik_chunking_and_fallback_agree(monkeypatch):
     A, e = random_problems(lik, 4, seed=2)
     base, nu = profile_loglik(lik, A, e)
     # tiny chunks (one problem per chunk)
-    monkeypatch.setattr(linear_profile, "CHUNK_CELLS", 1)
+    monkeypatch.setattr(linear_profile, "CHUNK_PROBLEMS", 1)
     small, nu_small = profile_loglik(lik, A, e)
     np.testing.assert_allclose(small, base, rtol=0, atol=1e-12)
     np.testing.assert_allclose(nu_small, nu, rtol=0, atol=1e-9)
