@@ -1,7 +1,7 @@
 """Active evidential calibration: which rows to label next, and the labelling loop.
 
 Ramel, Pichon & Delmotte (2018), "Active evidential calibration of binary SVM classifiers"
-(Ramel, Pichon and Delmotte 2018, "Active evidential calibration of binary SVM classifiers"): the ignorance Pl - Bel of an evidential calibration says where labels help.
+(BELIEF 2018): the ignorance Pl - Bel of an evidential calibration says where labels help.
 
 * :func:`query` - the ``n`` rows of a pool to label next under a strategy (``"hartley"``,
   ``"pignistic"``, ``"random"``, ``"eir"``), with seeded tie-breaking and batch rules;

@@ -131,11 +131,6 @@ def _entropy2(p: NDArray[np.float64]) -> NDArray[np.float64]:
     return h
 
 
-def _mean_ignorance(fit: Any, ref: pd.DataFrame) -> float:
-    b = pool_belief(fit, ref)
-    return float(b["ignorance"].mean())
-
-
 def _eir_binning(fit: Any, bel: pd.DataFrame, pool: pd.DataFrame, ref: pd.DataFrame) -> NDArray[np.float64]:
     """Exact expected ignorance reduction for a cell calibration (counts only)."""
     from evstat.likelihood.bernoulli import binomial_belief
@@ -155,30 +150,65 @@ def _eir_binning(fit: Any, bel: pd.DataFrame, pool: pd.DataFrame, ref: pd.DataFr
     return n_ref[cells] / len(ref) * (ign[cells] - after)
 
 
+def _eir_core(lrn: Any, cand: NDArray[np.intp], ign: NDArray, betp: NDArray, ref: NDArray[np.intp],
+              base: float, candidates: int | None) -> NDArray[np.float64]:
+    """Expected ignorance reduction by refitting with each label (NaN outside the candidates).
+
+    ``cand`` and ``ref`` are positions in the learner's universe; ``ign``, ``betp`` belong to
+    ``cand``; ``base`` is the current mean ignorance over ``ref``."""
+    out = np.full(cand.size, np.nan)
+    order = np.argsort(-ign, kind="stable")
+    chosen = order if candidates is None else order[: min(candidates, cand.size)]
+    for i in chosen:
+        means = []
+        for lab in (1, 0):
+            _, bel, pl = lrn.grow(cand[[i]], np.array([lab]), "__eir__").belief(ref)
+            means.append(float(np.mean(pl - bel)))
+        b = betp[i]
+        out[i] = base - (b * means[0] + (1 - b) * means[1])
+    return out
+
+
 def _eir_refit(
     fit: Any, bel: pd.DataFrame, pool: pd.DataFrame, ref: pd.DataFrame, candidates: int | None,
     refit: Callable[[pd.DataFrame], Any] | None,
 ) -> NDArray[np.float64]:
-    """Expected ignorance reduction by refitting with each label (NaN outside the candidates)."""
-    from evstat.active._update import update
+    """Expected ignorance reduction by refitting with each label (NaN outside the candidates),
+    on the general path (DataFrames, :func:`evstat.active.update`)."""
+    from evstat.active._engine import FitLearner
 
-    ign = bel["ignorance"].to_numpy()
-    out = np.full(len(pool), np.nan)
-    order = np.argsort(-ign, kind="stable")
-    chosen = order if candidates is None else order[: min(candidates, len(pool))]
-    base = _mean_ignorance(fit, ref)
-    neg, pos = fit.classes
-    resp = fit.response
-    for i in chosen:
-        row = pool.iloc[[i]].copy()
-        row.index = pd.Index([("__eir__", 0)], tupleize_cols=False)
-        means = []
-        for lab in (pos, neg):
-            row[resp] = [lab]
-            means.append(_mean_ignorance(update(fit, row, refit=refit), ref))
-        b = bel["betp"].iloc[i]
-        out[i] = base - (b * means[0] + (1 - b) * means[1])
-    return out
+    universe = pd.concat([pool, ref], ignore_index=True)
+    lrn = FitLearner(fit, universe, refit)
+    ref_pos = np.arange(len(pool), len(universe))
+    _, b, p = lrn.belief(ref_pos)
+    return _eir_core(lrn, np.arange(len(pool)), bel["ignorance"].to_numpy(), bel["betp"].to_numpy(), ref_pos,
+                     float(np.mean(p - b)), candidates)
+
+
+def _criterion(
+    lrn: Any, cand: NDArray[np.intp], strategy: str, rng: np.random.Generator, candidates: int | None,
+    reference: int | None, belief: tuple[NDArray, NDArray, NDArray] | None = None,
+) -> tuple[dict[str, NDArray], NDArray[np.float64]]:
+    """Belief columns of the candidate rows (positions ``cand`` of the learner's universe) and the
+    criterion (not for ``random``). ``belief`` may give the rows' (theta, bel, pl) already known."""
+    th, b, p = lrn.belief(cand) if belief is None else belief
+    cols = {"theta": th, "bel": b, "pl": p, "ignorance": p - b, "betp": 0.5 * (b + p)}
+    if strategy == "hartley":
+        return cols, cols["ignorance"]
+    if strategy == "pignistic":
+        return cols, _entropy2(cols["betp"])
+    sel = np.arange(cand.size)
+    if reference is not None and cand.size > reference:
+        sel = np.sort(rng.choice(cand.size, size=reference, replace=False))
+    fit = lrn.fit
+    if getattr(fit, "method", "") == "evbinning":  # a cell calibration: the exact count update
+        universe = lrn.universe
+        bel = pd.DataFrame({"betp": cols["betp"]})
+        crit = _eir_binning(fit, bel, universe.iloc[cand], universe.iloc[cand[sel]])
+    else:  # the candidates' current ignorance on the reference rows is known: its mean is the base
+        crit = _eir_core(lrn, cand, cols["ignorance"], cols["betp"], cand[sel], float(np.mean(cols["ignorance"][sel])),
+                         candidates)
+    return cols, crit
 
 
 def criterion(
@@ -205,6 +235,8 @@ def criterion(
     >>> bool((c["criterion"] <= 1).all())
     True
     """
+    from evstat.active._engine import learner
+
     _check_fit(fit)
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}; use one of {list(STRATEGIES)}")
@@ -214,21 +246,10 @@ def criterion(
         out = pd.DataFrame(index=pool.index)
         out["criterion"] = 0.0
         return out
-    bel = pool_belief(fit, pool)
-    if strategy == "hartley":
-        crit = bel["ignorance"].to_numpy()
-    elif strategy == "pignistic":
-        crit = _entropy2(bel["betp"].to_numpy())
-    else:
-        ref = pool
-        if reference is not None and len(pool) > reference:
-            ref = pool.iloc[np.sort(rng.choice(len(pool), size=reference, replace=False))]
-        if getattr(fit, "method", "") == "evbinning":  # a cell calibration: the exact count update
-            crit = _eir_binning(fit, bel, pool, ref)
-        else:
-            crit = _eir_refit(fit, bel, pool, ref, candidates, refit)
-    bel["criterion"] = crit
-    return bel
+    cols, crit = _criterion(learner(fit, pool, refit), np.arange(len(pool)), strategy, rng, candidates, reference)
+    out = pd.DataFrame(cols, index=pool.index)
+    out["criterion"] = crit
+    return out
 
 
 def _rank(values: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.intp]:
@@ -309,55 +330,60 @@ def query(
         raise ValueError(f"unknown batch rule {batch!r}; use one of {list(_BATCH)}")
     check_pool(fit, pool)
     n = _check_n(n, len(pool))
-    rng = np.random.default_rng(seed)
-    if strategy == "random":
-        pos = rng.choice(len(pool), size=n, replace=False)
-        bel = pool_belief(fit, pool.iloc[pos])
-        out = pool.iloc[pos].copy()
-        for c in ("bel", "pl", "ignorance", "betp"):
-            out[c] = bel[c].to_numpy()
-        out["criterion"] = 0.0
-        out["rank"] = np.arange(1, n + 1)
-        return out
-    if n == 1 or batch == "top":
-        crit = criterion(fit, pool, strategy, rng, candidates, reference, refit)
-        pos = _rank(crit["criterion"].to_numpy(), rng)[:n]
-        return _assemble(pool, crit, pos)
-    from evstat.active._update import update
+    from evstat.active._engine import learner
 
-    chosen: list[Any] = []
-    parts: list[pd.DataFrame] = []
-    current, rest = fit, pool
-    neg, posl = fit.classes
-    resp = fit.response
-    for r in range(n):
-        crit = criterion(current, rest, strategy, rng, candidates, reference, refit)
-        i = int(_rank(crit["criterion"].to_numpy(), rng)[0])
-        row = _assemble(rest, crit, np.array([i]))
-        if r == 0:
-            parts.append(row)
-        else:  # report the belief under the original fit, the criterion under the updated one
-            b0 = pool_belief(fit, rest.iloc[[i]])
-            for c in ("bel", "pl", "ignorance", "betp"):
-                row[c] = b0[c].to_numpy()
-            parts.append(row)
-        chosen.append(rest.index[i])
-        if r < n - 1:
-            b = float(crit["betp"].iloc[i])
-            lab = posl if b > 0.5 else neg if b < 0.5 else (posl if rng.random() < 0.5 else neg)
-            new = rest.iloc[[i]].copy()
-            new.index = pd.Index([("__expected__", r)], tupleize_cols=False)
-            new[resp] = [lab]
-            current = update(current, new, refit=refit)
-            rest = rest.drop(index=rest.index[i])
-    out = pd.concat(parts)
+    rng = np.random.default_rng(seed)
+    lrn = learner(fit, pool, refit)
+    pos, cols = _select(lrn, np.arange(len(pool)), n, strategy, rng, batch, candidates, reference)
+    out = pool.iloc[pos].copy()
+    for c in ("bel", "pl", "ignorance", "betp", "criterion"):
+        out[c] = cols[c]
     out["rank"] = np.arange(1, n + 1)
     return out
 
 
-def _assemble(pool: pd.DataFrame, crit: pd.DataFrame, pos: NDArray[np.intp]) -> pd.DataFrame:
-    out = pool.iloc[pos].copy()
-    for c in ("bel", "pl", "ignorance", "betp", "criterion"):
-        out[c] = crit[c].to_numpy()[pos]
-    out["rank"] = np.arange(1, len(pos) + 1)
-    return out
+def _select(
+    lrn: Any, cand: NDArray[np.intp], n: int, strategy: str, rng: np.random.Generator, batch: str = "greedy",
+    candidates: int | None = 20, reference: int | None = 200,
+    belief: tuple[NDArray, NDArray, NDArray] | None = None, describe: bool = True,
+) -> tuple[NDArray[np.intp], dict[str, NDArray]]:
+    """The core of :func:`query` on a learner (:mod:`evstat.active._engine`): positions (into
+    ``cand``) of the ``n`` rows chosen, in order, and their columns ``bel, pl, ignorance, betp``
+    under the learner's fit and ``criterion`` when chosen. ``belief`` may give the candidates'
+    (theta, bel, pl) already computed; ``describe=False`` skips the belief of randomly drawn rows
+    (their columns are then NaN)."""
+    keys = ("bel", "pl", "ignorance", "betp")
+    if strategy == "random":
+        pos = rng.choice(cand.size, size=n, replace=False)
+        if describe:
+            _, b, p = lrn.belief(cand[pos]) if belief is None else (None, belief[1][pos], belief[2][pos])
+            cols = {"bel": b, "pl": p, "ignorance": p - b, "betp": 0.5 * (b + p)}
+        else:
+            cols = {c: np.full(n, np.nan) for c in keys}
+        cols["criterion"] = np.zeros(n)
+        return pos, cols
+    if n == 1 or batch == "top":
+        now, crit = _criterion(lrn, cand, strategy, rng, candidates, reference, belief)
+        pos = _rank(crit, rng)[:n]
+        cols = {c: now[c][pos] for c in keys}
+        cols["criterion"] = crit[pos]
+        return pos, cols
+    chosen: list[int] = []
+    picked: dict[str, list[float]] = {c: [] for c in (*keys, "criterion")}
+    current, rest = lrn, np.arange(cand.size)
+    first: dict[str, NDArray] = {}
+    for r in range(n):
+        now, crit = _criterion(current, cand[rest], strategy, rng, candidates, reference, belief if r == 0 else None)
+        if r == 0:
+            first = now  # the belief under the original fit, reported for every row of the batch
+        i = int(_rank(crit, rng)[0])
+        for c in keys:
+            picked[c].append(first[c][rest[i]])
+        picked["criterion"].append(crit[i])
+        chosen.append(int(rest[i]))
+        if r < n - 1:
+            b = float(now["betp"][i])
+            lab = 1 if b > 0.5 else 0 if b < 0.5 else (1 if rng.random() < 0.5 else 0)
+            current = current.grow(cand[rest[[i]]], np.array([lab]), f"__expected__{r}")
+            rest = np.delete(rest, i)
+    return np.asarray(chosen, dtype=np.intp), {c: np.asarray(v, dtype=np.float64) for c, v in picked.items()}

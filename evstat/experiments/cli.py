@@ -2,7 +2,7 @@
 
 ::
 
-    evstat reproduce minary2019 --rounds 100 --jobs 2 --out reports/minary2019
+    evstat reproduce minary2019 --rounds 100 --jobs 2 --svm default --out reports/minary2019/svm-default
     evstat reproduce minary2019 --rounds 2 --datasets sonar heart --quiet --out /tmp/smoke
     evstat reproduce credal-knn --runs 10 --out reports/credal-knn
 
@@ -157,6 +157,9 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
                      help="peers: repetitions per simulated cell (default 100; 0 skips the simulated part)")
     rep.add_argument("--sizes", type=_positive_int, nargs="+", default=None, metavar="N",
                      help="peers: calibration sizes of the simulated part (default 15 45 200 1000)")
+    rep.add_argument("--our-rounds", type=_nonnegative_int, default=None, metavar="K",
+                     help="ramel2018: run our strategies (EIR, HS-batch5) on the first K rounds only "
+                          "(default: every round); the paper's RS, HS, PS run on all --rounds")
     rep.add_argument("--n-test", type=_positive_int, default=100, metavar="N",
                      help="peers: test rows per simulated repetition (default 100)")
     rep.add_argument("--seed", type=_seed, default=2019, metavar="S", help="root seed (default 2019, for every study)")
@@ -285,6 +288,8 @@ def _run_ramel2018(args: argparse.Namespace) -> int:
     parts = ["evstat", "reproduce", "ramel2018", "--rounds", str(args.rounds)]
     if args.datasets:
         parts += ["--datasets", *args.datasets]
+    if args.our_rounds is not None:
+        parts += ["--our-rounds", str(args.our_rounds)]
     parts += ["--seed", str(args.seed), "--jobs", str(args.jobs)]
     if args.quiet:
         parts.append("--quiet")
@@ -292,7 +297,8 @@ def _run_ramel2018(args: argparse.Namespace) -> int:
     command = " ".join(shlex.quote(p) for p in parts)
     return _run_study(
         lambda: run_ramel2018(args.out, rounds=args.rounds, seed=args.seed, jobs=args.jobs,
-                            datasets=args.datasets, quiet=args.quiet, command=command),
+                            datasets=args.datasets, quiet=args.quiet, command=command,
+                            our_rounds=args.our_rounds),
         f"evstat reproduce: interrupted; run the same command again to resume from {args.out}",
         lambda res: f"{res['units_run']} units computed in {res['seconds']:.0f} s",
         lambda res: res['out'],

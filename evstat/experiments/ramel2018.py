@@ -387,12 +387,13 @@ def experiment2_unit(dataset: str, round_: int, seed: int, queries: int = EXP2_Q
         return score_table(np.column_stack([m.decision_function(X[rows]) for m in models]), y[rows], rows)
 
     test, initial, pool = scores(part.test), scores(part.initial), scores(part.pool)
+    start = _evlogit(initial)  # refitted by evstat.active.update's rule (the array path of evlogit)
     frames = []
     for name in strategies:
         strategy, batch = _STRAT[name]
         sseed = np.random.SeedSequence(int(seed), spawn_key=(_PART["exp2"], _ID[dataset], int(round_), 1 + EXP2_STRATEGIES.index(name)))
         t0 = time.perf_counter()
-        h = simulate(_evlogit, initial, pool, oracle="y", strategy=strategy, queries=queries // batch,
+        h = simulate(start, initial, pool, oracle="y", strategy=strategy, queries=queries // batch,
                      test=test, n=batch, seed=int(sseed.generate_state(1)[0]),
                      candidates=EIR_CANDIDATES, reference=EIR_REFERENCE)
         h["seconds"] = time.perf_counter() - t0
@@ -559,20 +560,38 @@ def claims(exp1: pd.DataFrame, history: pd.DataFrame | None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _units(rounds: int, datasets: Sequence[str]) -> list[tuple[str, int]]:
-    return [(d, r) for r in range(rounds) for d in datasets]
+PAPER_STRATEGIES = ("RS", "HS", "PS")
+"""The paper's strategies; EIR and HS-batch5 are ours."""
+OUR_STRATEGIES = ("EIR", "HS-batch5")
+
+
+def _units(rounds: int, datasets: Sequence[str], our_rounds: int | None = None) -> list[tuple[str, int, tuple[str, ...]]]:
+    """Work units (data set, round, strategies), round by round: the paper's strategies on every
+    round, ours on the first ``our_rounds`` (all when None). A strategy's history does not depend
+    on the unit it is computed in (its seeds come from the data set, round and strategy)."""
+    k = rounds if our_rounds is None else min(int(our_rounds), rounds)
+    out: list[tuple[str, int, tuple[str, ...]]] = []
+    for r in range(rounds):
+        out += [(d, r, PAPER_STRATEGIES) for d in datasets]
+        if r < k:
+            out += [(d, r, OUR_STRATEGIES) for d in datasets]
+    return out
 
 
 def run_ramel2018(
     out: str | Path, rounds: int = 100, seed: int = 2019, jobs: int = 1, datasets: Sequence[str] | None = None,
     folds: int = EXP1_FOLDS, queries1: int = EXP1_QUERIES, queries2: int = EXP2_QUERIES,
     experiments: Sequence[int] = (1, 2), quiet: bool = False, command: str | None = None,
+    our_rounds: int | None = None,
 ) -> dict[str, Any]:
     """Run both experiments and write the CSVs, claims, figures and settings into ``out``.
 
-    Experiment 2 appends each finished (data set, round) to ``exp2_history.csv`` and a rerun
-    with the same settings skips those, so an interrupted run resumes; the final files are sorted
-    in canonical order. Returns a dict with the output folder, units run and seconds.
+    Experiment 2 appends each finished (data set, round, strategies) unit to
+    ``exp2_history.csv`` and a rerun with the same settings skips the strategies already complete
+    for a (data set, round), so an interrupted run resumes; the final files are sorted in
+    canonical order. ``our_rounds`` limits our strategies (EIR, HS-batch5) to the first rounds
+    (the paper's RS, HS, PS run on all ``rounds``). Returns a dict with the output folder, units
+    run and seconds.
 
     Examples
     --------
@@ -593,11 +612,13 @@ def run_ramel2018(
     settings = {"study": "ramel2018", "seed": int(seed), "rounds": int(rounds), "datasets": ds, "folds": int(folds),
                 "queries1": int(queries1), "queries2": int(queries2), "sigmas": [float(s) for s in EXP1_SIGMAS],
                 "exp1_strategies": list(EXP1_STRATEGIES), "exp2_strategies": list(EXP2_STRATEGIES),
-                "eir_candidates": EIR_CANDIDATES, "eir_reference": EIR_REFERENCE, "command": command}
+                "eir_candidates": EIR_CANDIDATES, "eir_reference": EIR_REFERENCE, "command": command,
+                "our_rounds": None if our_rounds is None else int(our_rounds)}
     sp = out / FILES["settings"]
     old = json.loads(sp.read_text()) if sp.exists() else None
-    if old is not None and {k: v for k, v in old.items() if k not in ("command", "runs", "rounds")} != {
-            k: v for k, v in settings.items() if k not in ("command", "runs", "rounds")}:
+    free = ("command", "runs", "rounds", "our_rounds")
+    if old is not None and {k: v for k, v in old.items() if k not in free} != {
+            k: v for k, v in settings.items() if k not in free}:
         raise ValueError(f"{out} holds a run with other settings ({sp}); use another --out folder")
     runs = [] if old is None else list(old.get("runs", []))
     t_all = time.perf_counter()
@@ -615,18 +636,22 @@ def run_ramel2018(
         hp = out / FILES["exp2"]
         done = _read_done(hp)
         have = set() if done is None else {
-            (d, int(r)) for (d, r), g in done.groupby(["dataset", "round"]) if len(g) == len(EXP2_STRATEGIES) * (queries2 + 1) - sum(
-                queries2 - queries2 // _STRAT[s][1] for s in EXP2_STRATEGIES)}
+            (d, int(r), st) for (d, r, st), g in done.groupby(["dataset", "round", "strategy"])
+            if st in _STRAT and len(g) == queries2 // _STRAT[st][1] + 1}
         if done is not None:
-            done = done[[(d, int(r)) in have for d, r in zip(done["dataset"], done["round"])]]
+            done = done[[(d, int(r), st) in have for d, r, st in zip(done["dataset"], done["round"], done["strategy"])]]
             done.to_csv(hp, index=False, float_format="%.10g")
-        todo = [u for u in _units(rounds, ds) if u not in have]
+        todo = []
+        for d, r, group in _units(rounds, ds, our_rounds):
+            left = tuple(st for st in group if (d, r, st) not in have)
+            if left:
+                todo.append((d, r, left))
         t = time.perf_counter()
         if todo:
             from joblib import Parallel, delayed
 
             gen = Parallel(n_jobs=jobs, return_as="generator_unordered")(
-                delayed(experiment2_unit)(d, r, seed, queries2) for d, r in todo)
+                delayed(experiment2_unit)(d, r, seed, queries2, group) for d, r, group in todo)
             bar = None
             if not quiet:
                 from tqdm.auto import tqdm
@@ -653,7 +678,8 @@ def run_ramel2018(
         claims(exp1, hist).to_csv(out / FILES["claims"], index=False)
     write_figures(out)
     record.update({"units": units_run, "seconds": round(time.perf_counter() - t_all, 1), "jobs": int(jobs),
-                   "rounds": int(rounds), "command": command})
+                   "rounds": int(rounds), "our_rounds": None if our_rounds is None else int(our_rounds),
+                   "command": command})
     settings["runs"] = runs + [record]
     sp.write_text(json.dumps(settings, indent=2) + "\n")
     return {"out": out, "units_run": units_run, "seconds": record["seconds"]}

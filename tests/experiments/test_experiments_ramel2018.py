@@ -88,11 +88,19 @@ def test_doctests(doctests):
 @pytest.mark.slow
 def test_smoke_run(tmp_path):
     """A tiny version of the study: few folds and queries, one data set, one round."""
-    res = rm.run_ramel2018(tmp_path, rounds=1, datasets=["sonar"], folds=30, queries1=12, queries2=2, quiet=True)
+    res = rm.run_ramel2018(tmp_path, rounds=1, datasets=["sonar"], folds=30, queries1=12, queries2=2, quiet=True,
+                           our_rounds=0)
     names = {p.name for p in res["out"].iterdir()}
     assert {"exp1_ignorance.csv", "exp1_relative.csv", "exp2_history.csv", "exp2_summary.csv", "claims.csv",
             "settings.json"} <= names
     h = pd.read_csv(tmp_path / "exp2_history.csv")
+    assert set(h["strategy"]) == set(rm.PAPER_STRATEGIES)  # ours only on the first our_rounds = 0 rounds
+    # the same folder with our strategies on every round: only those are computed
+    more = rm.run_ramel2018(tmp_path, rounds=1, datasets=["sonar"], folds=30, queries1=12, queries2=2, quiet=True)
+    assert more["units_run"] == 1
+    h2 = pd.read_csv(tmp_path / "exp2_history.csv")
+    pd.testing.assert_frame_equal(h2[h2["strategy"].isin(rm.PAPER_STRATEGIES)].reset_index(drop=True), h)
+    h = h2
     assert set(h["strategy"]) == set(rm.EXP2_STRATEGIES)
     assert h[h["queries"] == 0].groupby("strategy")["ignorance"].first().nunique() == 1
     c = pd.read_csv(tmp_path / "claims.csv")
@@ -113,3 +121,20 @@ def test_committed_claims_recompute_from_csvs():
     got = rm.claims(exp1, hist)
     assert got["verdict"].tolist() == want["verdict"].tolist()
     assert got["ours"].tolist() == want["ours"].tolist()
+
+
+def test_units_run_the_papers_strategies_every_round_and_ours_on_the_first():
+    u = rm._units(3, ["sonar", "heart"], our_rounds=1)
+    paper, ours = rm.PAPER_STRATEGIES, rm.OUR_STRATEGIES
+    assert u[:4] == [("sonar", 0, paper), ("heart", 0, paper), ("sonar", 0, ours), ("heart", 0, ours)]
+    assert [g for _, r, g in u if r >= 1] == [paper] * 4
+    assert len(rm._units(2, ["sonar"])) == 4
+    assert set(paper) | set(ours) == set(rm.EXP2_STRATEGIES)
+
+
+@pytest.mark.slow
+def test_a_strategys_history_does_not_depend_on_its_unit():
+    alone = rm.experiment2_unit("heart", 1, 7, queries=2, strategies=["HS"])
+    both = rm.experiment2_unit("heart", 1, 7, queries=2, strategies=["PS", "HS"])
+    cols = ["strategy", "queries", "n_labelled", "ignorance", "brier", "error"]
+    pd.testing.assert_frame_equal(alone[cols], both.loc[both["strategy"] == "HS", cols].reset_index(drop=True))
