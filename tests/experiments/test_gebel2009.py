@@ -167,3 +167,24 @@ def test_committed_two_class_verdicts() -> None:
     cl = pd.read_csv(REPORTS / "two-class" / "claims.csv").set_index("claim")
     assert cl.loc[["two_av_most_robust", "two_lr_next", "two_ir_bay_overfit", "two_robust_av_then_lr"],
                   "holds_ours"].astype(str).tolist() == ["False", "False", "True", "True"]
+
+
+@pytest.mark.slow
+def test_two_class_run_resumes_by_data_set(tmp_path) -> None:
+    """Every calibrator runs for the NB (beside its own probability); a second run in the same
+    folder keeps the finished data set, adds the new one, and equals one run of both; other
+    settings are refused."""
+    kw = dict(folds=2, seed=5, jobs=1, parts=("two-class",), quiet=True, classifiers=["nb"])
+    first = g.run_gebel2009(tmp_path / "a", datasets=["haberman"], **kw)
+    assert first.units == 2
+    second = g.run_gebel2009(tmp_path / "a", datasets=["haberman", "heart"], **kw)
+    assert second.units == 2  # heart only
+    g.run_gebel2009(tmp_path / "b", datasets=["haberman", "heart"], **kw)
+    a, b = (pd.read_csv(tmp_path / x / "table.csv").sort_values(KEYS).reset_index(drop=True) for x in "ab")
+    assert set(a["method"]) == {"own", "av", "bay-alap", "ir", "lr", "plr"}
+    pd.testing.assert_frame_equal(a, b)
+    study = json.loads((tmp_path / "a" / "study.json").read_text())
+    assert study["datasets_done"] == ["two-class:haberman", "two-class:heart"] and study["units_done"] == 4
+    assert set(study["dataset_seconds"]) == set(study["datasets_done"]) and len(study["commands"]) == 2
+    with pytest.raises(ValueError, match="run with the same --folds and --seed to resume it"):
+        g.run_gebel2009(tmp_path / "a", datasets=["heart"], **{**kw, "folds": 3})
