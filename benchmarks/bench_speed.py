@@ -77,7 +77,7 @@ def _tree_rss_mb(proc) -> float:
     return total / 2**20
 
 
-def million(n: int, jobs: int) -> None:
+def million(n: int, jobs: int, rows: int = 1_000_000) -> None:
     """1,000,000 test rows through the library's bulk path (``evstat predict``'s
     ``evstat.bulk.predict_file``: Parquet in and out, chunks of 100,000 rows on ``jobs`` worker
     processes); wall and CPU time (parent and workers) and the peak resident memory of the whole
@@ -91,7 +91,7 @@ def million(n: int, jobs: int) -> None:
     cal, _ = make_data(n, 0)
     fit = ev.evlogit(FORMULA, data=cal)
     rng = np.random.default_rng(7)
-    test = pd.DataFrame(rng.normal(size=(1_000_000, 3)), columns=["svm1", "svm2", "svm3"])
+    test = pd.DataFrame(rng.normal(size=(rows, 3)), columns=["svm1", "svm2", "svm3"])
     me = psutil.Process()
     peak = [_tree_rss_mb(me)]
     done = threading.Event()
@@ -115,7 +115,7 @@ def million(n: int, jobs: int) -> None:
         child = resource.getrusage(resource.RUSAGE_CHILDREN)
         b = pd.read_parquet(Path(d) / "out.parquet")
     ok = bool(((b.bel <= b.theta) & (b.theta <= b.pl)).all())
-    print(f"1,000,000 test rows (n = {n}, evstat.bulk.predict_file, jobs = {jobs}): wall {dt:.1f} s, "
+    print(f"{rows:,} test rows (n = {n}, evstat.bulk.predict_file, jobs = {jobs}): wall {dt:.1f} s, "
           f"CPU {ct:.1f} s parent + {child.ru_utime + child.ru_stime:.1f} s workers, "
           f"peak RSS of the process tree {peak[0]:.0f} MB, rows {rows}, "
           f"Bel <= theta <= Pl on every row: {ok}")
@@ -129,10 +129,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--million", action="store_true")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes of the million-row run")
-    ap.add_argument("--million-child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--million-child", action="store_true", help="only the million-row run, in this process")
+    ap.add_argument("--million-rows", type=int, default=1_000_000, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.million_child:
-        million(1000, args.jobs)
+        million(1000, args.jobs, args.million_rows)
         return 0
     print(f"threads: OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}, load average {os.getloadavg()}")
     cal, test = make_data(1000, args.rows)

@@ -4,7 +4,7 @@
 
     evstat report "y ~ svm1 + svm2 + svm3" --data cal.csv --newdata test.csv -o report.html
     evstat report --example sonar -o sonar-report.html
-    evstat reproduce minary2019 --out reports/minary2019    (see evstat.experiments.cli)
+    evstat reproduce minary2019 --out reports/minary2019/svm-default    (see evstat.experiments.cli)
     evstat query "y ~ svm1 + svm2" --data lab.csv --pool pool.csv -n 10 -o next.csv  (evstat.active.cli)
 
 Errors (a missing file, a bad formula, an absent column, ...) print one line on stderr and exit

@@ -657,7 +657,7 @@ def _select(frame: pd.DataFrame, rounds: int, datasets: Iterable[str]) -> pd.Dat
 
 
 def load_results(out: str | Path, rounds: int | None = None, datasets: Sequence[str] | None = None) -> StudyResults:
-    """Read the CSVs of a finished run (e.g. ``reports/minary2019``) back into :class:`StudyResults`.
+    """Read the CSVs of a finished run (e.g. ``reports/minary2019/svm-default``) back into :class:`StudyResults`.
 
     Parameters
     ----------

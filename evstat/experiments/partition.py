@@ -27,6 +27,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
+    "apportion_classes",
+    "class_reject_partition",
     "stratified_blocks",
     "EnsemblePartition",
     "EnsembleSizes",
@@ -199,14 +201,15 @@ def _check_y(y: ArrayLike) -> NDArray[np.int64]:
     return arr.astype(np.int64)
 
 
-def _take(orders: tuple[NDArray, NDArray], counts: NDArray, start: NDArray) -> list[NDArray]:
-    """Consecutive rows of each class for blocks with ``counts`` (B, 2), from offsets ``start``."""
+def _take(orders: Sequence[NDArray], counts: NDArray, start: NDArray) -> list[NDArray]:
+    """Consecutive rows of each class for blocks with ``counts`` (B, classes), from offsets
+    ``start`` (one per class)."""
     out = []
-    pos = start.copy()
-    for c0, c1 in counts:
-        block = np.concatenate([orders[0][pos[0]:pos[0] + c0], orders[1][pos[1]:pos[1] + c1]])
+    pos = np.array(start, dtype=np.int64)
+    for row in np.asarray(counts, dtype=np.int64):
+        block = np.concatenate([orders[k][pos[k]:pos[k] + row[k]] for k in range(len(orders))])
         out.append(np.sort(block))
-        pos += (c0, c1)
+        pos += row
     return out
 
 
@@ -373,3 +376,124 @@ def reject_partition(
         c = apportion([n], int(counts[-1, 0]), int(counts[-1, 1]), both=[True])
         cal[n] = _take(pool, c, np.zeros(2, dtype=np.int64))[0]
     return RejectPartition(svm=tuple(blocks[: len(svm_sizes)]), cal=cal, test=blocks[len(svm_sizes)])
+
+
+def apportion_classes(sizes: Sequence[int], class_rows: Sequence[int], every_class: Sequence[bool] | None = None) -> NDArray[np.int64]:
+    """Split blocks of the given sizes between K classes in proportion to the data (the K-class
+    analogue of :func:`apportion`).
+
+    Each block ``b`` gets ``floor(size_b n_k / N)`` rows of class ``k`` and its remaining rows go
+    to the classes of largest remainder (ties to the earlier class); blocks flagged in
+    ``every_class`` (default: all) then get at least one row of each class, taken from the class
+    with the most rows in the block.
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        Rows per block.
+    class_rows : sequence of int
+        Rows of each class available (``n_k``).
+    every_class : sequence of bool, optional
+        Blocks that must hold every class.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (len(sizes), K)
+
+    Raises
+    ------
+    ValueError
+        When the blocks need more rows of a class than the data have.
+
+    Examples
+    --------
+    >>> apportion_classes([15, 45], [70, 76, 17, 22]).tolist()
+    [[6, 6, 1, 2], [17, 19, 4, 5]]
+    """
+    s = np.asarray(sizes, dtype=np.int64)
+    n = np.asarray(class_rows, dtype=np.int64)
+    N = int(n.sum())
+    if s.ndim != 1 or s.size == 0 or (s < 0).any():
+        raise ValueError(f"sizes must be a non-empty sequence of non-negative integers, got {list(sizes)}")
+    if int(s.sum()) > N:
+        raise ValueError(f"the blocks need {int(s.sum())} rows but the data have {N}: use smaller blocks")
+    flags = np.ones(s.size, dtype=bool) if every_class is None else np.asarray(every_class, dtype=bool)
+    if flags.shape != s.shape:
+        raise ValueError(f"every_class must have one flag per block ({s.size}), got {len(flags)}")
+    K = n.size
+    out = np.zeros((s.size, K), dtype=np.int64)
+    for b, size in enumerate(s):
+        quota = size * n / N
+        c = np.floor(quota).astype(np.int64)
+        order = np.lexsort((np.arange(K), -(quota - c)))
+        c[order[: int(size - c.sum())]] += 1
+        if flags[b]:
+            if size < K:
+                raise ValueError(f"a block of {int(size)} rows cannot hold each of the {K} classes")
+            for k in range(K):
+                while c[k] < 1:
+                    c[int(np.argmax(c))] -= 1
+                    c[k] += 1
+        out[b] = c
+    short = np.flatnonzero(out.sum(axis=0) > n)
+    if short.size:
+        k = int(short[0])
+        raise ValueError(
+            f"the blocks need {int(out[:, k].sum())} rows of class {k} but the data have {int(n[k])}: "
+            "use smaller blocks"
+        )
+    return out
+
+
+def class_reject_partition(
+    y: ArrayLike,
+    rng: np.random.Generator,
+    svm_sizes: Sequence[int],
+    cal_sizes: Sequence[int],
+    test_size: int | None = None,
+) -> RejectPartition:
+    """:func:`reject_partition` for K classes: classifier training sets, nested joint calibration
+    sets and a test set, stratified by class.
+
+    ``y`` holds class codes ``0 .. K - 1``. Each class's rows are put in a random order (drawn
+    from ``rng``, class by class); the classifier blocks and the largest calibration set take
+    consecutive rows of each class in the proportions of :func:`apportion_classes` (every block
+    holds every class); each smaller calibration set takes the first rows of each class of the
+    largest one (so ``cal[15]`` lies within ``cal[45]``). The test set is the rest of the rows,
+    or a random subset of ``test_size`` of them (drawn from ``rng`` after the blocks).
+
+    Examples
+    --------
+    >>> y = np.repeat([0, 1, 2], 50)
+    >>> p = class_reject_partition(y, np.random.default_rng(1), (20, 20, 20), (45, 15))
+    >>> [len(i) for i in p.svm], {k: len(v) for k, v in p.cal.items()}, len(p.test)
+    ([20, 20, 20], {45: 45, 15: 15}, 45)
+    >>> bool(np.isin(p.cal[15], p.cal[45]).all()), np.bincount(y[p.cal[15]]).tolist()
+    (True, [5, 5, 5])
+    """
+    yy = np.asarray(y)
+    if yy.ndim != 1 or yy.size == 0 or not np.issubdtype(yy.dtype, np.integer) or yy.min() < 0:
+        raise ValueError(f"y must be a non-empty 1-D array of class codes 0 .. K - 1, got {yy.dtype} of shape {yy.shape}")
+    K = int(yy.max()) + 1
+    n = np.bincount(yy, minlength=K)
+    if (n == 0).any():
+        raise ValueError(f"class codes must be 0 .. K - 1 with every class present; absent: {np.flatnonzero(n == 0).tolist()}")
+    cal_sizes = sorted({int(v) for v in cal_sizes}, reverse=True)
+    if not cal_sizes or cal_sizes[-1] < K:
+        raise ValueError(f"cal_sizes must be integers >= the number of classes ({K}), got {cal_sizes}")
+    sizes = [*(int(v) for v in svm_sizes), cal_sizes[0]]
+    counts = apportion_classes(sizes, n)
+    orders = [rng.permutation(np.flatnonzero(yy == k)) for k in range(K)]
+    blocks = _take(orders, counts, np.zeros(K, dtype=np.int64))
+    start = counts[:-1].sum(axis=0)
+    pool = [orders[k][start[k]:start[k] + counts[-1, k]] for k in range(K)]
+    cal: dict[int, NDArray[np.int64]] = {}
+    for size in cal_sizes:
+        c = apportion_classes([size], counts[-1])
+        cal[size] = _take(pool, c, np.zeros(K, dtype=np.int64))[0]
+    rest = np.setdiff1d(np.arange(yy.size), np.concatenate(blocks))
+    if test_size is not None and int(test_size) < rest.size:
+        rest = np.sort(rng.choice(rest, size=int(test_size), replace=False))
+    if rest.size == 0:
+        raise ValueError(f"the partition leaves no test rows ({sum(sizes)} of {yy.size} rows in the blocks): use smaller sizes")
+    return RejectPartition(svm=tuple(blocks[:-1]), cal=cal, test=rest)

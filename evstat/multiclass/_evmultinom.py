@@ -28,8 +28,28 @@ Choices (documented here because the issue leaves them open):
   "probabilistic" and "pignistic" both use theta_hat (there is no mass function to take a
   pignistic transform of); "hurwicz" mixes upper and lower. The choice, the tie policy and the
   reject action are those of the one engine, :func:`evstat.belief.decide_bounds`.
-* The MLE does not exist when the scores separate the classes; that is an error naming the fix
-  (no smoothing of the targets is applied: there is no standard K-class analogue of Platt's).
+* Targets (``targets=``, as evlogit's). ``"platt"`` (the default) fits the multinomial
+  log-likelihood ``sum_ik T_ik log theta_k(x_i; B)`` of smoothed targets, the K-class
+  generalisation of Platt's by Laplace's rule of succession:
+  ``T_ik = (1{y_i = k} N_{y_i} + 1) / (N_{y_i} + K)``, ``N_c`` the rows of class c
+  (:func:`evstat.likelihood.multinomial.multinomial_targets`): the posterior mean of the class
+  probabilities under a uniform Dirichlet prior updated with the rows of the row's class. For
+  K = 2 these are exactly Platt's ``(N+ + 1) / (N+ + 2)`` and ``1 / (N- + 2)``, so evmultinom
+  with two classes is evlogit with the same ``targets``. The contour is the relative likelihood
+  of that smoothed log-likelihood, ``pl(B) = exp(l_T(B) - l_T(B_hat))``, as evlogit's. Why the
+  default: as evlogit's, because the maximum then always exists (every target is positive, so
+  the log-likelihood falls to minus infinity in every direction of a full-rank design), which
+  the small calibration sets this model is for need: with 15 rows and three classifiers the
+  labels are often separated. ``"binary"`` fits the labels (R's ``nnet::multinom``); then the
+  MLE does not exist when the scores separate the classes, an error naming the fix.
+* Rows: the coefficients are identified when the design has full column rank, so
+  ``targets="platt"`` needs at least as many rows as terms (p, checked by the formula layer);
+  ``targets="binary"`` needs more
+  rows than coefficients ((K - 1) p), below which the labels are almost always separated.
+* ``loglike`` is the maximised log-likelihood of the targets (the contour's kernel);
+  ``deviance = 2 (sum T log T - loglike)`` and the null deviance as R's glm with the same
+  fractional response (for 0/1 targets R's multinom's ``-2 loglike``); the AIC, as evlogit's and
+  R's, is computed from the labels' log-likelihood at the fit, ``-2 loglike_labels + 2 (K - 1) p``.
 """
 
 from __future__ import annotations
@@ -53,10 +73,13 @@ from evstat.likelihood.multinomial import (
     MultinomialLikelihood,
     coefficient_conf_int,
     coefficient_profile_loglik,
+    TARGETS,
     functional_profile,
+    multinomial_loglik,
     multinomial_mle,
     multinomial_probs,
     multinomial_score_info,
+    multinomial_targets,
     predictive_bounds,
 )
 from evstat.results import REJECT, STRATEGIES, register
@@ -89,49 +112,61 @@ class MultinomCalibration(ClassifierResults):
     method: ClassVar[str] = "evmultinom"
     k_class_mass: ClassVar[bool] = False
 
-    def __init__(self, cf: ClassFrame, params: ArrayLike | None = None) -> None:
+    def __init__(self, cf: ClassFrame, params: ArrayLike | None = None, targets: str = "platt") -> None:
         super().__init__(cf)
+        if targets not in TARGETS:
+            raise ValueError(f"targets must be 'platt' (smoothed, the default) or 'binary', got {targets!r}")
+        self.targets = targets
         X = np.ascontiguousarray(np.asarray(cf.design.X, dtype=float))
         self._terms = list(cf.design.terms)
         K = cf.n_classes
         d = (K - 1) * X.shape[1]
         codes = np.asarray(cf.codes, dtype=np.intp)
         if params is None:
-            if cf.n <= d:
+            if targets == "binary" and cf.n <= d:
                 raise ValueError(
                     f"evmultinom has {d} coefficients ({K - 1} classes x {X.shape[1]} terms) but only "
-                    f"{cf.n} calibration rows: add rows or use fewer score columns"
+                    f"{cf.n} calibration rows: with targets='binary' add rows, use fewer score "
+                    "columns, or use targets='platt' (identified with as many rows as terms)"
                 )
-            start = self._statsmodels_start(X, codes, K)
+            start = self._statsmodels_start(X, multinomial_targets(codes, K, targets))
             try:
-                self._lik = multinomial_mle(X, codes, K, start=start)
+                self._lik = multinomial_mle(X, codes, K, start=start, targets=targets)
             except RuntimeError:
+                if targets == "binary":
+                    raise ValueError(
+                        f"the scores separate the classes of {cf.response!r} in the {cf.n} calibration "
+                        "rows (completely or quasi-completely): with targets='binary' the maximum-"
+                        "likelihood estimate of the multinomial model does not exist. Use "
+                        "targets='platt' (smoothed targets, the default; always a finite estimate), "
+                        "add calibration rows, use fewer score columns, or merge classes"
+                    ) from None
                 raise ValueError(
-                    f"the scores separate the classes of {cf.response!r} in the {cf.n} calibration "
-                    "rows (completely or quasi-completely): the maximum-likelihood estimate of the "
-                    "multinomial model does not exist. Add calibration rows, use fewer score "
-                    "columns, or merge classes"
+                    f"the design of {cf.formula!r} is not of full column rank on the {cf.n} calibration "
+                    "rows (collinear score columns): the coefficients are not identified; drop a "
+                    "column"
                 ) from None
         else:
             B = np.asarray(params, dtype=float).reshape(K - 1, X.shape[1])
-            g, info = multinomial_score_info(B, X, codes, K)
-            from evstat.likelihood.multinomial import multinomial_loglik
-
+            T = multinomial_targets(codes, K, targets)
+            g, info = multinomial_score_info(B, X, codes, K, T)
             self._lik = MultinomialLikelihood(
-                X=X, codes=codes, K=K, B_hat=B, loglik_hat=float(multinomial_loglik(B, X, codes, K)),
-                cov=np.linalg.inv(info),
+                X=X, codes=codes, K=K, B_hat=B, loglik_hat=float(multinomial_loglik(B, X, codes, K, T)),
+                cov=np.linalg.inv(info), T=T,
             )
         self.predictive_method = "fast"
         self._cache: dict[tuple, Any] = {}
 
     @staticmethod
-    def _statsmodels_start(X: NDArray, codes: NDArray, K: int) -> NDArray | None:
+    def _statsmodels_start(X: NDArray, T: NDArray) -> NDArray | None:
+        """statsmodels' ``MNLogit`` estimate on the targets (a 2-D response: statsmodels fits
+        ``sum T log theta`` for fractional rows too), polished afterwards by Newton steps."""
         import statsmodels.api as sm
 
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                res = sm.MNLogit(codes, X).fit(method="newton", maxiter=100, disp=0)
+                res = sm.MNLogit(T, X).fit(method="newton", maxiter=100, disp=0)
             start = np.asarray(res.params, dtype=float).T  # (K - 1, p)
             return start if np.all(np.isfinite(start)) else None
         except (np.linalg.LinAlgError, ValueError, FloatingPointError):
@@ -173,18 +208,38 @@ class MultinomCalibration(ClassifierResults):
 
     @property
     def loglike(self) -> float:
+        """Maximised log-likelihood of the fitting targets (the contour's kernel)."""
         return self._lik.loglik_hat
 
     @property
+    def llf(self) -> float:
+        """statsmodels' name of :attr:`loglike`."""
+        return self.loglike
+
+    @property
+    def loglike_labels(self) -> float:
+        """Log-likelihood of the labels at the fitted coefficients (equal to :attr:`loglike`
+        with ``targets="binary"``); the AIC uses it, as evlogit's and R's."""
+        return float(multinomial_loglik(self._lik.B_hat, self._lik.X, self._lik.codes, self.n_classes))
+
+    def _saturated(self) -> float:
+        from scipy.special import xlogy
+
+        return float(np.sum(xlogy(self._lik.T, self._lik.T)))
+
+    @property
     def deviance(self) -> float:
-        """Residual deviance ``-2 loglike`` (R's multinom; the saturated log-likelihood is 0)."""
-        return -2.0 * self._lik.loglik_hat
+        """Residual deviance ``2 (sum T log T - loglike)`` (R's glm with the same fractional
+        response; ``-2 loglike`` for 0/1 targets, as R's multinom)."""
+        return 2.0 * (self._saturated() - self._lik.loglik_hat)
 
     @property
     def null_deviance(self) -> float:
-        c = np.bincount(self._lik.codes, minlength=self.n_classes).astype(float)
-        c = c[c > 0]
-        return -2.0 * float(np.sum(c * np.log(c / c.sum())))
+        """Deviance of the intercept-only model (class probabilities the mean targets)."""
+        from scipy.special import xlogy
+
+        T = self._lik.T
+        return 2.0 * (self._saturated() - float(np.sum(xlogy(T, T.mean(axis=0)[None, :]))))
 
     @property
     def df(self) -> int:
@@ -193,11 +248,12 @@ class MultinomCalibration(ClassifierResults):
 
     @property
     def aic(self) -> float:
-        return self.deviance + 2.0 * self.df
+        """``-2 loglike_labels + 2 (K - 1) p`` (R's multinom for 0/1 targets)."""
+        return -2.0 * self.loglike_labels + 2.0 * self.df
 
     @property
     def bic(self) -> float:
-        return self.deviance + np.log(self.nobs) * self.df
+        return -2.0 * self.loglike_labels + np.log(self.nobs) * self.df
 
     # ---------------------------------------------------------------- inference
     def _flat(self, cls: Hashable, term: str) -> int:
@@ -460,6 +516,8 @@ class MultinomCalibration(ClassifierResults):
         s.add_info("Calibration rows", f"{cf.n}" + (f" ({cf.n_dropped} dropped: missing values)" if cf.n_dropped else ""))
         s.add_info("Classes", ", ".join(f"{lev} ({int(c)})" for lev, c in self.class_counts.items())
                    + f"; baseline {self.classes[0]!r}")
+        s.add_info("Targets", "Platt-Laplace smoothed, (1{y = k} N_y + 1) / (N_y + K)" if self.targets == "platt"
+                   else "0/1 labels")
         t = self.tidy(level)
         pct = f"{level:.1%}".replace(".0%", "%")
         coef = pd.DataFrame(
@@ -474,9 +532,11 @@ class MultinomCalibration(ClassifierResults):
         s.add_table(
             "Goodness of fit",
             pd.DataFrame({"value": [self.loglike, self.null_deviance, self.deviance, self.aic]},
-                         index=["Log-likelihood", "Null deviance", "Residual deviance", "AIC"]),
+                         index=["Log-likelihood" + (" (smoothed targets)" if self.targets == "platt" else ""),
+                   "Null deviance", "Residual deviance", "AIC"]),
             formatters={"value": lambda v: format_number(v, 6)},
-            notes=[f"Residual deviance = -2 log-likelihood; AIC = deviance + 2 x {self.df} coefficients (as R's multinom)."],
+            notes=[f"Residual deviance = 2 (sum T log T - log-likelihood of the targets T); AIC = -2 log-likelihood "
+                   f"of the labels + 2 x {self.df} coefficients (for 0/1 targets, as R's multinom)."],
         )
         return s
 
@@ -504,11 +564,12 @@ class MultinomCalibration(ClassifierResults):
 
     # ---------------------------------------------------------------- persistence
     def _to_dict(self) -> dict[str, Any]:
-        return {"params": self._lik.B_hat.tolist()}
+        return {"params": self._lik.B_hat.tolist(), "targets": self.targets}
 
     @classmethod
     def _schema_fields(cls) -> dict[str, schema.Spec]:
-        return {"params": schema.List(schema.List(schema.Float(), min_len=1, max_len=10_000), min_len=1, max_len=61)}
+        return {"params": schema.List(schema.List(schema.Float(), min_len=1, max_len=10_000), min_len=1, max_len=61),
+                "targets": schema.Str(choices=list(TARGETS))}
 
     @classmethod
     def _schema_checks(cls) -> list[Any]:
@@ -524,10 +585,10 @@ class MultinomCalibration(ClassifierResults):
 
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> MultinomCalibration:
-        return cls(cls._class_frame_from(d), params=d["params"])
+        return cls(cls._class_frame_from(d), params=d["params"], targets=d["targets"])
 
 
-def evmultinom(formula: str, data: pd.DataFrame, missing: str = "raise") -> MultinomCalibration:
+def evmultinom(formula: str, data: pd.DataFrame, targets: str = "platt", missing: str = "raise") -> MultinomCalibration:
     """Evidential multinomial (joint) calibration of classifier scores for a K-level response.
 
     Fits ``theta_k(s) = softmax_k(B x)`` (first level the baseline, as R's ``nnet::multinom``)
@@ -540,6 +601,11 @@ def evmultinom(formula: str, data: pd.DataFrame, missing: str = "raise") -> Mult
     formula : str
         ``"y ~ s1 + s2 + s3"``; the response any column with two or more levels.
     data : pandas.DataFrame
+    targets : {"platt", "binary"}
+        ``"platt"`` (default, as evlogit): smoothed targets ``(1{y = k} N_y + 1) / (N_y + K)``,
+        Platt's for K = 2, so that the estimate exists however the scores separate the classes;
+        ``"binary"``: the labels (R's ``nnet::multinom``; an error when the scores separate the
+        classes). Module docstring.
     missing : {"raise", "drop"}
 
     Returns
@@ -561,7 +627,7 @@ def evmultinom(formula: str, data: pd.DataFrame, missing: str = "raise") -> Mult
     True
     """
     cf = class_frame(formula, data, missing=missing)
-    return MultinomCalibration(cf)
+    return MultinomCalibration(cf, targets=targets)
 
 
 register(MultinomCalibration, example=lambda y, d: evmultinom(f"{y} ~ s1 + s2", d), n_classes=(2, 3))

@@ -16,6 +16,7 @@ from evstat.experiments.ensemble import (
     GRID_LOG2G,
     _libsvm_predict,
     fit_svm,
+    grid_order,
     score_table,
     svm_scores,
     train_svm,
@@ -356,7 +357,7 @@ def test_libsvm_fast_path_equals_svc() -> None:
 
 def test_tune_svm_equals_a_brute_force_grid_search() -> None:
     """The slow path: scikit-learn's SVC and StratifiedKFold on the standardised rows, every
-    grid pair, the most correct rows, ties to the smaller C then the smaller gamma."""
+    grid pair, the most correct rows, ties as grid.py breaks them."""
     from sklearn.model_selection import StratifiedKFold
     from sklearn.svm import SVC
 
@@ -369,10 +370,26 @@ def test_tune_svm_equals_a_brute_force_grid_search() -> None:
             for tr, te in StratifiedKFold(5).split(Z, y):
                 ok += int(np.sum(SVC(C=2.0 ** c, gamma=2.0 ** g).fit(Z[tr], y[tr]).predict(Z[te]) == y[te]))
             scores[(c, g)] = ok
-    best = max(scores.values())
-    c, g = min(k for k, v in scores.items() if v == best)
-    assert tune_svm(X, y) == (2.0 ** c, 2.0 ** g, 5)
+    # grid.py's rule, written out: the first best pair in its search order, except that a pair
+    # with the same gamma and a smaller C replaces it
+    best_rate, best_c, best_g = -1, 0, 0
+    for c, g in grid_order(GRID_LOG2C, GRID_LOG2G):
+        if scores[(c, g)] > best_rate or (scores[(c, g)] == best_rate and g == best_g and c < best_c):
+            best_rate, best_c, best_g = scores[(c, g)], c, g
+    assert best_rate == max(scores.values())
+    assert tune_svm(X, y) == (2.0 ** best_c, 2.0 ** best_g, 5)
     assert len(GRID_LOG2C) == 11 and len(GRID_LOG2G) == 10
+
+
+def test_grid_order_is_grid_pys() -> None:
+    """grid.py (LIBSVM 3.x, calculate_jobs) on its default ranges, worked by hand: c_seq =
+    permute_sequence(-5..15 by 2) = 5, -1, 11, -3, 9, 3, 15, -5, 7, 1, 13; g_seq =
+    permute_sequence(3..-15 by -2) = -7, -1, -13, 1, -11, -5, -15, 3, -9, -3; the grid is then
+    refined alternately: (c0, g0), (c1, g0), (c0, g1), (c1, g1), (c2, g0), (c2, g1), ..."""
+    order = grid_order(GRID_LOG2C, GRID_LOG2G)
+    assert order[:9] == [(5, -7), (-1, -7), (5, -1), (-1, -1), (11, -7), (11, -1), (5, -13), (-1, -13), (11, -13)]
+    assert sorted(order) == sorted((c, g) for c in GRID_LOG2C for g in GRID_LOG2G)
+    assert grid_order([1], [2]) == [(1, 2)]
 
 
 def test_tune_svm_folds_and_fallback() -> None:

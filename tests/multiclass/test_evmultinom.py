@@ -27,6 +27,7 @@ from evstat.likelihood.multinomial import (
     functional_profile,
     functional_profile_reference,
     multinomial_loglik,
+    multinomial_targets,
     predictive_bounds,
 )
 
@@ -60,7 +61,7 @@ def test_two_classes_equal_evlogit_binary() -> None:
     d = pd.DataFrame({"y": z, "s1": z + rng.normal(0, 1, n), "s2": rng.normal(0, 1, n) - 0.5 * z})
     new = pd.DataFrame({"s1": [0.0, 1.0, 3.0, -2.0, 8.0], "s2": [0.0, 0.5, -1.0, 2.0, -6.0]})
     a = ev.evlogit("y ~ s1 + s2", d, targets="binary")
-    b = ev.evmultinom("y ~ s1 + s2", d)
+    b = ev.evmultinom("y ~ s1 + s2", d, targets="binary")
     np.testing.assert_allclose(b.params.to_numpy().ravel(), a.params.to_numpy(), atol=1e-10)
     pa, pb = a.predict(new, type="belief"), b.predict(new, type="belief")
     assert list(pb.columns) == ["theta", "bel", "pl"]
@@ -71,6 +72,62 @@ def test_two_classes_equal_evlogit_binary() -> None:
     np.testing.assert_allclose(b.likelihood_contour(beta[:, None, :]), a.likelihood_contour(beta), atol=1e-12)
     np.testing.assert_allclose(b.predict(new, type="mass").values, a.predict(new, type="mass").values, atol=1e-8)
     assert b.aic == pytest.approx(a.aic, rel=1e-10) and b.deviance == pytest.approx(a.deviance, rel=1e-10)
+
+
+def test_two_classes_platt_targets_equal_evlogit_platt() -> None:
+    """The K-class smoothed targets are Platt's for K = 2: evmultinom(targets="platt") is evlogit's
+    default fit, contour, Bel and Pl, deviances and AIC, on separated data too."""
+    rng = np.random.default_rng(8)
+    n = 15
+    z = np.r_[0, 1, rng.integers(0, 2, n - 2)]
+    d = pd.DataFrame({"y": z, "s1": 3.0 * z + rng.normal(0, 0.3, n), "s2": rng.normal(0, 1, n)})
+    new = pd.DataFrame({"s1": [0.0, 1.5, 3.0, -2.0, 8.0], "s2": [0.0, 0.5, -1.0, 2.0, -6.0]})
+    a = ev.evlogit("y ~ s1 + s2", d)
+    assert a.targets == "platt" and a.separated
+    b = ev.evmultinom("y ~ s1 + s2", d)
+    assert b.targets == "platt"
+    np.testing.assert_allclose(b.likelihood.T[:, 1], a.t, atol=1e-15)
+    np.testing.assert_allclose(b.params.to_numpy().ravel(), a.params.to_numpy(), atol=1e-9)
+    np.testing.assert_allclose(b.predict(new, type="belief").to_numpy(), a.predict(new, type="belief").to_numpy(),
+                               atol=1e-8, rtol=0)
+    t = np.linspace(0.005, 0.995, 23)
+    np.testing.assert_allclose(b.contour(new, [1], t), a.predictive_contour(new)(t), atol=1e-8, rtol=0)
+    beta = np.array([[-1.0, 2.0, -1.5], [0.5, 0.5, 0.5]])
+    np.testing.assert_allclose(b.likelihood_contour(beta[:, None, :]), a.likelihood_contour(beta), atol=1e-12)
+    assert b.loglike == pytest.approx(a.loglike, rel=1e-12)
+    assert b.deviance == pytest.approx(a.deviance, rel=1e-9)
+    assert b.null_deviance == pytest.approx(a.null_deviance, rel=1e-12)
+    assert b.aic == pytest.approx(a.aic, rel=1e-10)
+    with pytest.raises(ValueError, match="with targets='binary' the maximum-likelihood estimate"):
+        ev.evmultinom("y ~ s1 + s2", d, targets="binary")
+
+
+def test_platt_targets_closed_form() -> None:
+    """T_ik = (1{y_i = k} N_{y_i} + 1) / (N_{y_i} + K): rows sum to 1, Laplace's rule per class."""
+    codes = np.array([0, 0, 0, 1, 2, 2])
+    T = multinomial_targets(codes, 4)
+    np.testing.assert_allclose(T.sum(axis=1), 1.0)
+    np.testing.assert_allclose(T[0], [4 / 7, 1 / 7, 1 / 7, 1 / 7])
+    np.testing.assert_allclose(T[3], [1 / 5, 2 / 5, 1 / 5, 1 / 5])
+    np.testing.assert_allclose(T[4], [1 / 6, 1 / 6, 3 / 6, 1 / 6])
+    np.testing.assert_array_equal(multinomial_targets(codes, 4, "binary"), np.eye(4)[codes])
+    with pytest.raises(ValueError, match="targets must be 'platt'"):
+        multinomial_targets(codes, 4, "laplace")
+
+
+def test_separated_three_classes_platt_finite() -> None:
+    """Completely separated K = 3 data: an error with binary targets, a finite fit with Platt's,
+    whose bounds are coherent and widen as the calibration set shrinks."""
+    sep = pd.DataFrame({"y": list("aaaaabbbbbccccc"), "s1": np.r_[np.arange(5.0), 10 + np.arange(5.0), 20 + np.arange(5.0)]})
+    with pytest.raises(ValueError, match="separate the classes of 'y'.*targets='platt'"):
+        ev.evmultinom("y ~ s1", sep, targets="binary")
+    fit = ev.evmultinom("y ~ s1", sep)
+    assert np.isfinite(fit.params.to_numpy()).all() and np.isfinite(fit.bse.to_numpy()).all()
+    g = fit.likelihood.T.sum(axis=0) - np.eye(3)[fit.likelihood.codes].sum(axis=0)
+    np.testing.assert_allclose(g, 0.0, atol=1e-12)  # smoothing keeps the class totals
+    b = fit.predict(pd.DataFrame({"s1": [2.0, 12.0, 30.0]}), type="belief")
+    th, bel, pl = (b[s].to_numpy() for s in ("theta", "bel", "pl"))
+    assert ((bel <= th + 1e-12) & (th <= pl + 1e-12)).all() and (np.argmax(th, axis=1) == [0, 1, 2]).all()
 
 
 # ---------------------------------------------------------------- fast vs reference
@@ -125,12 +182,15 @@ def test_coherence_bounds_complement_monotone(fit3, new3) -> None:
 
 def test_ignorance_shrinks_with_duplicated_data(new3) -> None:
     d = _data(40, 3, 2, seed=7)
-    one = ev.evmultinom("y ~ s1 + s2", d).predict(new3, type="belief")
-    two = ev.evmultinom("y ~ s1 + s2", pd.concat([d, d], ignore_index=True)).predict(new3, type="belief")
-    np.testing.assert_allclose(one["theta"].to_numpy(), two["theta"].to_numpy(), atol=1e-8)
-    w1 = (one["pl"] - one["bel"]).to_numpy()
-    w2 = (two["pl"] - two["bel"]).to_numpy()
-    assert (w2 < w1).all()
+    dd = pd.concat([d, d], ignore_index=True)
+    for targets in ("binary", "platt"):  # Platt's targets move with N, so theta_hat only for binary
+        one = ev.evmultinom("y ~ s1 + s2", d, targets=targets).predict(new3, type="belief")
+        two = ev.evmultinom("y ~ s1 + s2", dd, targets=targets).predict(new3, type="belief")
+        if targets == "binary":
+            np.testing.assert_allclose(one["theta"].to_numpy(), two["theta"].to_numpy(), atol=1e-8)
+        w1 = (one["pl"] - one["bel"]).to_numpy()
+        w2 = (two["pl"] - two["bel"]).to_numpy()
+        assert (w2 < w1).all()
 
 
 @pytest.mark.slow
@@ -154,7 +214,7 @@ def test_invariant_to_level_and_column_order(perm, swap, seed) -> None:
 def test_estimates_equal_r_nnet_multinom() -> None:
     """R 4.2.2, nnet 7.3.18: tests/multiclass/data/evmultinom_r.R (reltol 1e-14)."""
     d = pd.read_csv(DATA / "evmultinom_r.csv")
-    fit = ev.evmultinom("y ~ s1 + s2", d)
+    fit = ev.evmultinom("y ~ s1 + s2", d, targets="binary")
     lines = dict(line.split(maxsplit=1) for line in (DATA / "evmultinom_r.txt").read_text().splitlines())
     coef = np.array(lines["coef"].split(), dtype=float)
     se = np.array(lines["se"].split(), dtype=float)
@@ -204,7 +264,10 @@ def test_summary_tidy_glance(fit3) -> None:
     assert list(t.columns[:3]) == ["class", "term", "estimate"] and len(t) == 6
     assert (t["conf_low"] < t["estimate"]).all() and (t["estimate"] < t["conf_high"]).all()
     g = fit3.glance()
-    assert g["df"].iloc[0] == 6 and g["aic"].iloc[0] == pytest.approx(-2 * fit3.loglike + 12)
+    assert g["df"].iloc[0] == 6 and g["aic"].iloc[0] == pytest.approx(-2 * fit3.loglike_labels + 12)
+    binary = ev.evmultinom("y ~ s1 + s2", _data(80, 3, 2, seed=1), targets="binary")
+    assert fit3.loglike_labels < binary.loglike == pytest.approx(binary.loglike_labels)  # the labels' maximum
+    assert "Targets" in text and "Platt-Laplace" in text
 
 
 # ---------------------------------------------------------------- decisions
@@ -270,11 +333,15 @@ def test_bad_input(fit3, new3) -> None:
         fit3.predict(new3, type="prob", events=[["a"]])
     with pytest.raises(ValueError, match="lacks the class column"):
         fit3.decide(new3, loss=pd.DataFrame([[0.0, 1.0]], columns=["a", "b"]))
-    with pytest.raises(ValueError, match="only 5 calibration rows"):
-        ev.evmultinom("y ~ s1 + s2", _data(5, 3, 2))
+    with pytest.raises(ValueError, match="only 5 calibration rows: with targets='binary'"):
+        ev.evmultinom("y ~ s1 + s2", _data(5, 3, 2), targets="binary")
+    with pytest.raises(ValueError, match="3 rows for 4 design columns"):
+        ev.evmultinom("y ~ s1 + s2 + s3", _data(3, 3, 3))
     sep = pd.DataFrame({"y": list("aaabbbccc"), "s1": [0, 1, 2, 10, 11, 12, 20, 21, 22.0]})
     with pytest.raises(ValueError, match="separate the classes of 'y'"):
-        ev.evmultinom("y ~ s1", sep)
+        ev.evmultinom("y ~ s1", sep, targets="binary")
+    with pytest.raises(ValueError, match="targets must be 'platt'"):
+        ev.evmultinom("y ~ s1", sep, targets="laplace")
     with pytest.raises(ValueError, match="class 'a' has no coefficients"):
         fit3.profile("a", "s1")
 
