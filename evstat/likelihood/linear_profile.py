@@ -521,6 +521,13 @@ def profile_loglik(
     for start in range(0, e.size, step):
         sl = slice(start, start + step)
         l_, nu_, b_, ok = _newton_batch(lik, A[sl], e[sl], tol, max_iter, chain, Xc)
+        if chain and not ok.all():
+            # a continuation prediction can start Newton far from a problem's maximiser (a
+            # sharp bend of the path of maximisers): solve those again from the Wald start
+            # before falling back to the reference path
+            redo = np.flatnonzero(~ok)
+            l2, nu2, b2, ok2 = _newton_batch(lik, A[sl][redo], e[sl][redo], tol, max_iter, False, Xc)
+            l_[redo], nu_[redo], b_[redo], ok[redo] = l2, nu2, b2, ok2
         if not ok.all():
             bad = np.flatnonzero(~ok)
             ref_l, ref_nu, ref_b = profile_loglik_reference(

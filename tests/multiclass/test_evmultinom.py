@@ -228,7 +228,7 @@ def test_estimates_equal_r_nnet_multinom() -> None:
 @pytest.mark.slow
 def test_profile_intervals_equal_direct_root_finding() -> None:
     d = _data(40, 3, 1, seed=11)
-    fit = ev.evmultinom("y ~ s1", d)
+    fit = ev.evmultinom("y ~ s1", d, targets="binary")  # the labels' likelihood, as `direct` below
     lik = fit.likelihood
     ci = fit.conf_int(0.95)
     K, p = lik.K, lik.p
