@@ -101,15 +101,18 @@ def verdict(n_for: int, n_against: int, n_cells: int) -> str:
     return "mixed" if n_for > 0 else "contradicted"
 
 
-def _order(frame: pd.DataFrame) -> pd.DataFrame:
-    from evstat.experiments.minary2019 import DATASETS
+def _order(frame: pd.DataFrame, datasets: Sequence[str] | None = None) -> pd.DataFrame:
+    if datasets is None:
+        from evstat.experiments.minary2019 import DATASETS as datasets
 
-    rank = {d: i for i, d in enumerate(DATASETS)}
+    rank = {d: i for i, d in enumerate(datasets)}
     key = frame.index.get_level_values("dataset").map(rank)
     return frame.iloc[np.lexsort((frame.index.get_level_values(-1), key))]
 
 
-def paired_cells(error_rates: pd.DataFrame, a: str, b: str) -> tuple[pd.DataFrame, pd.Series]:
+def paired_cells(
+    error_rates: pd.DataFrame, a: str, b: str, datasets: Sequence[str] | None = None
+) -> tuple[pd.DataFrame, pd.Series]:
     """Per-cell and pooled paired differences ``err_a - err_b`` across rounds.
 
     Parameters
@@ -119,6 +122,8 @@ def paired_cells(error_rates: pd.DataFrame, a: str, b: str) -> tuple[pd.DataFram
         missing error rate are left out of the pairs).
     a, b : str
         Method names.
+    datasets : sequence of str, optional
+        Order of the data sets in ``cells`` (default: the Minary study's).
 
     Returns
     -------
@@ -149,7 +154,7 @@ def paired_cells(error_rates: pd.DataFrame, a: str, b: str) -> tuple[pd.DataFram
         "se": float(per_round.std(ddof=1) / np.sqrt(len(per_round))) if len(per_round) > 1 else np.nan,
         "n": float(len(per_round)),
     })
-    return _order(cells), pooled
+    return _order(cells, datasets), pooled
 
 
 @dataclass

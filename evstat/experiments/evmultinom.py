@@ -319,9 +319,8 @@ def _paired(errors: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     """Per-cell paired differences ``err_b - err_a`` (positive: a has the lower error), through
     :func:`evstat.experiments.claims.paired_cells` (its ``train3`` is our ``n_cal``)."""
     e = errors.assign(method=errors["method"] + "/" + errors["strategy"], train3=errors["n_cal"])
-    cells, _ = paired_cells(e, b, a)
-    cells = cells.reset_index().rename(columns={"train3": "n_cal"})
-    return _cell_order(cells)
+    cells, _ = paired_cells(e, b, a, datasets=DATASETS)
+    return cells.reset_index().rename(columns={"train3": "n_cal"})
 
 
 def markdown_tables(out: str | Path) -> str:
