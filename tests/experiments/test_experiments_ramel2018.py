@@ -138,3 +138,24 @@ def test_a_strategys_history_does_not_depend_on_its_unit():
     both = rm.experiment2_unit("heart", 1, 7, queries=2, strategies=["PS", "HS"])
     cols = ["strategy", "queries", "n_labelled", "ignorance", "brier", "error"]
     pd.testing.assert_frame_equal(alone[cols], both.loc[both["strategy"] == "HS", cols].reset_index(drop=True))
+
+
+@pytest.mark.skipif(not (REPORT / "claims.csv").exists(), reason="the committed run is not in this checkout")
+def test_committed_readme_tables_are_those_of_the_csvs():
+    """reports/ramel2018/tables.py prints the README's tables (rounds run, claims, Experiment 2
+    in numbers) from the committed CSV files; every line of them is in the README."""
+    import importlib.util
+    import contextlib
+    import io
+
+    spec = importlib.util.spec_from_file_location("ramel_tables", REPORT / "tables.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        mod.main(str(REPORT))
+    readme = (REPORT / "README.md").read_text()
+    lines = [ln for ln in buf.getvalue().splitlines() if ln.startswith("|")]
+    assert len(lines) > 40
+    missing = [ln for ln in lines if ln not in readme]
+    assert not missing, missing[:3]
