@@ -26,13 +26,14 @@ the numbers of the thesis's Tables 6.3-6.6 and 6.10-6.13 are the *product* (1 - 
 the root. Evidence (``reports/gebel2009/README.md``, "Which Cal the thesis's tables report"):
 
 * the Gaussian naive Bayes's own probabilities involve no calibrator, and our 10-fold CR agrees
-  with the thesis's within 0.005 on 8 of the 9 two-class data sets (not ionosphere). On those 8,
-  the product of eqs. 2.4 and 2.5 *as printed* (per-row root with 1/K inside; 1/K^2 and absolute
-  differences) reproduces the thesis's Cal with a mean absolute difference of 0.005 (largest
-  0.015; e.g. sonar 0.506 vs 0.505, heart 0.740 vs 0.741, pima 0.638 vs 0.642), while the root
-  is 0.134 too high on average. Of 40 readings tried (RMSE with a global root, without the 1/K,
-  of the true class only; WCR with 1/K, squared differences, the assigned class's confidence;
-  with and without the root), no other comes closer than 0.032;
+  with the thesis's within 0.005 on 7 of the 9 two-class data sets (not german, ionosphere). On
+  those 7, the product of eqs. 2.4 and 2.5 *as printed* (per-row root with 1/K inside; 1/K^2 and
+  absolute differences) reproduces the thesis's Cal with a mean absolute difference of 0.004
+  (largest 0.011; e.g. sonar 0.506 vs 0.505, heart 0.740 vs 0.741, pima 0.638 vs 0.642), while
+  the root is 0.125 too high on average. Of 40 readings tried (RMSE with a global root, without
+  the 1/K, of the true class only; WCR with 1/K, squared differences, the assigned class's
+  confidence; each with and without the root), no other comes closer than 0.029
+  (``reports/gebel2009/which_cal.py``);
 * a constant prediction with probability 1 for one class on balanced data has 1 - RMSE = 0.5 and
   WCR = 0.75: product 0.375, the thesis's Cal of its degenerate cells (CR 0.500) on Banknotes
   (Tab. 6.5, NB + isotonic and NB + Bayes-ALAP); the root would be 0.612.

@@ -179,12 +179,13 @@ def test_committed_two_class_verdicts() -> None:
 def test_committed_cal_is_the_quantity_of_the_thesis_tables() -> None:
     """The finding of the README ("Which Cal the thesis's tables report"), recomputed from the
     committed table: on the naive Bayes's own probabilities (no calibrator; our CR within 0.005 of
-    the thesis's) the product (1 - RMSE) WCR is the thesis's Cal, eq. 2.6's root is far above it."""
+    the thesis's on 7 data sets) the product (1 - RMSE) WCR is the thesis's Cal (mean absolute
+    difference 0.004), eq. 2.6's root is far above it (0.125 on average)."""
     t = pd.read_csv(REPORTS / "two-class" / "table.csv")
     th = pd.read_csv(g.THESIS_TABLES)
     m = th.merge(t, on=KEYS, suffixes=("_thesis", ""))
     nb = m[(m["classifier"] == "nb") & (m["method"] == "own") & ((m["CR"] - m["CR_thesis"]).abs() <= 0.005)]
-    assert len(nb) == 8 and "ionosphere" not in set(nb["dataset"])
+    assert sorted(nb["dataset"]) == ["banknote-swiss", "breast-cancer", "fourclass", "haberman", "heart", "pima", "sonar"]
     d_prod = (nb["Cal"] - nb["Cal_thesis"]).abs()
     d_root = nb["Cal_root"] - nb["Cal_thesis"]
     assert d_prod.mean() < 0.01 and d_prod.max() < 0.02
