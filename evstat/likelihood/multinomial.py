@@ -933,7 +933,12 @@ def region_contours(lik: MultinomialLikelihood, V: ArrayLike, method: str = "fas
     if method not in ("fast", "reference"):
         raise ValueError(f"method must be 'fast' or 'reference', got {method!r}")
     out = np.zeros((V.shape[0], K))
+    fit_key = (lik.B_hat.tobytes(), float(lik.loglik_hat), lik.X.shape, method)
     for i, v in enumerate(V):
+        key = fit_key + (v.tobytes(),)
+        if key in _REGION_CACHE:  # the singletons, their complements and every loss row share c
+            out[i] = _REGION_CACHE[key]
+            continue
         z_hat = np.r_[0.0, lik.B_hat @ v]
         scale = 1.0 + float(np.max(np.abs(z_hat)))
         for k in range(K):
@@ -955,7 +960,15 @@ def region_contours(lik: MultinomialLikelihood, V: ArrayLike, method: str = "fas
                         if z[k] - z[others].max() >= -1e-9 * scale and val > best:
                             best = val
             out[i, k] = float(np.exp(relative_loglik(lik.loglik_hat, np.array(best))))
+        if len(_REGION_CACHE) >= _REGION_CACHE_SIZE:
+            _REGION_CACHE.clear()
+        _REGION_CACHE[key] = out[i].copy()
     return out
+
+
+#: class contours of recent directions (keyed by the fit's estimate and the direction's bytes)
+_REGION_CACHE: dict[tuple, NDArray] = {}
+_REGION_CACHE_SIZE = 4096
 
 
 def _region_reference(lik: MultinomialLikelihood, C: NDArray) -> float:
