@@ -1011,10 +1011,13 @@ def limit_bounds(c: ArrayLike, w: ArrayLike) -> tuple[NDArray[np.float64], NDArr
     cs = np.take_along_axis(c, order, axis=1)
     cs[:, 0] = 1.0  # the class of the arg max at B_hat
     ws = np.take_along_axis(w, order, axis=1)
-    gaps = cs - np.c_[cs[:, 1:], np.zeros(c.shape[0])]
-    lower = np.sum(gaps * np.minimum.accumulate(ws, axis=1), axis=1)
-    upper = np.sum(gaps * np.maximum.accumulate(ws, axis=1), axis=1)
-    return lower, upper
+    # sum_i (c_(i) - c_(i+1)) M_i = sum_i c_(i) (M_i - M_(i-1)), M_0 = 0 (Abel summation: exact
+    # for the indicator of a set, 1 - max_{k not in A} c_k and max_{k in A} c_k, no rounding)
+    mn_, mx_ = np.minimum.accumulate(ws, axis=1), np.maximum.accumulate(ws, axis=1)
+    zero = np.zeros((c.shape[0], 1))
+    lower = np.sum(cs * np.diff(np.c_[zero, mn_], axis=1), axis=1)
+    upper = np.sum(cs * np.diff(np.c_[zero, mx_], axis=1), axis=1)
+    return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
 
 
 def scaled_probs(B: NDArray, X: ArrayLike) -> NDArray[np.float64]:
