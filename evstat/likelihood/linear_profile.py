@@ -141,16 +141,19 @@ def _newton_batch(
 
     Each problem starts from the Wald path (projected on its constraint) and runs Newton's method
     on the KKT system in a compiled kernel (numba). Every iteration is one sweep over the
-    calibration rows, held column by column (``Xc = X.T``) so that every loop below runs on SIMD
-    registers: the linear predictors; ``z = exp(-|eta|)`` by a branch-free exponential
+    calibration rows (:func:`_sweep_py`), held column by column (``Xc = X.T``, padded with zero
+    columns to a multiple of 4) and taken in blocks of :data:`SWEEP_BLOCK` rows that stay in
+    the L1 cache: the linear predictors; ``z = exp(-|eta|)`` by a branch-free exponential
     (:func:`_exp_neg_abs_py`; libm's ``exp`` cannot be vectorised, and was the largest cost);
     from z the fitted probability ``1 / (1 + z)`` (or ``z / (1 + z)``), the weight
     ``z / (1 + z)^2`` and the log-likelihood ``t eta - max(eta, 0) - log1p(z)`` (the sum of the
-    ``log1p`` as logs of products of blocks of 256 factors in (1, 2]); then the score and the
-    upper triangle of the information as sums over the rows. No (problems x rows) temporaries
-    are formed: the cost per problem is linear in n with a small constant and the memory O(n).
-    The (p + 1) x (p + 1) KKT system is solved by Gaussian elimination with partial pivoting. A
-    step that lowered the log-likelihood is halved (the log-likelihood comes with every pass).
+    ``log1p`` as logs of products of blocks of factors in (1, 2]); then the score and the upper
+    triangle of the information accumulated in scalars, four columns (a tile) at a time, so
+    that the compiler keeps them in SIMD registers. No (problems x rows) temporaries are formed:
+    the cost per problem is linear in n with a small constant and the memory O(n).
+    The (p + 1) x (p + 1) KKT system is solved by Gaussian elimination with partial pivoting,
+    for the Newton step and the tangent below at once. A step that lowered the log-likelihood
+    is halved (the log-likelihood comes with every pass).
     Convergence: the Newton decrement ``g' d`` (twice the predicted gain) is below ``tol``; the
     final Newton step is then taken and the log-likelihood updated by the predicted gain
     ``g' d / 2``, whose error is of third order in the step: about ``tol**1.5 / sqrt(n)``, i.e.
@@ -163,9 +166,14 @@ def _newton_batch(
     ``a . beta_hat`` outwards) starts from a prediction along the path of constrained maximisers
     (continuation) instead of the Wald path: the previous maximiser plus its tangent
     ``d beta / d e`` (the solution of ``[[H, a], [a', 0]] [v; w] = [0; 1]`` with the information
-    H of the last pass), with a quadratic term fitted to the maximiser before it when there is
-    one. Most such problems converge in one pass (one evaluation of score and information at
-    the predicted point, whose decrement is already below ``tol``).
+    H of the last pass), with a quadratic term fitted to the maximiser before it when the step
+    is at most 4 times the last spacing (beyond, the rounding error of the fitted curvature,
+    which grows like the squared ratio, could spoil the start). Every path starts at the MLE
+    itself, the maximiser at ``e = a . beta_hat`` with tangent ``cov a / (a' cov a)``, so its
+    first problem starts from the Wald path and its second already has a quadratic term. Most
+    such problems converge in one pass (one evaluation of score and information at the
+    predicted point, whose decrement is already below ``tol``): measured 1.003 passes per node
+    for the predictive belief at n = 1000, J = 3.
     """
     if Xc is None:
         Xc = _columns(lik.X)

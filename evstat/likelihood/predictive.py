@@ -23,6 +23,8 @@ nodes from the end nearer eta_hat outwards: each node starts from the previous m
 tangent and quadratic prediction, and converges in one Newton pass, measured 1.00 passes per
 node at n = 1000, J = 3, against 2.4 from the Wald path), checks the log-concave tail bound at
 both ends of each interval and widens the interval of any row where the bound exceeds ``tol``.
+A node at eta_hat itself (the inner end of each side's first panel) is the MLE: l_p = l_hat and
+slope 0 without a solve (33.5 instead of 35.5 profile problems per row at n = 1000, J = 3).
 (Fewer nodes do not pay: nested Clenshaw-Curtis rules of orders 12 and 6 bisected so many more
 panels that the nodes per row rose from 44 to 103 on a mix of ordinary and far-out rows.)
 (A fixed Gauss-Legendre rule without error control, the first fast path, was wrong by up to
