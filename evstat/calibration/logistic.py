@@ -31,6 +31,7 @@ from evstat.likelihood import (
     LogisticLikelihood,
     ParameterContour,
     PredictiveContour,
+    column_scale,
     linear_predictor,
     newton_mle,
     platt_targets,
@@ -78,6 +79,21 @@ def fit_logistic_likelihood(
     ValueError
         With 0/1 targets and (quasi-)separated data, where no finite MLE exists.
     """
+    n, p = X.shape
+    if n < p:
+        raise ValueError(
+            f"the calibration data have {n} rows for {p} parameters {list(terms)}: a logistic "
+            "calibration needs at least as many rows as parameters; add calibration rows or use "
+            "a model with fewer parameters"
+        )
+    sv = np.linalg.svd(X / column_scale(X), compute_uv=False)
+    if not sv[-1] > 1e-10 * sv[0]:
+        raise ValueError(
+            f"the design columns {list(terms)} are linearly dependent on the {n} calibration rows "
+            f"(rank {int(np.sum(sv > 1e-10 * sv[0]))} < {p}; e.g. too few distinct scores): their "
+            "coefficients cannot be estimated; add calibration rows with other scores or use a "
+            "model with fewer parameters"
+        )
     exog = pd.DataFrame(X, columns=terms)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -46,8 +46,29 @@ def _column(data: pd.DataFrame, name: str, what: str) -> pd.Series:
     return values
 
 
+def _object_of_reals(series: pd.Series) -> bool:
+    """An object column whose non-missing values are all real numbers (not bool, not text), e.g.
+    ``data["s"].astype(object)`` or numbers mixed with ``None``: numeric scores in a container
+    dtype. Read as numbers (as R reads a numeric vector and scikit-learn's ``check_array`` an
+    object array), not as a factor with one level per distinct value."""
+    if series.dtype != object:
+        return False
+    values = series[series.notna()]
+    return len(values) > 0 and all(
+        isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in values
+    )
+
+
 def _numeric_values(series: pd.Series, name: str, what: str) -> np.ndarray:
     """A score column as float64 (missing -> NaN); TypeError-free ValueError if not numeric."""
+    if _object_of_reals(series):
+        try:
+            return series.to_numpy(dtype=np.float64, na_value=np.nan)
+        except OverflowError:
+            raise ValueError(
+                f"column {name!r} of {what} holds numbers beyond the float64 range "
+                f"({_rows(len(series))}): rescale them"
+            ) from None
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype):
         raise ValueError(
@@ -77,6 +98,8 @@ def _is_factor(series: pd.Series) -> bool:
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
         return True
+    if _object_of_reals(series):
+        return False
     return not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_complex_dtype(dtype)
 
 
