@@ -3,8 +3,11 @@
 :func:`run_gebel2009` writes into ``out``:
 
 * ``results.csv`` - one row per (part, data set, classifier, reduction, method, fold) with the
-  fold's CR, 1 - RMSE, WCR and Cal (Gebel's measures, :mod:`evstat.metrics.gebel`), its size,
-  and the error message of a method that failed on that fold (then the values are empty);
+  fold's CR, 1 - RMSE, WCR, Cal and Cal_root (Gebel's measures, :mod:`evstat.metrics.gebel`), its
+  size, and the error message of a method that failed on that fold (then the values are empty).
+  ``Cal`` is (1 - RMSE) WCR, the quantity the thesis's tables report under that name
+  (``cal(..., root=False)``); ``Cal_root`` is eq. 2.6's sqrt((1 - RMSE) WCR), the thesis's
+  definition (the module docstring of :mod:`evstat.metrics.gebel` gives the evidence);
 * ``table.csv`` - one row per cell (part, data set, classifier, reduction, method): the measures
   of the *pooled* held-out predictions (every row predicted once, by the fold that held it out),
   the mean and standard deviation of the per-fold CR and Cal, and the number of folds;
@@ -87,7 +90,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 import evstat as ev
-from evstat.metrics.gebel import cal, correctness_rate, one_minus_rmse, wcr
+from evstat.metrics.gebel import correctness_rate, one_minus_rmse, wcr
 from evstat.multiclass import code_matrix
 
 __all__ = [
@@ -261,7 +264,10 @@ def _calibrate_two(method: str, kind: str, s: NDArray, y: NDArray, st: NDArray) 
 
 
 def _measures(y: NDArray[np.intp], P: NDArray[np.float64]) -> dict[str, float]:
-    return {"CR": correctness_rate(y, P), "one_minus_rmse": one_minus_rmse(y, P), "WCR": wcr(y, P), "Cal": cal(y, P)}
+    """CR, 1 - RMSE, WCR; Cal as the thesis's tables report it, (1 - RMSE) WCR; Cal_root as eq. 2.6."""
+    omr, w = one_minus_rmse(y, P), wcr(y, P)
+    return {"CR": correctness_rate(y, P), "one_minus_rmse": omr, "WCR": w, "Cal": omr * w,
+            "Cal_root": float(np.sqrt(omr * w))}
 
 
 # ---------------------------------------------------------------- one unit
@@ -384,7 +390,7 @@ def pooled_table(results: pd.DataFrame, preds: dict[tuple, list], labels: dict[s
             P = np.vstack([p for _, p in parts])
             row.update(_measures(labels[cell[1]][idx], P))
         else:
-            row.update({"CR": np.nan, "one_minus_rmse": np.nan, "WCR": np.nan, "Cal": np.nan})
+            row.update({"CR": np.nan, "one_minus_rmse": np.nan, "WCR": np.nan, "Cal": np.nan, "Cal_root": np.nan})
         out.append(row)
     return pd.DataFrame(out)
 
