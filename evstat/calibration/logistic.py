@@ -25,7 +25,7 @@ from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
 from evstat.calibration.base import CalibrationResults, _duration
 from evstat.results import register
 from evstat.summary import Summary, format_number
-from evstat.formula import ModelFrame, model_frame, schema
+from evstat.formula import MAX_DESIGN_ABS, ModelFrame, model_frame, schema
 from evstat.likelihood import (
     CoefficientProfile,
     LogisticLikelihood,
@@ -80,6 +80,15 @@ def fit_logistic_likelihood(
         With 0/1 targets and (quasi-)separated data, where no finite MLE exists.
     """
     n, p = X.shape
+    top = np.max(np.abs(X), axis=0) if n else np.zeros(p)
+    if np.any(top > MAX_DESIGN_ABS):  # also rows added after model_frame's check (active learning)
+        j = int(np.argmax(top > MAX_DESIGN_ABS))
+        raise ValueError(
+            f"design column {terms[j]!r} has values up to {top[j]:.3g} in magnitude "
+            f"({int(np.sum(np.abs(X[:, j]) > MAX_DESIGN_ABS))} of {n} calibration rows beyond "
+            f"{MAX_DESIGN_ABS:.0e}): their squares overflow float64, so the likelihood cannot be "
+            "fitted; rescale the scores (divide them by a power of ten)"
+        )
     if n < p:
         raise ValueError(
             f"the calibration data have {n} rows for {p} parameters {list(terms)}: a logistic "

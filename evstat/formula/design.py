@@ -114,6 +114,7 @@ def _factor_levels(series: pd.Series, name: str) -> list[Any]:
         used = set(pd.unique(present.cat.codes.to_numpy()).tolist())
         return [_native(c) for k, c in enumerate(series.cat.categories) if k in used]
     values = [_native(v) for v in pd.unique(present.to_numpy(dtype=object))]
+    _check_numbers_as_text(present, name, len(values))
     if pd.api.types.is_complex_dtype(series.dtype) or any(
         not isinstance(v, (str, bool, numbers.Real)) for v in values
     ):
@@ -130,6 +131,48 @@ def _factor_levels(series: pd.Series, name: str) -> list[Any]:
             f"factor column {name!r} mixes types in its levels {_fmt_values(values)} and they "
             f"cannot be ordered: convert it, e.g. data[{name!r}].astype(str)"
         ) from None
+
+
+#: a text column with more distinct values than this, of which at least
+#: :data:`_NUMERIC_TEXT_SHARE` read as numbers, is a score column that was read as text (a stray
+#: word in a CSV file, numbers stored as strings), not a factor
+_NUMERIC_TEXT_LEVELS = 10
+_NUMERIC_TEXT_SHARE = 0.8
+
+
+def _check_numbers_as_text(present: pd.Series, name: str, n_levels: int) -> None:
+    """Refuse a text column that holds mostly numbers and many distinct values.
+
+    As a factor it would get one dummy column per distinct value ("80 rows for 81 design
+    columns"), which is never what was meant; the error names the rows that are not numbers.
+    A text factor with few levels (even "1", "2", "3") stays a factor, as in R.
+    """
+    if n_levels <= _NUMERIC_TEXT_LEVELS or isinstance(present.dtype, pd.CategoricalDtype):
+        return
+    if pd.api.types.is_bool_dtype(present.dtype) or pd.api.types.is_complex_dtype(present.dtype):
+        return
+    if not all(isinstance(v, (str, numbers.Real)) for v in present.to_numpy(dtype=object)[:1000]):
+        return
+    as_num = pd.to_numeric(present.astype(str).str.strip(), errors="coerce")
+    ok = as_num.notna().to_numpy(dtype=bool)
+    if ok.mean() < _NUMERIC_TEXT_SHARE:
+        return
+    bad = ~ok
+    if bad.any():
+        examples = ", ".join(f"{lab!r}: {v!r}" for lab, v in list(zip(present.index[bad], present[bad]))[:_SHOW])
+        raise ValueError(
+            f"column {name!r} is text (dtype {present.dtype}) but {int(ok.sum())} of its "
+            f"{len(present)} values are numbers and {int(bad.sum())} {'is' if bad.sum() == 1 else 'are'} "
+            f"not (index: value {examples}"
+            f"{', ...' if bad.sum() > _SHOW else ''}). Read as a factor it would have "
+            f"{n_levels} levels: fix or remove those rows, or convert the column, e.g. "
+            f"pd.to_numeric(data[{name!r}], errors='coerce') (then missing='drop')"
+        )
+    raise ValueError(
+        f"column {name!r} holds numbers stored as text (dtype {present.dtype}, {n_levels} distinct "
+        f"values); read as a factor it would get one dummy column per value: convert it, e.g. "
+        f"pd.to_numeric(data[{name!r}]) (and write C({name}) in the formula if it is a factor)"
+    )
 
 
 def _factor_values(series: pd.Series, name: str, levels: list[Any], what: str) -> pd.Categorical:

@@ -142,3 +142,20 @@ def test_object_column_of_numbers_with_none_is_missing(cal):
         ev.evlogit("y ~ s1", cal.assign(s1=s))
     with pytest.raises(ValueError, match="column 's1' of data holds numbers beyond the float64 range"):
         ev.evlogit("y ~ s1", cal.assign(s1=[10**400] + [1] * 79))
+
+
+# ------------------------------------------------------------------ numbers stored as text
+def test_text_column_of_numbers_with_a_stray_word_names_the_row(cal):
+    s = cal.s1.astype(str).astype(object)
+    s.iloc[5] = "abc"
+    with pytest.raises(ValueError, match=r"column 's1' is text .* 79 of its 80 values are numbers and 1 is not "
+                                         r"\(index: value 5: 'abc'\)\. Read as a factor it would have 80 levels"):
+        ev.evlogit("y ~ s1 + s2", cal.assign(s1=s))
+    with pytest.raises(ValueError, match=r"column 's1' holds numbers stored as text .* pd\.to_numeric"):
+        ev.evlogit("y ~ s1 + s2", cal.assign(s1=cal.s1.astype(str)))
+
+
+def test_text_factor_with_few_numeric_levels_stays_a_factor(cal):
+    """R's rule: a character column is a factor, even when its levels look like numbers."""
+    fit = ev.evlogit("y ~ g + s2", cal.assign(g=np.where(cal.s1 > 0, "1", "2")))
+    assert list(fit.params.index) == ["Intercept", "g[T.2]", "s2"]
