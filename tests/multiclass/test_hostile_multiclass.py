@@ -58,3 +58,23 @@ def test_fit_linear_softmax_start_with_saturated_logits_reaches_the_optimum():
     t2, _, c2 = fit_linear_softmax(F[:, :, None], Y, np.array([1e6]))  # logits of 1e6 at the start
     assert c1 and c2
     np.testing.assert_allclose(t2, t1, rtol=1e-9)
+
+
+@pytest.mark.parametrize("method", ["eknn", "temperature", "matrix_scaling", "evlogit"])
+def test_categorical_response_with_an_empty_category_warns(three, method):
+    """A declared class without calibration rows was dropped silently (a 3-category response
+    became a 2-class model); R's multinom warns "group 'b' is empty"."""
+    d = three[three.y != "b"].copy()
+    d["y"] = pd.Categorical(d["y"], categories=["a", "b", "c"])
+    f = "y ~ s_a + s_c" if method == "evlogit" else "y ~ s_a + s_b + s_c"
+    kw = {"code": pd.DataFrame({"s_a": [1, -1], "s_c": [-1, 1]}, index=["a", "c"])} if method == "temperature" else {}
+    if method == "temperature":
+        f = "y ~ s_a + s_c"
+    with pytest.warns(ev.formula.EmptyClassWarning, match=r"categories \['a', 'b', 'c'\], but \['b'\] has no rows .* "
+                                                          r"fitted on the 2 observed classes \['a', 'c'\]"):
+        fit = getattr(ev, method)(f, d, **kw)
+    assert tuple(fit.classes) == ("a", "c")
+    d["y"] = d["y"].cat.remove_unused_categories()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ev.formula.EmptyClassWarning)
+        getattr(ev, method)(f, d, **kw)
