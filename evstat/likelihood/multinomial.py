@@ -90,6 +90,7 @@ from scipy.special import expit, log_expit, logsumexp
 from scipy.stats import chi2
 
 from evstat.likelihood.linear_profile import relative_loglik
+from evstat.likelihood.predictive import row_scale
 
 __all__ = [
     "MultinomialLikelihood",
@@ -97,10 +98,13 @@ __all__ = [
     "coefficient_profile_loglik",
     "functional_profile",
     "functional_profile_reference",
+    "limit_bounds",
     "multinomial_mle",
     "multinomial_probs",
     "multinomial_score_info",
     "predictive_bounds",
+    "region_contours",
+    "scaled_probs",
 ]
 
 #: the integration range in u = logit t is clamped to |u| <= U_MAX (integrand below exp(-U_MAX))
@@ -110,6 +114,17 @@ U_MAX = 45.0
 #: (n = 45 and 1000, J = 3, K = 3), Bel and Pl differ by at most 2e-10, and about half of the
 #: warm-started nodes are accepted after one pass over the calibration rows instead of two.
 NODE_TOL = 1e-6
+#: Newton iterations per node of the fast path: the first node of a panel starts from the Wald
+#: start, which for far-out rows (x = r v, r up to WIDE_SCALE / sd) lies far from the constraint's
+#: solution; measured: a few hundred iterations at r = 1e9 (n = 60, K = 3), each one pass over
+#: the calibration rows (ordinary rows converge in a few, so the bound costs nothing there)
+NODE_MAX_ITER = 1000
+#: rows with ``r * sd > WIDE_SCALE`` take the limit r -> inf (module docstring, "Extreme test
+#: rows"; ``x = r v``, sd the smallest Wald standard error of a difference of two classes'
+#: linear predictors along v): the limit's error is O(1 / (r sd)) where the contour's maximum
+#: over a class region lies at a corner of several regions, O(1 / (r sd)^2) on a face
+#: (measured constants below 0.2: errors below 2e-9 at the switch)
+WIDE_SCALE = 1e8
 #: number of float64 cells (problems x calibration rows) per chunk of problems
 CHUNK_CELLS = 4_000_000
 
@@ -400,7 +415,7 @@ def _retract_py(Bb, x, xx, w, u, K, p, eta):  # pragma: no cover - compiled by n
                 nc = lo + max(1.0, 2.0 * abs(lo))
             else:
                 nc = hi - max(1.0, 2.0 * abs(hi))
-        if not abs(nc) < 1e8:
+        if not abs(nc) < 1e100:
             return False
         if abs(nc - c) <= 1e-14 * (1.0 + abs(c)):  # converged to rounding level
             c = nc
@@ -835,6 +850,189 @@ def functional_profile_reference(
     return out.reshape(shape)
 
 
+# ---------------------------------------------------------------------------- r -> infinity
+def _pair_sd(lik: MultinomialLikelihood, V: NDArray) -> NDArray[np.float64]:
+    """Smallest Wald standard error, over the pairs of classes k < j, of ``z_k - z_j`` with
+    ``z = (0, B V)`` (the linear predictors of the direction ``V``, (m, p)): (m,)."""
+    K, p = lik.K, lik.p
+    m = V.shape[0]
+    S = lik.cov.reshape(K - 1, p, K - 1, p)
+    cz = np.zeros((m, K, K))  # Wald covariance of z (class 0 has z_0 = 0)
+    cz[:, 1:, 1:] = np.einsum("mi,kilj,mj->mkl", V, S, V)
+    dg = np.diagonal(cz, axis1=1, axis2=2)
+    var = dg[:, :, None] + dg[:, None, :] - 2.0 * cz
+    iu = np.triu_indices(K, 1)
+    return np.sqrt(np.maximum(np.min(var[:, iu[0], iu[1]], axis=1), 0.0))
+
+
+def _subspace_max(lik: MultinomialLikelihood, N: NDArray, max_iter: int = 100) -> tuple[float, NDArray]:
+    """``max {l(B) : vec B in span N}`` (N orthonormal, d x q) by damped Newton from the
+    projection of B_hat (a strictly concave problem: the design has full column rank)."""
+    K, p = lik.K, lik.p
+    th = N.T @ lik.B_hat.ravel()
+    beta = N @ th
+    cur = float(multinomial_loglik(beta.reshape(K - 1, p), lik.X, lik.codes, K, lik.T))
+    for _ in range(max_iter):
+        g, info = multinomial_score_info(beta.reshape(K - 1, p), lik.X, lik.codes, K, lik.T)
+        gs = N.T @ g
+        step = np.linalg.solve(N.T @ info @ N, gs)
+        dec = float(gs @ step)
+        size = 1.0
+        while True:
+            cand = th + size * step
+            new = float(multinomial_loglik((N @ cand).reshape(K - 1, p), lik.X, lik.codes, K, lik.T))
+            if new >= cur - 1e-13 * (1.0 + abs(cur)) or size < 1e-10:
+                break
+            size *= 0.5
+        if new < cur - 1e-13 * (1.0 + abs(cur)):  # no ascent left at rounding level
+            break
+        th, cur, beta = cand, new, N @ cand
+        if dec <= 1e-22 or np.max(np.abs(size * step)) <= 1e-13 * (1.0 + np.max(np.abs(th))):
+            break
+    return cur, beta.reshape(K - 1, p)
+
+
+def _pair_rows(K: int, p: int, v: NDArray, k: int, others: Any) -> NDArray:
+    """Rows ``(e_k - e_j)' B v`` (j in others) as linear forms on vec B (class 0 has no row)."""
+    C = np.zeros((len(others), (K - 1) * p))
+    for r, j in enumerate(others):
+        if k >= 1:
+            C[r, (k - 1) * p:k * p] += v
+        if j >= 1:
+            C[r, (j - 1) * p:j * p] -= v
+    return C
+
+
+def region_contours(lik: MultinomialLikelihood, V: ArrayLike, method: str = "fast") -> NDArray[np.float64]:
+    """Plausibility of each class being the arg max of the linear predictors along ``V``:
+    ``c_k = sup {pl(B) : (B v)_k >= (B v)_j for all j}`` (``(B v)_0 = 0``), array (m, K).
+
+    The contours of the limit of :func:`predictive_bounds` along ``x = r v``, ``r -> inf``
+    (module docstring, "Extreme test rows"). ``c_k = 1`` for the class of the arg max at B_hat.
+    Otherwise a concave maximisation under K - 1 linear (homogeneous) inequality constraints:
+    ``"fast"`` enumerates the active sets (each an equality-constrained concave problem on a
+    subspace, :func:`_subspace_max`); the maximum over the solutions that satisfy every
+    constraint is the constrained maximum (the true active set is among them, and every
+    feasible solution is a lower bound). ``"reference"``: scipy's SLSQP on the inequality
+    constraints from B_hat.
+
+    Examples
+    --------
+    >>> X = np.c_[np.ones(6), [-2.0, -1.0, 0.0, 0.5, 1.0, 2.0]]
+    >>> lik = multinomial_mle(X, [0, 0, 1, 0, 2, 2], 3, targets="platt")
+    >>> c = region_contours(lik, [[0.0, 1.0]])
+    >>> float(c.max()), bool(np.all((c >= 0) & (c <= 1)))
+    (1.0, True)
+    """
+    from itertools import combinations
+
+    V = np.atleast_2d(np.asarray(V, dtype=float))
+    K, p = lik.K, lik.p
+    if V.shape[-1] != p or not np.all(np.isfinite(V)):
+        raise ValueError(f"directions must be finite arrays (m, {p}), got shape {V.shape}")
+    if method not in ("fast", "reference"):
+        raise ValueError(f"method must be 'fast' or 'reference', got {method!r}")
+    out = np.zeros((V.shape[0], K))
+    fit_key = (lik.B_hat.tobytes(), float(lik.loglik_hat), lik.X.shape, method)
+    for i, v in enumerate(V):
+        key = fit_key + (v.tobytes(),)
+        if key in _REGION_CACHE:  # the singletons, their complements and every loss row share c
+            out[i] = _REGION_CACHE[key]
+            continue
+        z_hat = np.r_[0.0, lik.B_hat @ v]
+        scale = 1.0 + float(np.max(np.abs(z_hat)))
+        for k in range(K):
+            others = [j for j in range(K) if j != k]
+            if z_hat[k] >= z_hat[others].max():
+                out[i, k] = 1.0
+                continue
+            if method == "reference":
+                best = _region_reference(lik, _pair_rows(K, p, v, k, others))
+            else:
+                best = -np.inf
+                for size in range(1, K):
+                    for S in combinations(others, size):
+                        from scipy.linalg import null_space
+
+                        N = null_space(_pair_rows(K, p, v, k, S))
+                        val, B = _subspace_max(lik, N)
+                        z = np.r_[0.0, B @ v]
+                        if z[k] - z[others].max() >= -1e-9 * scale and val > best:
+                            best = val
+            out[i, k] = float(np.exp(relative_loglik(lik.loglik_hat, np.array(best))))
+        if len(_REGION_CACHE) >= _REGION_CACHE_SIZE:
+            _REGION_CACHE.clear()
+        _REGION_CACHE[key] = out[i].copy()
+    return out
+
+
+#: class contours of recent directions (keyed by the fit's estimate and the direction's bytes)
+_REGION_CACHE: dict[tuple, NDArray] = {}
+_REGION_CACHE_SIZE = 4096
+
+
+def _region_reference(lik: MultinomialLikelihood, C: NDArray) -> float:
+    """``max {l(B) : C vec B >= 0}`` by scipy's SLSQP (the reference of :func:`region_contours`)."""
+    from scipy.optimize import minimize
+
+    K, p = lik.K, lik.p
+
+    def f(beta: NDArray) -> tuple[float, NDArray]:
+        B = beta.reshape(K - 1, p)
+        g, _ = multinomial_score_info(B, lik.X, lik.codes, K, lik.T)
+        return -float(multinomial_loglik(B, lik.X, lik.codes, K, lik.T)), -g
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = minimize(f, lik.B_hat.ravel(), jac=True, method="SLSQP",
+                       constraints=[{"type": "ineq", "fun": lambda b: C @ b, "jac": lambda b: C}],
+                       options={"ftol": 1e-15, "maxiter": 1000})
+    beta = res.x - C.T @ np.linalg.lstsq(C @ C.T, np.minimum(C @ res.x, 0.0), rcond=None)[0]  # onto C b >= 0
+    return -f(beta)[0]
+
+
+def limit_bounds(c: ArrayLike, w: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Lower and upper predictive expectations of ``h_w`` in the limit ``r -> inf``: those of
+    the consonant belief on the classes with contour ``c`` (:func:`region_contours`),
+
+        lower = int_0^1 min {w_k : c_k >= omega} d omega,  upper = int_0^1 max {w_k : c_k >= omega} d omega.
+
+    Examples
+    --------
+    >>> lo, up = limit_bounds([[1.0, 0.3, 0.1]], [1.0, 0.0, 0.0])   # A = {0}: 1 - 0.3, 1
+    >>> lo.tolist(), up.tolist()
+    ([0.7], [1.0])
+    >>> limit_bounds([[1.0, 0.3, 0.1]], [0.0, 0.0, 1.0])[1].tolist()   # Pl({2}) = c_2
+    [0.1]
+    """
+    c = np.atleast_2d(np.asarray(c, dtype=float))
+    w = np.broadcast_to(np.asarray(w, dtype=float), c.shape)
+    order = np.argsort(-c, axis=1, kind="stable")
+    cs = np.take_along_axis(c, order, axis=1)
+    cs[:, 0] = 1.0  # the class of the arg max at B_hat
+    ws = np.take_along_axis(w, order, axis=1)
+    # sum_i (c_(i) - c_(i+1)) M_i = sum_i c_(i) (M_i - M_(i-1)), M_0 = 0 (Abel summation: exact
+    # for the indicator of a set, 1 - max_{k not in A} c_k and max_{k in A} c_k, no rounding)
+    mn_, mx_ = np.minimum.accumulate(ws, axis=1), np.maximum.accumulate(ws, axis=1)
+    zero = np.zeros((c.shape[0], 1))
+    lower = np.sum(cs * np.diff(np.c_[zero, mn_], axis=1), axis=1)
+    upper = np.sum(cs * np.diff(np.c_[zero, mx_], axis=1), axis=1)
+    return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
+
+
+def scaled_probs(B: NDArray, X: ArrayLike) -> NDArray[np.float64]:
+    """Class probabilities (m, K) of design rows of any finite size: ``softmax(r (z - max z))``
+    with ``X = r V`` (:func:`evstat.likelihood.predictive.row_scale`) and ``z = (0, B V)``, so
+    that rows whose linear predictors overflow (scores of 1e300) give 0 and 1, never NaN."""
+    V, r = row_scale(X)
+    z = np.c_[np.zeros(V.shape[0]), V @ B.T]
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = r[:, None] * (z - z.max(axis=1, keepdims=True))
+    e = np.where(np.isnan(e), 0.0, e)  # r = 0: a zero row
+    e = np.exp(e)
+    return e / e.sum(axis=1, keepdims=True)
+
+
 # ---------------------------------------------------------------------------- quadrature
 def _cc_rules() -> tuple[Any, Any]:
     from evstat.likelihood.predictive import _CC8, _CC16
@@ -856,9 +1054,13 @@ def _side_ends(u_hat: NDArray, sigma: NDArray, side: int, width: NDArray) -> tup
     from evstat.likelihood.predictive import _side_interval
 
     lo, hi = _side_interval(u_hat, sigma, side, width)
+    # the near end too: beyond |u| = U_MAX the integrand is below exp(-|u|), so the part of a
+    # side between U_MAX and a far-out u_hat (|u_hat| up to the row's scale) is below
+    # exp(-U_MAX) = 3e-20 (nodes there were the hang of issue 16: unreachable constraints)
+    uc = np.clip(u_hat, -U_MAX, U_MAX)
     if side < 0:
-        return np.minimum(np.maximum(lo, -U_MAX), u_hat), u_hat.copy()
-    return u_hat.copy(), np.maximum(np.minimum(hi, U_MAX), u_hat)
+        return np.minimum(np.maximum(lo, -U_MAX), uc), uc
+    return uc, np.maximum(np.minimum(hi, U_MAX), uc)
 
 
 def _panels(
@@ -969,12 +1171,19 @@ def predictive_bounds(
     w = np.ascontiguousarray(w)
     if method not in ("fast", "reference"):
         raise ValueError(f"method must be 'fast' or 'reference', got {method!r}")
-    th = multinomial_probs(lik.B_hat, x)
+    th = scaled_probs(lik.B_hat, x)
     h_hat = np.clip(np.sum(th * w, axis=1), 0.0, 1.0)
     low = np.zeros(m)
     up = np.zeros(m)
     live = (np.ptp(w, axis=1) > 0) & np.any(x != 0.0, axis=1)
-    idx = np.flatnonzero(live)
+    V, r = row_scale(x)
+    wide = np.zeros(m, dtype=bool)
+    wide[live] = r[live] * _pair_sd(lik, V[live]) > WIDE_SCALE
+    if wide.any():  # the limit r -> inf (module docstring, "Extreme test rows")
+        c = region_contours(lik, V[wide], method=method)
+        lw, uw = limit_bounds(c, w[wide])
+        low[wide], up[wide] = h_hat[wide] - lw, uw - h_hat[wide]
+    idx = np.flatnonzero(live & ~wide)
     if idx.size and method == "reference":
         low[idx], up[idx] = _reference_bounds(lik, x[idx], w[idx], h_hat[idx])
     elif idx.size:
@@ -984,7 +1193,7 @@ def predictive_bounds(
             raise ValueError("test rows with infinite linear predictors (scores too large): rescale the scores")
 
         def profile(xx: NDArray, ww: NDArray, uu: NDArray) -> tuple[NDArray, NDArray]:
-            return functional_profile(lik, xx, ww, uu, tol=NODE_TOL, chain=True)
+            return functional_profile(lik, xx, ww, uu, tol=NODE_TOL, chain=True, max_iter=NODE_MAX_ITER)
 
         out = {}
         for side in (-1, 1):

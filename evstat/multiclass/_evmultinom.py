@@ -78,6 +78,7 @@ from evstat.likelihood.multinomial import (
     multinomial_loglik,
     multinomial_mle,
     multinomial_probs,
+    scaled_probs,
     multinomial_score_info,
     multinomial_targets,
     predictive_bounds,
@@ -330,7 +331,7 @@ class MultinomCalibration(ClassifierResults):
         K = self.n_classes
         m = X.shape[0]
         bel, pl = np.empty((m, K)), np.empty((m, K))
-        th = multinomial_probs(self._lik.B_hat, X) if m else np.empty((0, K))
+        th = scaled_probs(self._lik.B_hat, X) if m else np.empty((0, K))
         ks = [1] if K == 2 else range(K)
         for k in ks:
             _, bel[:, k], pl[:, k] = self._bounds(X, np.eye(K)[k])
@@ -383,10 +384,10 @@ class MultinomCalibration(ClassifierResults):
             return pd.DataFrame(arr, index=index, columns=mi)
         if type == "prob" and self.n_classes > 2:
             X, index = self._design(newdata, missing)
-            return pd.DataFrame(multinomial_probs(self._lik.B_hat, X), index=index, columns=self._class_index())
+            return pd.DataFrame(scaled_probs(self._lik.B_hat, X), index=index, columns=self._class_index())
         if type == "prob":
             X, index = self._design(newdata, missing)
-            return pd.Series(multinomial_probs(self._lik.B_hat, X)[:, 1], index=index, name="theta")
+            return pd.Series(scaled_probs(self._lik.B_hat, X)[:, 1], index=index, name="theta")
         return super().predict(newdata, type=type, missing=missing)
 
     def contour(self, newdata: pd.DataFrame, event: Iterable[Hashable], t: ArrayLike) -> NDArray[np.float64]:
@@ -417,7 +418,7 @@ class MultinomCalibration(ClassifierResults):
     def _losses(self, X: NDArray, L: pd.DataFrame) -> tuple[NDArray, NDArray, NDArray]:
         mat = L[list(self.classes)].to_numpy(dtype=float)
         m = X.shape[0]
-        th = multinomial_probs(self._lik.B_hat, X)
+        th = scaled_probs(self._lik.B_hat, X)
         up, lo = np.empty((m, mat.shape[0])), np.empty((m, mat.shape[0]))
         known: dict[tuple, tuple[NDArray, NDArray]] = {}
         for a, row in enumerate(mat):
@@ -476,7 +477,7 @@ class MultinomCalibration(ClassifierResults):
         rule = STRATEGIES[strategy]
         if rule == "pignistic":
             up = lo = None
-            pr = multinomial_probs(self._lik.B_hat, X) @ L[list(self.classes)].to_numpy(dtype=float).T
+            pr = scaled_probs(self._lik.B_hat, X) @ L[list(self.classes)].to_numpy(dtype=float).T
         else:
             up, lo, pr = self._losses(X, L)
         res = decide_bounds(list(L.index), upper=up, lower=lo, prob=pr, rule=rule, rho=rho, index=index,
