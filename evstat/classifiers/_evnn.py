@@ -646,7 +646,7 @@ def evnn(
     maxiter = _check_int(maxiter, "maxiter", 0)
     if not isinstance(optimize_prototypes, (bool, np.bool_)):
         raise TypeError(f"optimize_prototypes must be True or False, got {optimize_prototypes!r}")
-    cf = class_frame(formula, data, positive=positive, missing=missing)
+    cf = class_frame(formula, data, positive=positive, missing=missing, rank_checks=False)
     cf.design.require_numeric("evnn", "it measures Euclidean distances to prototypes, and a factor's levels have no distance")
     M = cf.n_classes
     r = _check_int(prototypes, "prototypes", 1)
