@@ -78,3 +78,21 @@ def test_categorical_response_with_an_empty_category_warns(three, method):
     with warnings.catch_warnings():
         warnings.simplefilter("error", ev.formula.EmptyClassWarning)
         getattr(ev, method)(f, d, **kw)
+
+
+def test_evnn_with_unstandardised_scores_says_why_it_cannot_start():
+    """With scores of 1e5 every activation of evclass's start (gamma = 0.1) underflowed: the
+    fit 'converged' at once to m(Omega) = 1 for every row (cost = initial cost, error 2/3)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from test_contract import _data
+
+    d = _data(90, 1)
+    big = d.assign(s1=d.s1 * 1e5, s2=d.s2 * 1e5)
+    with pytest.raises(ValueError, match=r"evnn cannot start: .* is 0 \(gamma = 0\.1.* the score columns \['s1', 's2'\] "
+                                         r"span up to 8\.97e\+04\), so the cost has no gradient"):
+        ev.evnn("y3 ~ s1 + s2", big, prototypes=4, seed=1, maxiter=100)
+    fit = ev.evnn("y3 ~ s1 + s2", d.assign(s1=d.s1 * 100, s2=d.s2 * 100), prototypes=4, seed=1, maxiter=100)
+    assert fit.cost < fit.cost_init
