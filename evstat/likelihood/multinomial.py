@@ -153,12 +153,14 @@ __all__ = [
     "functional_profile",
     "functional_profile_reference",
     "limit_bounds",
+    "limit_contour",
     "multinomial_mle",
     "multinomial_probs",
     "multinomial_score_info",
     "predictive_bounds",
     "region_contours",
     "scaled_probs",
+    "wide_rows",
 ]
 
 #: the integration range in u = logit t is clamped to |u| <= U_MAX (integrand below exp(-U_MAX))
@@ -1054,6 +1056,40 @@ def _region_reference(lik: MultinomialLikelihood, C: NDArray) -> float:
     return -f(beta)[0]
 
 
+def wide_rows(lik: MultinomialLikelihood, x: ArrayLike) -> NDArray[np.bool_]:
+    """Rows (finite, non-zero) that take the limit ``r -> inf``: ``r sd > WIDE_SCALE`` with
+    ``x = r v`` and sd the smallest Wald standard error of ``z_k - z_j`` along v."""
+    V, r = row_scale(np.atleast_2d(np.asarray(x, dtype=float)))
+    with np.errstate(over="ignore"):
+        return (r > 0) & (r * _pair_sd(lik, V) > WIDE_SCALE)
+
+
+def limit_contour(lik: MultinomialLikelihood, x: ArrayLike, w: ArrayLike) -> NDArray[np.float64]:
+    """The limit as ``r -> inf`` of the predictive contour ``pl_A(t)`` of a set of classes A
+    (``w = 1_A``) at every ``0 < t < 1``, for rows ``x = r v``: the constant
+    ``min(max_{k in A} c_k, max_{k not in A} c_k)`` (:func:`region_contours`). theta_A takes a
+    value strictly inside (0, 1) only near the boundary between A's regions and the others', and
+    the supremum of the (quasi-concave) contour of z over that boundary is the plausibility of
+    the side not holding the arg max at B_hat (the segment from z_hat to any point of that side
+    crosses the boundary). Array (m,).
+
+    Examples
+    --------
+    >>> X = np.c_[np.ones(6), [-2.0, -1.0, 0.0, 0.5, 1.0, 2.0]]
+    >>> lik = multinomial_mle(X, [0, 0, 1, 0, 2, 2], 3, targets="platt")
+    >>> c = region_contours(lik, [[0.0, 1.0]])[0]
+    >>> bool(np.isclose(limit_contour(lik, [[1.0, 1e300]], [1, 0, 0])[0], max(c[1], c[2]) if c[0] == 1 else c[0]))
+    True
+    """
+    w = np.asarray(w, dtype=float)
+    if not np.all((w == 0) | (w == 1)) or w.min() == w.max():
+        raise ValueError("limit_contour takes the indicator of a set of classes (not empty, not all)")
+    V, _ = row_scale(np.atleast_2d(np.asarray(x, dtype=float)))
+    c = region_contours(lik, V)
+    inside = w.astype(bool)
+    return np.minimum(c[:, inside].max(axis=1), c[:, ~inside].max(axis=1))
+
+
 def limit_bounds(c: ArrayLike, w: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Lower and upper predictive expectations of ``h_w`` in the limit ``r -> inf``: those of
     the consonant belief on the classes with contour ``c`` (:func:`region_contours`),
@@ -1106,7 +1142,8 @@ FACE_SCALE = 1.0
 
 def _needs_faces(lik: MultinomialLikelihood, x: NDArray) -> NDArray[np.bool_]:
     V, r = row_scale(x)
-    return r * _pair_sd(lik, V) > FACE_SCALE
+    with np.errstate(over="ignore"):
+        return r * _pair_sd(lik, V) > FACE_SCALE
 
 
 def face_pairs(w: ArrayLike) -> list[tuple[int, int]]:
@@ -1293,7 +1330,7 @@ def predictive_bounds(
     live = (np.ptp(w, axis=1) > 0) & np.any(x != 0.0, axis=1)
     V, r = row_scale(x)
     wide = np.zeros(m, dtype=bool)
-    wide[live] = r[live] * _pair_sd(lik, V[live]) > WIDE_SCALE
+    wide[live] = wide_rows(lik, x[live])
     if wide.any():  # the limit r -> inf (module docstring, "Extreme test rows")
         c = region_contours(lik, V[wide], method=method)
         lw, uw = limit_bounds(c, w[wide])

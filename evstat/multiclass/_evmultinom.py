@@ -82,6 +82,8 @@ from evstat.likelihood.multinomial import (
     multinomial_mle,
     multinomial_probs,
     scaled_probs,
+    limit_contour,
+    wide_rows,
     multinomial_score_info,
     multinomial_targets,
     predictive_bounds,
@@ -426,10 +428,14 @@ class MultinomCalibration(ClassifierResults):
             raise ValueError("t values must lie in [0, 1]")
         out = np.zeros((X.shape[0], t.size))
         inner = (t > 0) & (t < 1)
-        if inner.any():
+        w = self._weights(event)
+        wide = wide_rows(self._lik, X) if w.min() < w.max() else np.zeros(X.shape[0], dtype=bool)
+        if inner.any() and (~wide).any():
             u = np.log(t[inner]) - np.log1p(-t[inner])
-            lp, _ = functional_profile(self._lik, X[:, None, :], self._weights(event), u[None, :])
-            out[:, inner] = np.exp(np.minimum(lp - self._lik.loglik_hat, 0.0))
+            lp, _ = functional_profile(self._lik, X[~wide][:, None, :], w, u[None, :])
+            out[np.ix_(~wide, inner)] = np.exp(np.minimum(lp - self._lik.loglik_hat, 0.0))
+        if inner.any() and wide.any():  # far-out rows: the limit r -> inf, constant in t
+            out[np.ix_(wide, inner)] = limit_contour(self._lik, X[wide], w)[:, None]
         return out
 
     # ---------------------------------------------------------------- decisions

@@ -254,3 +254,16 @@ def test_far_rows_find_the_global_maximum_of_the_profile() -> None:
         assert bel_d <= 1 - max(pl[:3]) + 1e-9, (r, bel_d, pl)
     c = region_contours(lik, row_scale(np.array([[1.0, 1e4, 1e4, 1e4]]))[0])
     np.testing.assert_allclose(bel_d, 1 - c[0, :3].max(), atol=1e-3)  # r sd = 4.6e3: O(1 / (r sd))
+
+
+def test_contour_of_far_rows_is_the_limit() -> None:
+    fit = _fit(3, 1)
+    new = pd.DataFrame({"s1": [1e6, 1e300, -1e300]})
+    for ev_ in (["a"], ["c"], ["a", "b"]):
+        c = fit.contour(new, ev_, [0.0, 0.2, 0.5, 0.9, 1.0])
+        assert np.all(np.isfinite(c)) and np.all((c >= 0) & (c <= 1))
+        np.testing.assert_allclose(c[1, 1:4], c[1, 1], rtol=0, atol=0)  # constant in t
+        np.testing.assert_allclose(c[0, 1:4], c[1, 1:4], atol=1e-5)  # r = 1e6 near the limit
+        # consistent with the bounds: int_0^1 pl_A = Pl - Bel in the limit
+        b = fit.predict(new.iloc[1:2], type="belief", events=[ev_])
+        np.testing.assert_allclose(c[1, 1], (b["pl"] - b["bel"]).to_numpy()[0, 0], atol=1e-12)
