@@ -276,6 +276,19 @@ def test_huge_numbers(saved, tmp_path):
         ev.load(_write(tmp_path / "h5.json", d5))
 
 
+@pytest.mark.parametrize("value", [1e308, -1e30, 0.5])
+def test_edited_params_with_recomputed_checksum_are_not_the_maximum(saved, tmp_path, value):
+    """An edit with a recomputed checksum used to load; predict then failed deep inside the
+    profile refits ("array must not contain infs or NaNs", "reference GLM refit with offset did
+    not converge") or, for a small edit, gave pl > 1. The score equations are checked at load."""
+    params = list(saved["params"])
+    params[1] = params[1] + value
+    with pytest.raises(ValueError, match=r"the saved coefficients are not the maximum-likelihood estimate of the "
+                                         r"saved calibration data: the score equation of '\w+' is off by"):
+        ev.load(_write(tmp_path / "p.json", dict(saved, params=params)))
+    assert ev.load(_write(tmp_path / "ok.json", saved)).params.tolist() == saved["params"]
+
+
 def test_deep_nesting(tmp_path):
     p = tmp_path / "deep.json"
     p.write_text("[" * 200_000 + "]" * 200_000)

@@ -168,7 +168,7 @@ def _newton_batch(
     the predicted point, whose decrement is already below ``tol``).
     """
     if Xc is None:
-        Xc = np.ascontiguousarray(lik.X.T, dtype=float)
+        Xc = _columns(lik.X)
     t = np.ascontiguousarray(lik.t, dtype=float)
     A = np.ascontiguousarray(A, dtype=float)
     e = np.ascontiguousarray(e, dtype=float)
@@ -228,45 +228,191 @@ def _exp_neg_abs_py(eta, z, scratch):  # pragma: no cover
         z[i] *= scratch[i]
 
 
-def _sweep_py(Xc, t, beta, eta, z, scratch, res, wts, wx, g, H):  # pragma: no cover
+#: calibration rows per block of a sweep: the block's linear predictors, exponentials, residuals
+#: and weights (4 x 512 doubles, 16 KB) stay in the L1 cache between the loops over the block,
+#: whatever n (at n = 1000 the block size hardly matters; it keeps n = 10^5 out of L2 misses)
+SWEEP_BLOCK = 512
+
+#: columns per tile of the score and information accumulation (the design's columns are padded
+#: with zero columns to a multiple of TILE; see :func:`_sweep_py`)
+TILE = 4
+
+
+def _columns(X: NDArray) -> NDArray:
+    """The design column by column (``X.T``, C-contiguous), padded with zero columns to a
+    multiple of :data:`TILE` rows: the layout of the compiled sweep."""
+    n, p = X.shape
+    P = TILE * max(1, -(-p // TILE))
+    Xc = np.zeros((P, n))
+    Xc[:p] = X.T
+    return Xc
+
+
+def _sweep_py(Xc, t, beta, eta, z, scratch, res, wts, g, H):  # pragma: no cover
     """One pass over the calibration rows at ``beta``: returns l(beta), fills the score ``g`` and
-    the information ``H`` (compiled with reassociation, so the sums run on SIMD registers)."""
-    p, n = Xc.shape
-    for i in range(n):
-        eta[i] = Xc[0, i] * beta[0]
-    for j in range(1, p):
-        bj = beta[j]
-        for i in range(n):
-            eta[i] += Xc[j, i] * bj
-    _exp_neg_abs(eta, z, scratch)
+    the information ``H`` (both of the padded size ``P = Xc.shape[0]``; entries of the zero
+    padding columns are 0).
+
+    The rows are taken in blocks of :data:`SWEEP_BLOCK` (the work arrays hold one block and
+    stay in the L1 cache), the columns in tiles of :data:`TILE` = 4 (``Xc`` is padded with zero
+    columns to a multiple of 4, ``beta`` is read as 0 there). Per block: the linear predictors
+    (four columns per loop), ``z = exp(-|eta|)`` (:func:`_exp_neg_abs_py`), then one loop for
+    the log-likelihood terms, residuals ``t - mu`` and weights ``z / (1 + z)^2``, and per tile a
+    loop accumulating the tile's score in 4 scalars and, per tile pair, its block of the
+    information in 10 (diagonal tile: symmetric half) or 16 scalars, which the compiler keeps in
+    SIMD registers. Every inner loop runs over the rows on contiguous arrays; the module is
+    compiled with ``error_model="numpy"`` (the default "python" model guards every division
+    with a ZeroDivisionError branch, which stopped the loop with ``1 / (1 + z)`` from being
+    vectorised) and reassociation (the sums as SIMD reductions). Measured at n = 1000, p = 4:
+    3.6 us per pass against 6.3 us for the previous column-at-a-time sweep (one loop over all
+    n rows per entry of the score and information, a product ``w x_j`` stored per column).
+    """
+    P, n = Xc.shape
+    p = beta.shape[0]
+    for j in range(P):
+        g[j] = 0.0
+        for k in range(P):
+            H[j, k] = 0.0
     ll = 0.0
-    for i in range(n):
-        ei = eta[i]
-        zi = z[i]
-        inv = 1.0 / (1.0 + zi)
-        mu = inv if ei >= 0.0 else zi * inv
-        ll += t[i] * ei - max(ei, 0.0)
-        res[i] = t[i] - mu
-        wts[i] = zi * inv * inv
-    for s in range(0, n, 256):  # sum of log1p(z) as logs of products of 256 factors in (1, 2]
-        prod = 1.0
-        for i in range(s, min(s + 256, n)):
-            prod *= 1.0 + z[i]
-        ll -= np.log(prod)
-    for j in range(p):
-        acc = 0.0
-        for i in range(n):
-            acc += res[i] * Xc[j, i]
-        g[j] = acc
-        for i in range(n):
-            wx[i] = wts[i] * Xc[j, i]
-        for k in range(j, p):
-            acc = 0.0
-            for i in range(n):
-                acc += wx[i] * Xc[k, i]
-            H[j, k] = acc
-            H[k, j] = acc
+    for s in range(0, n, SWEEP_BLOCK):
+        m = min(SWEEP_BLOCK, n - s)
+        tb = t[s:s + m]
+        eb = eta[:m]
+        zb = z[:m]
+        rb = res[:m]
+        wb = wts[:m]
+        for q in range(0, P, TILE):
+            c0 = Xc[q, s:s + m]
+            c1 = Xc[q + 1, s:s + m]
+            c2 = Xc[q + 2, s:s + m]
+            c3 = Xc[q + 3, s:s + m]
+            b0 = beta[q] if q < p else 0.0
+            b1 = beta[q + 1] if q + 1 < p else 0.0
+            b2 = beta[q + 2] if q + 2 < p else 0.0
+            b3 = beta[q + 3] if q + 3 < p else 0.0
+            if q == 0:
+                for i in range(m):
+                    eb[i] = c0[i] * b0 + c1[i] * b1 + c2[i] * b2 + c3[i] * b3
+            else:
+                for i in range(m):
+                    eb[i] += c0[i] * b0 + c1[i] * b1 + c2[i] * b2 + c3[i] * b3
+        _exp_neg_abs(eb, zb, scratch[:m])
+        prod = 1.0  # sum of log1p(z) as the log of a product of factors in (1, 2]
+        for i in range(m):
+            ei = eb[i]
+            zi = zb[i]
+            inv = 1.0 / (1.0 + zi)
+            mu = inv if ei >= 0.0 else zi * inv
+            ll += tb[i] * ei - max(ei, 0.0)
+            prod *= 1.0 + zi
+            rb[i] = tb[i] - mu
+            wb[i] = zi * inv * inv
+        ll -= np.log(prod)  # m <= 512 factors of at most 2: no overflow
+        for q in range(0, P, TILE):
+            c0 = Xc[q, s:s + m]
+            c1 = Xc[q + 1, s:s + m]
+            c2 = Xc[q + 2, s:s + m]
+            c3 = Xc[q + 3, s:s + m]
+            g0 = g1 = g2 = g3 = 0.0
+            for i in range(m):
+                r = rb[i]
+                g0 += r * c0[i]
+                g1 += r * c1[i]
+                g2 += r * c2[i]
+                g3 += r * c3[i]
+            g[q] += g0
+            g[q + 1] += g1
+            g[q + 2] += g2
+            g[q + 3] += g3
+            _tile_diag(wb, c0, c1, c2, c3, H, q)
+            for r0 in range(q + TILE, P, TILE):
+                _tile_off(wb, c0, c1, c2, c3, Xc[r0, s:s + m], Xc[r0 + 1, s:s + m],
+                          Xc[r0 + 2, s:s + m], Xc[r0 + 3, s:s + m], H, q, r0)
+    for j in range(P):
+        for k in range(j + 1, P):
+            H[k, j] = H[j, k]
     return ll
+
+
+def _tile_diag_py(w, c0, c1, c2, c3, H, q):  # pragma: no cover
+    """``H[q:q+4, q:q+4] += sum_i w_i x_i x_i'`` (upper triangle) over a block, in 10 scalars."""
+    h00 = h01 = h02 = h03 = h11 = h12 = h13 = h22 = h23 = h33 = 0.0
+    for i in range(w.shape[0]):
+        x0 = c0[i]
+        x1 = c1[i]
+        x2 = c2[i]
+        x3 = c3[i]
+        w0 = w[i] * x0
+        w1 = w[i] * x1
+        w2 = w[i] * x2
+        w3 = w[i] * x3
+        h00 += w0 * x0
+        h01 += w0 * x1
+        h02 += w0 * x2
+        h03 += w0 * x3
+        h11 += w1 * x1
+        h12 += w1 * x2
+        h13 += w1 * x3
+        h22 += w2 * x2
+        h23 += w2 * x3
+        h33 += w3 * x3
+    H[q, q] += h00
+    H[q, q + 1] += h01
+    H[q, q + 2] += h02
+    H[q, q + 3] += h03
+    H[q + 1, q + 1] += h11
+    H[q + 1, q + 2] += h12
+    H[q + 1, q + 3] += h13
+    H[q + 2, q + 2] += h22
+    H[q + 2, q + 3] += h23
+    H[q + 3, q + 3] += h33
+
+
+def _tile_off_py(w, c0, c1, c2, c3, d0, d1, d2, d3, H, q, r):  # pragma: no cover
+    """``H[q:q+4, r:r+4] += sum_i w_i x_i[q:q+4] x_i[r:r+4]'`` over a block, in 16 scalars."""
+    h00 = h01 = h02 = h03 = h10 = h11 = h12 = h13 = 0.0
+    h20 = h21 = h22 = h23 = h30 = h31 = h32 = h33 = 0.0
+    for i in range(w.shape[0]):
+        y0 = d0[i]
+        y1 = d1[i]
+        y2 = d2[i]
+        y3 = d3[i]
+        w0 = w[i] * c0[i]
+        w1 = w[i] * c1[i]
+        w2 = w[i] * c2[i]
+        w3 = w[i] * c3[i]
+        h00 += w0 * y0
+        h01 += w0 * y1
+        h02 += w0 * y2
+        h03 += w0 * y3
+        h10 += w1 * y0
+        h11 += w1 * y1
+        h12 += w1 * y2
+        h13 += w1 * y3
+        h20 += w2 * y0
+        h21 += w2 * y1
+        h22 += w2 * y2
+        h23 += w2 * y3
+        h30 += w3 * y0
+        h31 += w3 * y1
+        h32 += w3 * y2
+        h33 += w3 * y3
+    H[q, r] += h00
+    H[q, r + 1] += h01
+    H[q, r + 2] += h02
+    H[q, r + 3] += h03
+    H[q + 1, r] += h10
+    H[q + 1, r + 1] += h11
+    H[q + 1, r + 2] += h12
+    H[q + 1, r + 3] += h13
+    H[q + 2, r] += h20
+    H[q + 2, r + 1] += h21
+    H[q + 2, r + 2] += h22
+    H[q + 2, r + 3] += h23
+    H[q + 3, r] += h30
+    H[q + 3, r + 1] += h31
+    H[q + 3, r + 2] += h32
+    H[q + 3, r + 3] += h33
 
 
 def _solve_kkt_py(H, a, rhs, K, sol):  # pragma: no cover
@@ -318,16 +464,17 @@ def _newton_kernel_py(Xc, t, A, e, beta, tol, max_iter, chain, out_l, out_nu, ok
 
     ``beta`` holds the (projected) starting points and is overwritten by the maximisers.
     """
-    p, n = Xc.shape
+    P, n = Xc.shape  # P: the columns padded to a multiple of TILE (see _sweep_py)
+    p = A.shape[1]
     q = p + 1
-    eta = np.empty(n)
-    z = np.empty(n)
-    scratch = np.empty(n)
-    res = np.empty(n)
-    wts = np.empty(n)
-    wx = np.empty(n)
-    g = np.empty(p)
-    H = np.empty((p, p))
+    blk = min(n, SWEEP_BLOCK)
+    eta = np.empty(blk)
+    z = np.empty(blk)
+    scratch = np.empty(blk)
+    res = np.empty(blk)
+    wts = np.empty(blk)
+    g = np.empty(P)
+    H = np.empty((P, P))
     K = np.empty((q, q))
     sol = np.empty(q)
     rhs = np.empty(q)
@@ -373,7 +520,7 @@ def _newton_kernel_py(Xc, t, A, e, beta, tol, max_iter, chain, out_l, out_nu, ok
         for _ in range(max_iter + 60):
             if newton >= max_iter:
                 break
-            ll = _sweep(Xc, t, bb, eta, z, scratch, res, wts, wx, g, H)
+            ll = _sweep(Xc, t, bb, eta, z, scratch, res, wts, g, H)
             passes[0] += 1
             if ll < prev_l - 1e-12 * (1.0 + abs(prev_l)):
                 # the last step lowered the log-likelihood: halve it
@@ -447,15 +594,21 @@ _KERNEL = None
 
 def _kernel():
     """The compiled Newton kernel (numba, compiled on first use and cached on disk)."""
-    global _KERNEL, _project_inplace, _exp_neg_abs, _sweep, _solve_kkt
+    global _KERNEL, _project_inplace, _exp_neg_abs, _sweep, _tile_diag, _tile_off, _solve_kkt
     if _KERNEL is None:
         import numba
 
         _project_inplace = numba.njit(cache=True)(_project_inplace_py)
         # the exponential keeps strict IEEE semantics (its Cody-Waite reduction must not be
-        # reassociated); the sums of the sweep may be reordered (SIMD reductions)
-        _exp_neg_abs = numba.njit(cache=True, fastmath={"contract"})(_exp_neg_abs_py)
-        _sweep = numba.njit(cache=True, fastmath={"reassoc", "contract"})(_sweep_py)
+        # reassociated); the sums of the sweep may be reordered (SIMD reductions); the loops
+        # over the rows use numpy's error model (no ZeroDivisionError branch per division,
+        # which kept the loop with 1 / (1 + z) from being vectorised)
+        vector = {"cache": True, "error_model": "numpy"}
+        _exp_neg_abs = numba.njit(fastmath={"contract"}, **vector)(_exp_neg_abs_py)
+        sums = {"fastmath": {"reassoc", "contract"}, **vector}
+        _tile_diag = numba.njit(**sums)(_tile_diag_py)
+        _tile_off = numba.njit(**sums)(_tile_off_py)
+        _sweep = numba.njit(**sums)(_sweep_py)
         _solve_kkt = numba.njit(cache=True)(_solve_kkt_py)
         # Serial on purpose: numba's parallel kernels run on its OpenMP threading layer here
         # (GNU libgomp; TBB is not installed), which is not fork-safe: a process forked after a
@@ -517,7 +670,7 @@ def profile_loglik(
     out_b = np.empty((e.size, lik.p)) if return_beta else None
     step = max(1, int(CHUNK_PROBLEMS))
     fell_back: list[int] = []
-    Xc = np.ascontiguousarray(lik.X.T, dtype=float)
+    Xc = _columns(np.asarray(lik.X, dtype=float))
     for start in range(0, e.size, step):
         sl = slice(start, start + step)
         l_, nu_, b_, ok = _newton_batch(lik, A[sl], e[sl], tol, max_iter, chain, Xc)
