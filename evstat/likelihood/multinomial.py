@@ -117,7 +117,15 @@ the mass near u = 0 (Pl({a}) = 3.1e-7 instead of 2.09e-4 in the issue's example:
 number); the interval is now clamped to ``|u| <= U_MAX`` at both ends (the part between
 ``U_MAX`` and ``u_hat`` is below ``exp(-U_MAX) = 3e-20``); (2) the first node of a panel starts
 from the Wald start, which for far-out rows is far from the solution: up to ``NODE_MAX_ITER``
-Newton passes (a few hundred measured at r = 1e9). Finite r against the limit (measured, not
+Newton passes (a few hundred measured at r = 1e9); (3) the constraint set
+``{B : h_w(x; B) = t}`` is not convex, and for far-out rows the profile has a local maximum on
+each face between two classes' regions, so the Newton from the Wald start alone could stop on
+the wrong face (K = 4, n = 200, x = (1, 100, 100, 100): Bel({d}) = 0.84 although coherence
+demands Bel({d}) = 1 - Pl({a, b, c}) <= 1 - Pl({b}) = 0.70); rows with ``r sd > FACE_SCALE``
+(1) also start every node from the maximiser of l on each face ``(B v)_k = (B v)_j`` with
+``w_k != w_j`` (:func:`face_starts`, retracted) and keep the largest value (the reference
+path likewise). Ordinary rows do not pay for it (r sd = 0.13 to 0.44 for the benchmark's
+rows, n = 1000). Finite r against the limit (measured, not
 proved; tests/multiclass/test_evmultinom_extreme.py): where the maximiser of pi over a class
 region lies on a face between two regions (the K = 2 geometry) the difference falls like
 ``(r sd)^-2`` (6.96e-8, 6.95e-10, 6.77e-12 at r sd = 3.1e3, 3.1e4, 3.1e5); where it lies at a
