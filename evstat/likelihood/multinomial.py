@@ -1066,7 +1066,15 @@ def _region_reference(lik: MultinomialLikelihood, C: NDArray) -> float:
 
 def wide_rows(lik: MultinomialLikelihood, x: ArrayLike) -> NDArray[np.bool_]:
     """Rows (finite, non-zero) that take the limit ``r -> inf``: ``r sd > WIDE_SCALE`` with
-    ``x = r v`` and sd the smallest Wald standard error of ``z_k - z_j`` along v."""
+    ``x = r v`` and sd the smallest Wald standard error of ``z_k - z_j`` along v.
+
+    Examples
+    --------
+    >>> X = np.c_[np.ones(6), [-2.0, -1.0, 0.0, 0.5, 1.0, 2.0]]
+    >>> lik = multinomial_mle(X, [0, 0, 1, 0, 2, 2], 3, targets="platt")
+    >>> wide_rows(lik, [[1.0, 0.5], [1.0, 1e10], [1.0, -1e300]]).tolist()
+    [False, True, True]
+    """
     V, r = row_scale(np.atleast_2d(np.asarray(x, dtype=float)))
     with np.errstate(over="ignore"):
         return (r > 0) & (r * _pair_sd(lik, V) > WIDE_SCALE)
@@ -1130,7 +1138,13 @@ def limit_bounds(c: ArrayLike, w: ArrayLike) -> tuple[NDArray[np.float64], NDArr
 def scaled_probs(B: NDArray, X: ArrayLike) -> NDArray[np.float64]:
     """Class probabilities (m, K) of design rows of any finite size: ``softmax(r (z - max z))``
     with ``X = r V`` (:func:`evstat.likelihood.predictive.row_scale`) and ``z = (0, B V)``, so
-    that rows whose linear predictors overflow (scores of 1e300) give 0 and 1, never NaN."""
+    that rows whose linear predictors overflow (scores of 1e300) give 0 and 1, never NaN.
+
+    Examples
+    --------
+    >>> scaled_probs(np.array([[0.0, 3.0], [0.0, 4.0]]), [[1.0, 1e308], [1.0, 0.0]]).tolist()
+    [[0.0, 0.0, 1.0], [0.3333333333333333, 0.3333333333333333, 0.3333333333333333]]
+    """
     V, r = row_scale(X)
     z = np.c_[np.zeros(V.shape[0]), V @ B.T]
     with np.errstate(over="ignore", invalid="ignore"):
@@ -1156,7 +1170,13 @@ def _needs_faces(lik: MultinomialLikelihood, x: NDArray) -> NDArray[np.bool_]:
 
 def face_pairs(w: ArrayLike) -> list[tuple[int, int]]:
     """The pairs of classes ``k < j`` with ``w_k != w_j`` (the faces across which h_w jumps
-    in the limit)."""
+    in the limit).
+
+    Examples
+    --------
+    >>> face_pairs([1.0, 0.0, 0.0])
+    [(0, 1), (0, 2)]
+    """
     w = np.asarray(w, dtype=float)
     K = w.size
     return [(k, j) for k in range(K) for j in range(k + 1, K) if w[k] != w[j]]
@@ -1165,7 +1185,16 @@ def face_pairs(w: ArrayLike) -> list[tuple[int, int]]:
 def face_starts(lik: MultinomialLikelihood, x: ArrayLike, w: ArrayLike) -> list[NDArray[np.float64]]:
     """For every pair of :func:`face_pairs`, the coefficients (m, d) maximising l on the face
     ``(B v)_k = (B v)_j`` (``x = r v``; :func:`_subspace_max`): starts of the constrained Newton
-    near each face's local maximum (``FACE_SCALE``). The weights must be the same for all rows."""
+    near each face's local maximum (``FACE_SCALE``). The weights must be the same for all rows.
+
+    Examples
+    --------
+    >>> X = np.c_[np.ones(6), [-2.0, -1.0, 0.0, 0.5, 1.0, 2.0]]
+    >>> lik = multinomial_mle(X, [0, 0, 1, 0, 2, 2], 3, targets="platt")
+    >>> B = face_starts(lik, [[1.0, 50.0]], [0.0, 1.0, 0.0])[0].reshape(2, 2)  # face a | b
+    >>> bool(abs(B[0] @ [1.0, 50.0]) < 1e-9)  # (B x)_b = (B x)_a = 0
+    True
+    """
     from scipy.linalg import null_space
 
     x = np.atleast_2d(np.asarray(x, dtype=float))
