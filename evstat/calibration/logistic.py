@@ -12,6 +12,9 @@ Sign convention: evstat uses the GLM convention ``theta = expit(beta . x)``; the
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, Mapping
 
 import numpy as np
@@ -40,7 +43,7 @@ from evstat.likelihood import (
 )
 from evstat.likelihood.logistic import information, loglik_eta, score
 
-__all__ = ["LogitCalibration", "completely_separated", "evlogit", "fit_logistic_likelihood"]
+__all__ = ["LogitCalibration", "completely_separated", "evlogit", "fit_logistic_likelihood", "progress_bars"]
 
 _TARGETS = ("platt", "binary")
 #: rows per block when predicting Bel/Pl (bounds memory; a progress bar shows per block)
@@ -52,6 +55,25 @@ PROGRESS_MIN_ROWS: int | None = 50_000
 PROGRESS_MIN_SECONDS: float | None = 10.0
 #: target duration of one block of rows while a progress bar is shown
 PROGRESS_BLOCK_SECONDS = 2.0
+_SHOW_PROGRESS: ContextVar[bool] = ContextVar("evstat_show_progress", default=True)
+
+
+@contextmanager
+def progress_bars(show: bool) -> Iterator[None]:
+    """Within the block, predictions of this thread show progress bars (``show=True``, by the
+    thresholds above) or none (``show=False``), whatever the thresholds; used by
+    ``evstat predict`` (:mod:`evstat.bulk`), whose chunks are predicted under one bar of its own.
+
+    Examples
+    --------
+    >>> with progress_bars(False):
+    ...     pass  # fit.predict(big, type="belief") here shows no bar
+    """
+    token = _SHOW_PROGRESS.set(bool(show))
+    try:
+        yield
+    finally:
+        _SHOW_PROGRESS.reset(token)
 #: Cost model of the predictive belief: about this many seconds per (test row x calibration
 #: row), so ``rows`` test rows cost ``rows x n x COST_PER_CELL`` seconds. Measured with
 #: benchmarks/bench_speed.py (J = 3; see benchmarks/README.md, issue 15): about 2e-7 on one
@@ -400,8 +422,9 @@ class LogitCalibration(CalibrationResults):
     def _belief_arrays(self, X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray]:
         m = X.shape[0]
         est = self.predicted_seconds(m)
-        show = (PROGRESS_MIN_ROWS is not None and m >= PROGRESS_MIN_ROWS) or (
-            PROGRESS_MIN_SECONDS is not None and est >= PROGRESS_MIN_SECONDS
+        show = _SHOW_PROGRESS.get() and (
+            (PROGRESS_MIN_ROWS is not None and m >= PROGRESS_MIN_ROWS)
+            or (PROGRESS_MIN_SECONDS is not None and est >= PROGRESS_MIN_SECONDS)
         )
         if m <= BLOCK_ROWS and not show:
             return predictive_belief(self._lik, X, method=self.predictive_method)

@@ -141,16 +141,19 @@ def _newton_batch(
 
     Each problem starts from the Wald path (projected on its constraint) and runs Newton's method
     on the KKT system in a compiled kernel (numba). Every iteration is one sweep over the
-    calibration rows, held column by column (``Xc = X.T``) so that every loop below runs on SIMD
-    registers: the linear predictors; ``z = exp(-|eta|)`` by a branch-free exponential
+    calibration rows (:func:`_sweep_py`), held column by column (``Xc = X.T``, padded with zero
+    columns to a multiple of 4) and taken in blocks of :data:`SWEEP_BLOCK` rows that stay in
+    the L1 cache: the linear predictors; ``z = exp(-|eta|)`` by a branch-free exponential
     (:func:`_exp_neg_abs_py`; libm's ``exp`` cannot be vectorised, and was the largest cost);
     from z the fitted probability ``1 / (1 + z)`` (or ``z / (1 + z)``), the weight
     ``z / (1 + z)^2`` and the log-likelihood ``t eta - max(eta, 0) - log1p(z)`` (the sum of the
-    ``log1p`` as logs of products of blocks of 256 factors in (1, 2]); then the score and the
-    upper triangle of the information as sums over the rows. No (problems x rows) temporaries
-    are formed: the cost per problem is linear in n with a small constant and the memory O(n).
-    The (p + 1) x (p + 1) KKT system is solved by Gaussian elimination with partial pivoting. A
-    step that lowered the log-likelihood is halved (the log-likelihood comes with every pass).
+    ``log1p`` as logs of products of blocks of factors in (1, 2]); then the score and the upper
+    triangle of the information accumulated in scalars, four columns (a tile) at a time, so
+    that the compiler keeps them in SIMD registers. No (problems x rows) temporaries are formed:
+    the cost per problem is linear in n with a small constant and the memory O(n).
+    The (p + 1) x (p + 1) KKT system is solved by Gaussian elimination with partial pivoting,
+    for the Newton step and the tangent below at once. A step that lowered the log-likelihood
+    is halved (the log-likelihood comes with every pass).
     Convergence: the Newton decrement ``g' d`` (twice the predicted gain) is below ``tol``; the
     final Newton step is then taken and the log-likelihood updated by the predicted gain
     ``g' d / 2``, whose error is of third order in the step: about ``tol**1.5 / sqrt(n)``, i.e.
@@ -163,9 +166,14 @@ def _newton_batch(
     ``a . beta_hat`` outwards) starts from a prediction along the path of constrained maximisers
     (continuation) instead of the Wald path: the previous maximiser plus its tangent
     ``d beta / d e`` (the solution of ``[[H, a], [a', 0]] [v; w] = [0; 1]`` with the information
-    H of the last pass), with a quadratic term fitted to the maximiser before it when there is
-    one. Most such problems converge in one pass (one evaluation of score and information at
-    the predicted point, whose decrement is already below ``tol``).
+    H of the last pass), with a quadratic term fitted to the maximiser before it when the step
+    is at most 4 times the last spacing (beyond, the rounding error of the fitted curvature,
+    which grows like the squared ratio, could spoil the start). Every path starts at the MLE
+    itself, the maximiser at ``e = a . beta_hat`` with tangent ``cov a / (a' cov a)``, so its
+    first problem starts from the Wald path and its second already has a quadratic term. Most
+    such problems converge in one pass (one evaluation of score and information at the
+    predicted point, whose decrement is already below ``tol``): measured 1.003 passes per node
+    for the predictive belief at n = 1000, J = 3.
     """
     if Xc is None:
         Xc = _columns(lik.X)
@@ -178,7 +186,10 @@ def _newton_batch(
     nu = np.zeros(B)
     converged = np.zeros(B, dtype=bool)
     passes = np.zeros(1, dtype=np.int64)
-    _kernel()(Xc, t, A, e, beta, float(tol), int(max_iter), bool(chain), out_l, nu, converged, passes)
+    _kernel()(
+        Xc, t, A, e, beta, float(tol), int(max_iter), bool(chain), lik.beta_hat, lik.cov, out_l, nu, converged,
+        passes,
+    )
     _PASSES[0] += int(passes[0])
     return out_l, nu, beta, converged
 
@@ -415,9 +426,12 @@ def _tile_off_py(w, c0, c1, c2, c3, d0, d1, d2, d3, H, q, r):  # pragma: no cove
     H[q + 3, r + 3] += h33
 
 
-def _solve_kkt_py(H, a, rhs, K, sol):  # pragma: no cover
-    """Solve ``[[H, a], [a', 0]] sol = rhs`` (size p + 1) by Gaussian elimination with partial
-    pivoting; returns False if the system is singular."""
+def _solve_kkt_py(H, a, g, K, step, tan):  # pragma: no cover
+    """Solve ``[[H, a], [a', 0]] x = r`` (size p + 1) for the two right-hand sides
+    ``r = (g, 0)`` (the Newton step and, in ``step[p]``, the Lagrange multiplier) and
+    ``r = (0, 1)`` (``tan[:p]``: the tangent ``d beta / d e`` of the path of constrained
+    maximisers) by one Gaussian elimination with partial pivoting on ``K`` (p + 1, p + 3);
+    returns False if the system is singular."""
     p = a.shape[0]
     q = p + 1
     for j in range(p):
@@ -425,9 +439,11 @@ def _solve_kkt_py(H, a, rhs, K, sol):  # pragma: no cover
             K[j, k] = H[j, k]
         K[j, p] = a[j]
         K[p, j] = a[j]
+        K[j, q] = g[j]
+        K[j, q + 1] = 0.0
     K[p, p] = 0.0
-    for j in range(q):
-        sol[j] = rhs[j]
+    K[p, q] = 0.0
+    K[p, q + 1] = 1.0
     for c in range(q):
         piv = c
         best = abs(K[c, c])
@@ -438,31 +454,33 @@ def _solve_kkt_py(H, a, rhs, K, sol):  # pragma: no cover
         if not best > 0.0:
             return False
         if piv != c:
-            for k in range(q):
+            for k in range(c, q + 2):
                 tmp = K[c, k]
                 K[c, k] = K[piv, k]
                 K[piv, k] = tmp
-            tmp = sol[c]
-            sol[c] = sol[piv]
-            sol[piv] = tmp
         for rr in range(c + 1, q):
             f = K[rr, c] / K[c, c]
             if f != 0.0:
-                for k in range(c, q):
+                for k in range(c, q + 2):
                     K[rr, k] -= f * K[c, k]
-                sol[rr] -= f * sol[c]
     for c in range(q - 1, -1, -1):
-        s = sol[c]
+        s1 = K[c, q]
+        s2 = K[c, q + 1]
         for k in range(c + 1, q):
-            s -= K[c, k] * sol[k]
-        sol[c] = s / K[c, c]
+            s1 -= K[c, k] * step[k]
+            s2 -= K[c, k] * tan[k]
+        step[c] = s1 / K[c, c]
+        tan[c] = s2 / K[c, c]
     return True
 
 
-def _newton_kernel_py(Xc, t, A, e, beta, tol, max_iter, chain, out_l, out_nu, ok, passes):  # pragma: no cover
+def _newton_kernel_py(Xc, t, A, e, beta, tol, max_iter, chain, beta_hat, cov, out_l, out_nu, ok, passes):  # pragma: no cover
     """Constrained Newton for each problem ``b`` (compiled by numba; see :func:`_newton_batch`).
 
-    ``beta`` holds the (projected) starting points and is overwritten by the maximisers.
+    ``beta`` holds the (projected) starting points and is overwritten by the maximisers. With
+    ``chain``, every path of one direction starts at the MLE ``beta_hat`` (the maximiser at
+    ``e = a . beta_hat``, tangent ``cov a / (a' cov a)``): its first problem starts from the
+    Wald path, and its second has a quadratic term through the MLE.
     """
     P, n = Xc.shape  # P: the columns padded to a multiple of TILE (see _sweep_py)
     p = A.shape[1]
@@ -475,9 +493,9 @@ def _newton_kernel_py(Xc, t, A, e, beta, tol, max_iter, chain, out_l, out_nu, ok
     wts = np.empty(blk)
     g = np.empty(P)
     H = np.empty((P, P))
-    K = np.empty((q, q))
-    sol = np.empty(q)
-    rhs = np.empty(q)
+    K = np.empty((q, q + 2))
+    sol = np.empty(q)  # the Newton step and the multiplier
+    sol_t = np.empty(q)  # the tangent d beta / d e (and its multiplier)
     prev_beta = np.empty(p)
     prev_step = np.empty(p)
     step = np.empty(p)
@@ -502,14 +520,33 @@ def _newton_kernel_py(Xc, t, A, e, beta, tol, max_iter, chain, out_l, out_nu, ok
                 links = 0
         else:
             links = 0
+        if chain and links == 0:
+            # a new path: the MLE is its first link
+            e_last = 0.0
+            var = 0.0
+            for j in range(p):
+                e_last += a[j] * beta_hat[j]
+                last[j] = beta_hat[j]
+                acc = 0.0
+                for k in range(p):
+                    acc += cov[j, k] * a[k]
+                tan[j] = acc
+                var += a[j] * acc
+            if var > 0.0:
+                for j in range(p):
+                    tan[j] /= var
+                links = 1
         if links > 0:
             # continuation: tangent prediction, plus a quadratic term through the maximiser before
             d = e[b] - e_last
             for j in range(p):
                 bb[j] = last[j] + d * tan[j]
             if links > 1:
+                # the quadratic term only within a few spacings of the last two links: its
+                # rounding error grows like (d / d2)^2 (links that differ by rounding, such as
+                # the MLE and a node at a . beta_hat, would give garbage)
                 d2 = e_older - e_last
-                if d2 != 0.0:
+                if abs(d) <= 4.0 * abs(d2):
                     for j in range(p):
                         c2 = (older[j] - last[j] - d2 * tan[j]) / (d2 * d2)
                         bb[j] += c2 * d * d
@@ -535,10 +572,7 @@ def _newton_kernel_py(Xc, t, A, e, beta, tol, max_iter, chain, out_l, out_nu, ok
                     bb[j] = prev_beta[j] + size * prev_step[j]
                 _project_inplace(bb, a, aa, e[b])
                 continue
-            for j in range(p):
-                rhs[j] = g[j]
-            rhs[p] = 0.0
-            if not _solve_kkt(H, a, rhs, K, sol):
+            if not _solve_kkt(H, a, g, K, sol, sol_t):
                 break  # not converged: the caller falls back to the reference path
             dec = 0.0
             for j in range(p):
@@ -563,19 +597,15 @@ def _newton_kernel_py(Xc, t, A, e, beta, tol, max_iter, chain, out_l, out_nu, ok
             _project_inplace(bb, a, aa, e[b])
         if chain:
             if ok[b]:
+                # the tangent of the last KKT solve: at the maximiser's last pass (or, if the
+                # last step was abandoned by halving, at the point kept)
                 for j in range(p):
-                    rhs[j] = 0.0
-                rhs[p] = 1.0
-                if _solve_kkt(H, a, rhs, K, sol):
-                    for j in range(p):
-                        older[j] = last[j]
-                        last[j] = bb[j]
-                        tan[j] = sol[j]
-                    e_older = e_last
-                    e_last = e[b]
-                    links += 1
-                else:
-                    links = 0
+                    older[j] = last[j]
+                    last[j] = bb[j]
+                    tan[j] = sol_t[j]
+                e_older = e_last
+                e_last = e[b]
+                links += 1
             else:
                 links = 0
 
