@@ -441,3 +441,21 @@ def test_loading_reads_a_pipe(fit, tmp_path):
 @pytest.mark.parametrize("name", ["evstat.formula.whitelist", "evstat.formula.schema", "evstat.results"])
 def test_docstring_examples(name, doctests):
     doctests(name)
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        ({"response": "x"}, r"response = 'x' is not the response 'y' of the formula"),
+        ({"classes": [True, 1]}, r"classes lists a class twice \(or two equal labels such as true and 1\)"),
+        ({"classes": [None, 1]}, r"classes holds null"),
+        ({"classes": [0, "x"]}, r"positive = 1 must be the second class 'x'"),
+        ({"positive": None}, r"positive = None must be the second class 1"),
+    ],
+)
+def test_edited_model_frame_labels_are_refused(saved, tmp_path, edit, message):
+    """These edits (checksum recomputed) used to load: a response name that is not the formula's,
+    duplicated or null class labels, a positive level that is not the one coded 1."""
+    d = dict(saved, model_frame=dict(saved["model_frame"], **edit))
+    with pytest.raises(SchemaError, match=message):
+        ev.load(_write(tmp_path / "mf.json", d))

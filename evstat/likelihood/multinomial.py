@@ -74,8 +74,70 @@ retracted Wald start), with the exact gradient
 ``grad l - grad g (D . grad l) / (D . grad g)``; each side integrated by ``scipy.integrate.quad``
 in ``t``. Slow (tens of milliseconds per node) and independent of the fast path's algebra.
 
-Limits. Test rows must have finite linear predictors (scores up to about 1e150); evlogit's
-expansion for extremely wide contours is not generalised here.
+Extreme test rows (issue 16: a score of 1e10 hung). Write a design row ``x = r v`` with
+``r = max_j |x_j|`` (:func:`evstat.likelihood.predictive.row_scale`, as evlogit). theta depends on
+B only through ``z = (0, B v)``: ``theta(x; B) = softmax(r z)``. Unlike K = 2, the constraint
+``logit h_w(softmax(r z)) = u`` is not linear in B, so the profile at ``r`` is not the profile
+of ``v`` at ``u / r``; what does not depend on r is the contour of z,
+``pi(z) = sup {pl(B) : (0, B v) = z}`` (log-concave: the profile of a concave function under a
+linear constraint, computed on the well-conditioned direction v). With the convex level sets
+``C_omega = {z : pi(z) >= omega}``, the layer-cake integrands are
+``a(omega) = min_{C_omega} h_w(softmax(r z))`` and ``b(omega) = max_{C_omega} ...``.
+
+*The limit r -> inf* (:func:`region_contours`, :func:`limit_bounds`). ``softmax(r z)`` tends to
+the indicator of the arg max of z (off the ties, a null set), so ``a(omega)`` tends to
+``min {w_k : C_omega meets R_k}`` with ``R_k = {z : z_k >= z_j for all j}`` (a closed
+polyhedral cone), and ``C_omega`` meets ``R_k`` iff ``omega <= c_k``,
+
+    c_k = sup {pi(z) : z in R_k} = sup {pl(B) : (B v)_k >= (B v)_j for all j}
+
+(``c_k = 1`` for the arg max at B_hat). By dominated convergence,
+
+    lower -> int_0^1 min {w_k : c_k >= omega} d omega,   upper -> int_0^1 max {w_k : c_k >= omega} d omega,
+
+the lower and upper expectations of w under the consonant belief function on the classes
+with contour c. For a set A: ``Bel(A) = 1 - max_{k not in A} c_k`` (0 when the arg max at B_hat
+is not in A) and ``Pl(A) = max_{k in A} c_k`` (1 when it is). For K = 2, ``c`` is evlogit's
+limit (the relative profile likelihood of ``v . beta`` at 0), and the tests check the two
+agree. Each ``c_k`` is a concave maximisation under K - 1 homogeneous linear inequalities:
+the fast path enumerates the active sets (2^(K-1) - 1 equality-constrained concave problems
+on subspaces, Newton from the projection of B_hat; the largest value among the solutions
+satisfying every constraint is the maximum, since the true active set is among them and every
+feasible solution is a lower bound); the reference path (``method="reference"``) uses scipy's
+SLSQP on the inequalities. The contours of a direction are cached (singletons, complements
+and loss rows share them).
+
+*Between* (the quadrature). Every row whose ``r sd`` is at most ``WIDE_SCALE`` (1e8; sd the
+smallest Wald standard error of a difference ``z_k - z_j`` along v) is integrated as an ordinary
+row. Two defects made far-out rows hang or go wrong, now fixed: (1) each side's interval ran
+from ``u_hat`` (of the order of ``r``) outwards; the retraction onto ``g = u`` stopped at
+``|c| = 1e8``, so the nodes near ``u_hat`` failed and fell back one by one to the scipy
+reference path (the hang), and at r = 1e6 the bisection of ``[u_hat, ...]`` never resolved
+the mass near u = 0 (Pl({a}) = 3.1e-7 instead of 2.09e-4 in the issue's example: a wrong
+number); the interval is now clamped to ``|u| <= U_MAX`` at both ends (the part between
+``U_MAX`` and ``u_hat`` is below ``exp(-U_MAX) = 3e-20``); (2) the first node of a panel starts
+from the Wald start, which for far-out rows is far from the solution: up to ``NODE_MAX_ITER``
+Newton passes (a few hundred measured at r = 1e9); (3) the constraint set
+``{B : h_w(x; B) = t}`` is not convex, and for far-out rows the profile has a local maximum on
+each face between two classes' regions, so the Newton from the Wald start alone could stop on
+the wrong face (K = 4, n = 200, x = (1, 100, 100, 100): Bel({d}) = 0.84 although coherence
+demands Bel({d}) = 1 - Pl({a, b, c}) <= 1 - Pl({b}) = 0.70); rows with ``r sd > FACE_SCALE``
+(1) also start every node from the maximiser of l on each face ``(B v)_k = (B v)_j`` with
+``w_k != w_j`` (:func:`face_starts`, retracted) and keep the largest value (the reference
+path likewise). Ordinary rows do not pay for it (r sd = 0.13 to 0.44 for the benchmark's
+rows, n = 1000). Finite r against the limit (measured, not
+proved; tests/multiclass/test_evmultinom_extreme.py): where the maximiser of pi over a class
+region lies on a face between two regions (the K = 2 geometry) the difference falls like
+``(r sd)^-2`` (6.96e-8, 6.95e-10, 6.77e-12 at r sd = 3.1e3, 3.1e4, 3.1e5); where it lies at a
+corner where three or more regions meet (e.g. the baseline class when every other class's
+slope is positive) it falls like ``0.13 / (r sd)`` (n = 60, K = 3, J = 1), which at the switch
+is about 1.3e-9. A first-order expansion in ``1 / r`` (evlogit's (W)) is not derived for
+K > 2: the corner terms depend on the multipliers of all the active constraints.
+
+Limits. Scores must be finite (infinite or missing scores are an error naming the column, from
+the formula layer); every finite row, up to 1e308, gets an answer (theta_hat by
+:func:`scaled_probs`, which never overflows). ``functional_profile`` itself (the contour of one
+row, ``MultinomCalibration.contour``) works on x and is meant for rows below ``WIDE_SCALE``.
 """
 
 from __future__ import annotations
@@ -99,12 +161,14 @@ __all__ = [
     "functional_profile",
     "functional_profile_reference",
     "limit_bounds",
+    "limit_contour",
     "multinomial_mle",
     "multinomial_probs",
     "multinomial_score_info",
     "predictive_bounds",
     "region_contours",
     "scaled_probs",
+    "wide_rows",
 ]
 
 #: the integration range in u = logit t is clamped to |u| <= U_MAX (integrand below exp(-U_MAX))
@@ -723,7 +787,7 @@ def _wald_start(lik: MultinomialLikelihood, x: NDArray, w: NDArray, u: NDArray) 
 
 def functional_profile(
     lik: MultinomialLikelihood, x: ArrayLike, w: ArrayLike, u: ArrayLike,
-    tol: float = 1e-10, max_iter: int = 60, chain: bool = False,
+    tol: float = 1e-10, max_iter: int = 60, chain: bool = False, start: ArrayLike | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Fast path: ``l_p(u) = max {l(B) : logit h_w(x; B) = u}`` and its slope, for a batch.
 
@@ -743,6 +807,11 @@ def functional_profile(
         whose warm start fails are solved again from the Wald start; the values do not depend
         on the start (a concave problem on a connected constraint set, up to ``tol``).
 
+    start : array (..., d), optional
+        Starting coefficients (flattened; retracted onto the constraint first) instead of the
+        Wald start (:func:`face_starts`: the constraint set is not convex, and far-out rows
+        have a local maximum on each face between two classes' regions).
+
     Returns
     -------
     loglik, slope : arrays (...)
@@ -755,6 +824,8 @@ def functional_profile(
     x = np.ascontiguousarray(np.broadcast_to(x, shape + (lik.p,)).reshape(-1, lik.p))
     w = np.ascontiguousarray(np.broadcast_to(w, shape + (lik.K,)).reshape(-1, lik.K))
     u = np.ascontiguousarray(np.broadcast_to(u, shape).reshape(-1))
+    if start is not None:
+        start = np.broadcast_to(np.asarray(start, dtype=float), shape + (lik.d,)).reshape(-1, lik.d)
     links = np.zeros(shape, dtype=bool)
     if chain and len(shape):
         links[..., 1:] = True
@@ -769,7 +840,7 @@ def functional_profile(
     step = max(1, CHUNK_CELLS // max(lik.n, 1))
     for s0 in range(0, u.size, step):
         sl = slice(s0, s0 + step)
-        B0 = np.ascontiguousarray(_wald_start(lik, x[sl], w[sl], u[sl]))
+        B0 = np.ascontiguousarray(_wald_start(lik, x[sl], w[sl], u[sl]) if start is None else start[sl])
         ok = np.zeros(B0.shape[0], dtype=bool)
         ll = np.full(B0.shape[0], np.nan)
         lam = np.zeros(B0.shape[0])
@@ -841,6 +912,8 @@ def functional_profile_reference(
 
         best = -np.inf
         starts = [_wald_start(lik, xi[None], wi[None], np.array([ui]))[0]]
+        if _needs_faces(lik, xi[None])[0]:
+            starts += [f[0] for f in face_starts(lik, xi[None], wi)]
         for z0 in starts:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -991,6 +1064,48 @@ def _region_reference(lik: MultinomialLikelihood, C: NDArray) -> float:
     return -f(beta)[0]
 
 
+def wide_rows(lik: MultinomialLikelihood, x: ArrayLike) -> NDArray[np.bool_]:
+    """Rows (finite, non-zero) that take the limit ``r -> inf``: ``r sd > WIDE_SCALE`` with
+    ``x = r v`` and sd the smallest Wald standard error of ``z_k - z_j`` along v.
+
+    Examples
+    --------
+    >>> X = np.c_[np.ones(6), [-2.0, -1.0, 0.0, 0.5, 1.0, 2.0]]
+    >>> lik = multinomial_mle(X, [0, 0, 1, 0, 2, 2], 3, targets="platt")
+    >>> wide_rows(lik, [[1.0, 0.5], [1.0, 1e10], [1.0, -1e300]]).tolist()
+    [False, True, True]
+    """
+    V, r = row_scale(np.atleast_2d(np.asarray(x, dtype=float)))
+    with np.errstate(over="ignore"):
+        return (r > 0) & (r * _pair_sd(lik, V) > WIDE_SCALE)
+
+
+def limit_contour(lik: MultinomialLikelihood, x: ArrayLike, w: ArrayLike) -> NDArray[np.float64]:
+    """The limit as ``r -> inf`` of the predictive contour ``pl_A(t)`` of a set of classes A
+    (``w = 1_A``) at every ``0 < t < 1``, for rows ``x = r v``: the constant
+    ``min(max_{k in A} c_k, max_{k not in A} c_k)`` (:func:`region_contours`). theta_A takes a
+    value strictly inside (0, 1) only near the boundary between A's regions and the others', and
+    the supremum of the (quasi-concave) contour of z over that boundary is the plausibility of
+    the side not holding the arg max at B_hat (the segment from z_hat to any point of that side
+    crosses the boundary). Array (m,).
+
+    Examples
+    --------
+    >>> X = np.c_[np.ones(6), [-2.0, -1.0, 0.0, 0.5, 1.0, 2.0]]
+    >>> lik = multinomial_mle(X, [0, 0, 1, 0, 2, 2], 3, targets="platt")
+    >>> c = region_contours(lik, [[0.0, 1.0]])[0]
+    >>> bool(np.isclose(limit_contour(lik, [[1.0, 1e300]], [1, 0, 0])[0], max(c[1], c[2]) if c[0] == 1 else c[0]))
+    True
+    """
+    w = np.asarray(w, dtype=float)
+    if not np.all((w == 0) | (w == 1)) or w.min() == w.max():
+        raise ValueError("limit_contour takes the indicator of a set of classes (not empty, not all)")
+    V, _ = row_scale(np.atleast_2d(np.asarray(x, dtype=float)))
+    c = region_contours(lik, V)
+    inside = w.astype(bool)
+    return np.minimum(c[:, inside].max(axis=1), c[:, ~inside].max(axis=1))
+
+
 def limit_bounds(c: ArrayLike, w: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Lower and upper predictive expectations of ``h_w`` in the limit ``r -> inf``: those of
     the consonant belief on the classes with contour ``c`` (:func:`region_contours`),
@@ -1023,7 +1138,13 @@ def limit_bounds(c: ArrayLike, w: ArrayLike) -> tuple[NDArray[np.float64], NDArr
 def scaled_probs(B: NDArray, X: ArrayLike) -> NDArray[np.float64]:
     """Class probabilities (m, K) of design rows of any finite size: ``softmax(r (z - max z))``
     with ``X = r V`` (:func:`evstat.likelihood.predictive.row_scale`) and ``z = (0, B V)``, so
-    that rows whose linear predictors overflow (scores of 1e300) give 0 and 1, never NaN."""
+    that rows whose linear predictors overflow (scores of 1e300) give 0 and 1, never NaN.
+
+    Examples
+    --------
+    >>> scaled_probs(np.array([[0.0, 3.0], [0.0, 4.0]]), [[1.0, 1e308], [1.0, 0.0]]).tolist()
+    [[0.0, 0.0, 1.0], [0.3333333333333333, 0.3333333333333333, 0.3333333333333333]]
+    """
     V, r = row_scale(X)
     z = np.c_[np.zeros(V.shape[0]), V @ B.T]
     with np.errstate(over="ignore", invalid="ignore"):
@@ -1031,6 +1152,69 @@ def scaled_probs(B: NDArray, X: ArrayLike) -> NDArray[np.float64]:
     e = np.where(np.isnan(e), 0.0, e)  # r = 0: a zero row
     e = np.exp(e)
     return e / e.sum(axis=1, keepdims=True)
+
+
+#: rows with ``r sd`` above this also start every node's Newton from each face between two
+#: classes' regions (:func:`face_starts`): the constraint set ``{B : h_w(x; B) = t}`` is not
+#: convex, and for far-out rows the profile has a local maximum on each face (measured: from
+#: the Wald start alone, K = 4, n = 200, x = (1, r, r, r), Bel({d}) was 0.84 at r = 100 (r sd
+#: = 46), above 1 - Pl({b}) = 0.70, which coherence forbids; none at r sd <= 14)
+FACE_SCALE = 1.0
+
+
+def _needs_faces(lik: MultinomialLikelihood, x: NDArray) -> NDArray[np.bool_]:
+    V, r = row_scale(x)
+    with np.errstate(over="ignore"):
+        return r * _pair_sd(lik, V) > FACE_SCALE
+
+
+def face_pairs(w: ArrayLike) -> list[tuple[int, int]]:
+    """The pairs of classes ``k < j`` with ``w_k != w_j`` (the faces across which h_w jumps
+    in the limit).
+
+    Examples
+    --------
+    >>> face_pairs([1.0, 0.0, 0.0])
+    [(0, 1), (0, 2)]
+    """
+    w = np.asarray(w, dtype=float)
+    K = w.size
+    return [(k, j) for k in range(K) for j in range(k + 1, K) if w[k] != w[j]]
+
+
+def face_starts(lik: MultinomialLikelihood, x: ArrayLike, w: ArrayLike) -> list[NDArray[np.float64]]:
+    """For every pair of :func:`face_pairs`, the coefficients (m, d) maximising l on the face
+    ``(B v)_k = (B v)_j`` (``x = r v``; :func:`_subspace_max`): starts of the constrained Newton
+    near each face's local maximum (``FACE_SCALE``). The weights must be the same for all rows.
+
+    Examples
+    --------
+    >>> X = np.c_[np.ones(6), [-2.0, -1.0, 0.0, 0.5, 1.0, 2.0]]
+    >>> lik = multinomial_mle(X, [0, 0, 1, 0, 2, 2], 3, targets="platt")
+    >>> B = face_starts(lik, [[1.0, 50.0]], [0.0, 1.0, 0.0])[0].reshape(2, 2)  # face a | b
+    >>> bool(abs(B[0] @ [1.0, 50.0]) < 1e-9)  # (B x)_b = (B x)_a = 0
+    True
+    """
+    from scipy.linalg import null_space
+
+    x = np.atleast_2d(np.asarray(x, dtype=float))
+    w = np.atleast_2d(np.asarray(w, dtype=float))
+    if not np.all(w == w[0]):
+        raise ValueError("face_starts needs the same weights for every row")
+    V, _ = row_scale(x)
+    K, p = lik.K, lik.p
+    pairs = face_pairs(w[0])
+    out = [np.empty((V.shape[0], lik.d)) for _ in pairs]
+    fit_key = (lik.B_hat.tobytes(), float(lik.loglik_hat), lik.X.shape, "face")
+    for i, v in enumerate(V):
+        for f_i, (k, j) in enumerate(pairs):
+            key = fit_key + (v.tobytes(), k, j)
+            if key not in _REGION_CACHE:
+                if len(_REGION_CACHE) >= _REGION_CACHE_SIZE:
+                    _REGION_CACHE.clear()
+                _REGION_CACHE[key] = _subspace_max(lik, null_space(_pair_rows(K, p, v, k, [j])))[1].ravel()
+            out[f_i][i] = _REGION_CACHE[key]
+    return out
 
 
 # ---------------------------------------------------------------------------- quadrature
@@ -1065,12 +1249,13 @@ def _side_ends(u_hat: NDArray, sigma: NDArray, side: int, width: NDArray) -> tup
 
 def _panels(
     lik: MultinomialLikelihood, x: NDArray, w: NDArray, a: NDArray, b: NDArray, side: int, acc: float,
-    profile: Any, max_depth: int = 40,
+    profile: Any, max_depth: int = 40, ids: NDArray | None = None,
 ) -> tuple[NDArray, NDArray]:
     """Adaptive Clenshaw-Curtis integral of pl_w(expit u) t (1 - t) over [a, b] for every row,
     and the bound on the mass beyond the far end (``a`` for side -1, ``b`` for side +1; module
     docstring). The nodes of a panel are solved as a chain from the end nearest ``u_hat``."""
     m = x.shape[0]
+    ids = np.arange(m) if ids is None else ids
     (u16, w16), (_, w8) = _cc_rules()
     rows = np.arange(m)
     a, b = a.copy(), b.copy()
@@ -1079,10 +1264,10 @@ def _panels(
     for depth in range(max_depth):
         uu = a[:, None] + (b - a)[:, None] * u16[None, :]
         if side < 0:  # chain from the upper end (nearest u_hat) downwards
-            lp, _ = profile(x[rows][:, None, :], w[rows][:, None, :], uu[:, ::-1])
+            lp, _ = profile(ids[rows], x[rows][:, None, :], w[rows][:, None, :], uu[:, ::-1])
             lp = lp[:, ::-1]
         else:
-            lp, _ = profile(x[rows][:, None, :], w[rows][:, None, :], uu)
+            lp, _ = profile(ids[rows], x[rows][:, None, :], w[rows][:, None, :], uu)
         logpl = relative_loglik(lik.loglik_hat, lp)
         f = np.exp(logpl + log_expit(uu) + log_expit(-uu))
         k16 = (b - a) * (f @ w16)
@@ -1138,16 +1323,20 @@ def predictive_bounds(
 
     With ``w`` the indicator of a set of classes A these are theta_hat_A, Bel(A) and Pl(A)
     (module docstring); with a normalised loss row they are the normalised lower and upper
-    expected losses.
+    expected losses. Right for every finite row, however large: rows ``x = r v`` with
+    ``r sd > WIDE_SCALE`` take the exact limit ``r -> inf`` (:func:`region_contours`,
+    :func:`limit_bounds`; module docstring, "Extreme test rows"), the others the quadrature.
 
     Parameters
     ----------
     lik : MultinomialLikelihood
     x : array (m, p)
-        Test design rows (finite).
+        Test design rows (finite; an error names the rows holding inf or NaN).
     w : array (K,) or (m, K)
         Weights in [0, 1]. Rows whose weights are all equal give ``h`` constant (bounds equal).
     method : {"fast", "reference"}
+        ``"reference"``: scipy quadrature of scipy profiles; for the rows beyond ``WIDE_SCALE``
+        the limit with the class contours by SLSQP.
     tol : float
         Fast path: bound on the neglected tail mass per side.
     acc : float
@@ -1178,7 +1367,7 @@ def predictive_bounds(
     live = (np.ptp(w, axis=1) > 0) & np.any(x != 0.0, axis=1)
     V, r = row_scale(x)
     wide = np.zeros(m, dtype=bool)
-    wide[live] = r[live] * _pair_sd(lik, V[live]) > WIDE_SCALE
+    wide[live] = wide_rows(lik, x[live])
     if wide.any():  # the limit r -> inf (module docstring, "Extreme test rows")
         c = region_contours(lik, V[wide], method=method)
         lw, uw = limit_bounds(c, w[wide])
@@ -1192,8 +1381,27 @@ def predictive_bounds(
         if not np.all(np.isfinite(u_hat)) or not np.all(np.isfinite(sig)):
             raise ValueError("test rows with infinite linear predictors (scores too large): rescale the scores")
 
-        def profile(xx: NDArray, ww: NDArray, uu: NDArray) -> tuple[NDArray, NDArray]:
-            return functional_profile(lik, xx, ww, uu, tol=NODE_TOL, chain=True, max_iter=NODE_MAX_ITER)
+        faces = _needs_faces(lik, xs)
+        fidx = np.flatnonzero(faces)
+        groups = np.unique(ws[fidx], axis=0) if fidx.size else np.empty((0, lik.K))
+        starts = np.full((max([len(face_pairs(g)) for g in groups], default=0), idx.size, lik.d), np.nan)
+        for g in groups:  # rows sharing their weights
+            rows_g = fidx[np.all(ws[fidx] == g, axis=1)]
+            for f_i, st in enumerate(face_starts(lik, xs[rows_g], g)):
+                starts[f_i, rows_g] = st
+
+        def profile(rows: NDArray, xx: NDArray, ww: NDArray, uu: NDArray) -> tuple[NDArray, NDArray]:
+            lp, sl = functional_profile(lik, xx, ww, uu, tol=NODE_TOL, chain=True, max_iter=NODE_MAX_ITER)
+            for st in starts:  # far-out rows: a local maximum on each face; keep the largest
+                sub = np.flatnonzero(~np.isnan(st[rows, 0]))
+                if not sub.size:
+                    continue
+                l2, s2 = functional_profile(lik, xx[sub], ww[sub], uu[sub], tol=NODE_TOL, chain=True,
+                                            max_iter=NODE_MAX_ITER, start=st[rows[sub]][:, None, :])
+                better = l2 > np.where(np.isnan(lp[sub]), -np.inf, lp[sub])
+                lp[sub] = np.where(better, l2, lp[sub])
+                sl[sub] = np.where(better, s2, sl[sub])
+            return lp, sl
 
         out = {}
         for side in (-1, 1):
@@ -1212,7 +1420,7 @@ def predictive_bounds(
                 else:
                     lo_, hi_ = b[todo], np.maximum(b2, b[todo])
                     b[todo] = hi_
-                v, far = _panels(lik, xs[todo], ws[todo], lo_, hi_, side, acc, profile)
+                v, far = _panels(lik, xs[todo], ws[todo], lo_, hi_, side, acc, profile, ids=todo)
                 val[todo] += v
                 todo = todo[far > tol]
             out[side] = val

@@ -300,7 +300,7 @@ def _gebel_inputs(y: Any, p: Any) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"p must have at least 2 class columns; got {k}.")
     flat = pm.ravel()
     check_nonempty(pm, "p")
-    check_finite(flat, "p")
+    check_finite(pm, "p")
     if (flat < 0).any() or (flat > 1).any():
         raise ValueError("p must lie in [0, 1]; some class probabilities are outside.")
     sums = pm.sum(axis=1)

@@ -159,3 +159,25 @@ def test_text_factor_with_few_numeric_levels_stays_a_factor(cal):
     """R's rule: a character column is a factor, even when its levels look like numbers."""
     fit = ev.evlogit("y ~ g + s2", cal.assign(g=np.where(cal.s1 > 0, "1", "2")))
     assert list(fit.params.index) == ["Intercept", "g[T.2]", "s2"]
+
+
+def test_plr_test_scores_up_to_the_largest_double(cal):
+    """The hat-function product overflowed (RuntimeWarning: overflow in matmul; an error under
+    the project's warning filter) for |s| near 1e308; the log-odds is now w_a + u (w_b - w_a)."""
+    import warnings
+
+    from evstat.calibration._plr import plr_basis, plr_log_odds
+
+    fit = ev.plr("y ~ s1", cal)
+    s = np.array([BIG, -BIG, 1e308, 1e10, -1e10, 0.3, 5.0, -3.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        theta = fit.predict(pd.DataFrame({"s1": s}), type="prob").to_numpy()
+    slopes = fit.slopes
+    assert theta[0] == (1.0 if slopes[-1] > 0 else 0.0) and theta[1] == (1.0 if slopes[0] < 0 else 0.0)
+    x = np.linspace(-6, 6, 241)
+    np.testing.assert_allclose(plr_log_odds(x, fit.knots, fit.weights), plr_basis(x, fit.knots) @ fit.weights,
+                               rtol=1e-12, atol=1e-12)
+    assert plr_log_odds([0.5, 4.0, 1e308], [0.0, 1.0, 2.0, 3.0], [0.0, 1.0, 1.0, 3.0]).tolist() == [0.5, 5.0, np.inf]
+    # a flat outer segment stays flat however far out
+    assert plr_log_odds([-1e308], [0.0, 1.0, 2.0, 3.0], [2.0, 2.0, 1.0, 3.0]).tolist() == [2.0]

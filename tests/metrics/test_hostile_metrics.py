@@ -17,7 +17,7 @@ def test_score_class_predictions_refuses_empty_and_invalid_rows():
         score_class_predictions(np.array([], dtype=int), np.zeros((0, 3)))
     with pytest.raises(ValueError, match=r"each row of p must sum to 1; 2 of 2 rows do not \(first at row 0: sum 1\.5\)"):
         score_class_predictions([0, 1], [[0.5, 0.5, 0.5], [0.1, 0.1, 0.1]])  # was scored as given
-    with pytest.raises(ValueError, match=r"p has 1 missing \(NaN\) value"):
+    with pytest.raises(ValueError, match=r"p has 1 row\(s\) with missing \(NaN\) values \(1 value\(s\)\)"):
         score_class_predictions([0, 1], [[np.nan, 0.5, 0.5], [0.2, 0.2, 0.6]])
     with pytest.raises(ValueError, match=r"y must hold class indices 0\.\.2 .* \(e\.g\. 1\.5\)"):
         score_class_predictions([0, 1.5], [[0.8, 0.1, 0.1], [0.2, 0.2, 0.6]])  # was truncated to 1
