@@ -6,6 +6,7 @@ for a full pessimistic decision with a reject option, and the reference path (sc
 adaptive quadrature) on the first ``--ref-rows`` rows, in the same process.
 
     python benchmarks/bench_evmultinom.py --rows 10000 --ref-rows 2
+    python benchmarks/bench_evmultinom.py --extreme 50   # rows scaled by 1e3 ... 1e300 (CPU time)
 """
 
 from __future__ import annotations
@@ -34,7 +35,11 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=1000)
     ap.add_argument("--rows", type=int, default=10_000)
     ap.add_argument("--ref-rows", type=int, default=2)
+    ap.add_argument("--extreme", type=int, default=0, help="time rows scaled by 1e3 ... 1e300 instead")
     a = ap.parse_args()
+    if a.extreme:
+        extreme(a.n, a.extreme)
+        return
     cal = make_data(a.n)
     test = make_data(a.rows, seed=7).drop(columns="y")
     t0 = time.perf_counter()
@@ -65,6 +70,26 @@ def main() -> None:
           f"(speed-up {t_ref / a.ref_rows / (t_single / a.rows):.0f} x)")
     print(f"max |fast - reference| on those rows: {max(diffs):.2e}")
     print(f"mean ignorance Pl - Bel per class: {ign.mean(axis=0).round(4).tolist()}")
+
+
+def extreme(n: int, rows: int) -> None:
+    """CPU time of the singletons and of a decision with reject for far-out rows (issue 16:
+    a row of 1e10 hung): the benchmark's test rows multiplied by each scale."""
+    cal = make_data(n)
+    fit = ev.evmultinom("y ~ s1 + s2 + s3", cal)
+    base = make_data(rows, seed=7).drop(columns="y")
+    fit.predict(base.head(2), type="belief")
+    print(f"n = {n}, J = 3, K = 3, {rows} test rows per scale (CPU time)")
+    for scale in (1e3, 1e6, 1e10, 1e50, 1e300, -1e300):
+        test = base * scale
+        t0 = time.process_time()
+        b = fit.predict(test, type="belief")
+        t1 = time.process_time()
+        fit.decide(test, strategy="pessimistic", reject_cost=0.3)
+        t2 = time.process_time()
+        ok = bool(np.isfinite(b.to_numpy()).all() and (b["bel"] <= b["pl"]).all().all())
+        print(f"scale {scale:8.0e}: singletons {1e3 * (t1 - t0) / rows:7.1f} ms/row, decision "
+              f"{1e3 * (t2 - t1) / rows:7.1f} ms/row, finite and ordered: {ok}")
 
 
 if __name__ == "__main__":

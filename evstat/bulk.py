@@ -4,7 +4,8 @@ The input (CSV or Parquet) is read in chunks of ``--chunksize`` rows; each chunk
 (``fit.predict(chunk, type=...)`` or ``fit.decide(chunk, ...)``) on a local pool of worker
 processes (``--jobs``, default every core), or on a Dask cluster when ``--scheduler ADDRESS``
 is given; results are written in the input's row order, chunk by chunk, to CSV or Parquet
-(chosen by the output's suffix), with a progress bar over rows (``--quiet`` silences it). Peak
+(chosen by the output's suffix), with a progress bar over rows (``--quiet`` silences it; the
+chunks themselves are predicted without bars of their own, also in the worker processes). Peak
 memory is a few chunks per worker, whatever the file's size. The model travels to the workers as
 its JSON description (``evstat.load`` on each worker), never as a pickle file.
 
@@ -121,14 +122,19 @@ def _init_worker(description: dict[str, Any]) -> None:
 
 
 def _predict_chunk(chunk: pd.DataFrame, opts: dict[str, Any], fit: Any = None) -> pd.DataFrame:
+    from evstat.calibration.logistic import progress_bars
+
     fit = _WORKER_FIT if fit is None else fit
-    if opts["type"] == "decision":
-        out = fit.decide(chunk, strategy=opts["strategy"], reject_cost=opts["reject_cost"]).to_frame("decision")
-        out["decision"] = out["decision"].astype(str)
-    elif opts["type"] == "belief":
-        out = fit.predict(chunk, type="belief")
-    else:
-        out = fit.predict(chunk, type="prob").to_frame("theta")
+    # no bar per chunk (in a worker process or not): predict_file shows one bar over all rows,
+    # or none with quiet=True
+    with progress_bars(False):
+        if opts["type"] == "decision":
+            out = fit.decide(chunk, strategy=opts["strategy"], reject_cost=opts["reject_cost"]).to_frame("decision")
+            out["decision"] = out["decision"].astype(str)
+        elif opts["type"] == "belief":
+            out = fit.predict(chunk, type="belief")
+        else:
+            out = fit.predict(chunk, type="prob").to_frame("theta")
     for col in reversed(opts["keep"]):
         out.insert(0, col, chunk[col].to_numpy())
     return out.reset_index(drop=True)

@@ -158,6 +158,22 @@ class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, Base
     def _calibrate(self, s: NDArray, y01: NDArray) -> Any:
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {tuple(METHODS)}, got {self.method!r}")
+        who = type(self.estimator if self.estimator is not None else LinearSVC()).__name__
+        s = np.asarray(s, dtype=float)
+        bad = ~np.isfinite(s)
+        if bad.any():
+            raise ValueError(
+                f"the held-out scores of {who} are NaN or infinite in {int(bad.sum())} of {s.size} "
+                f"rows (first at row {int(np.flatnonzero(bad)[0])}): the base estimator failed on "
+                "these inputs (scale X, or check it for extreme values); nothing to calibrate"
+            )
+        if s.size and np.all(s == s[0]):
+            raise ValueError(
+                f"the held-out scores of {who} are constant (all {s.size} rows equal {s[0]:.6g}): "
+                "the base estimator learned nothing that separates the classes (did it converge? "
+                "scale X, e.g. StandardScaler, or check X for extreme values); there is no score "
+                "to calibrate"
+            )
         return METHODS[self.method](_FORMULA, pd.DataFrame({"s": s, "y": y01}))
 
     def fit(self, X: Any, y: Any, **fit_params: Any) -> EvidentialCalibratedClassifierCV:

@@ -276,6 +276,19 @@ def test_huge_numbers(saved, tmp_path):
         ev.load(_write(tmp_path / "h5.json", d5))
 
 
+@pytest.mark.parametrize("value", [1e308, -1e30, 0.5])
+def test_edited_params_with_recomputed_checksum_are_not_the_maximum(saved, tmp_path, value):
+    """An edit with a recomputed checksum used to load; predict then failed deep inside the
+    profile refits ("array must not contain infs or NaNs", "reference GLM refit with offset did
+    not converge") or, for a small edit, gave pl > 1. The score equations are checked at load."""
+    params = list(saved["params"])
+    params[1] = params[1] + value
+    with pytest.raises(ValueError, match=r"the saved coefficients are not the maximum-likelihood estimate of the "
+                                         r"saved calibration data: the score equation of '\w+' is off by"):
+        ev.load(_write(tmp_path / "p.json", dict(saved, params=params)))
+    assert ev.load(_write(tmp_path / "ok.json", saved)).params.tolist() == saved["params"]
+
+
 def test_deep_nesting(tmp_path):
     p = tmp_path / "deep.json"
     p.write_text("[" * 200_000 + "]" * 200_000)
@@ -428,3 +441,21 @@ def test_loading_reads_a_pipe(fit, tmp_path):
 @pytest.mark.parametrize("name", ["evstat.formula.whitelist", "evstat.formula.schema", "evstat.results"])
 def test_docstring_examples(name, doctests):
     doctests(name)
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        ({"response": "x"}, r"response = 'x' is not the response 'y' of the formula"),
+        ({"classes": [True, 1]}, r"classes lists a class twice \(or two equal labels such as true and 1\)"),
+        ({"classes": [None, 1]}, r"classes holds null"),
+        ({"classes": [0, "x"]}, r"positive = 1 must be the second class 'x'"),
+        ({"positive": None}, r"positive = None must be the second class 1"),
+    ],
+)
+def test_edited_model_frame_labels_are_refused(saved, tmp_path, edit, message):
+    """These edits (checksum recomputed) used to load: a response name that is not the formula's,
+    duplicated or null class labels, a positive level that is not the one coded 1."""
+    d = dict(saved, model_frame=dict(saved["model_frame"], **edit))
+    with pytest.raises(SchemaError, match=message):
+        ev.load(_write(tmp_path / "mf.json", d))

@@ -196,7 +196,41 @@ class BayesCalibration(PointCalibration):
         """log(pi_+ f_+(s)) - log(pi_- f_-(s)) for scores ``s`` (after the transform)."""
         x = np.asarray(s, dtype=np.float64)
         neg, pos = self.params.loc["negative"], self.params.loc["positive"]
-        return (np.log(pos["prior"]) + self._log_density(x, pos)) - (np.log(neg["prior"]) + self._log_density(x, neg))
+        with np.errstate(over="ignore", invalid="ignore"):
+            lo = (np.log(pos["prior"]) + self._log_density(x, pos)) - (np.log(neg["prior"]) + self._log_density(x, neg))
+        far = ~np.isfinite(lo) & np.isfinite(x)
+        if far.any():  # both log-densities overflowed to -inf (|s| near 1e154 for gauss, 1e308 for alap)
+            lo[far] = self._log_odds_far(x[far], neg, pos)
+        return lo
+
+    def _log_odds_far(self, x: NDArray[np.float64], neg: pd.Series, pos: pd.Series) -> NDArray[np.float64]:
+        """The log-odds of scores so far out that each class's log-density overflows, from its
+        exact form as a polynomial in ``s`` whose terms cannot give inf - inf: for "gauss"
+        ``s (a s + b) + c`` (a quadratic), for "alap" ``slope s + c`` on each side of the two
+        modes (a linear function there). The result is finite or the correct +-inf (theta 1
+        or 0), never NaN. Used only where the direct difference is not finite."""
+        lp, ln = np.log(pos["prior"]), np.log(neg["prior"])
+        with np.errstate(over="ignore", invalid="ignore"):
+            if self.density == "gauss":
+                vp, vn = float(pos["sd"]) ** 2, float(neg["sd"]) ** 2
+                a = -0.5 / vp + 0.5 / vn
+                b = pos["mean"] / vp - neg["mean"] / vn
+                c = (lp - 0.5 * pos["mean"] ** 2 / vp - np.log(pos["sd"])) - (ln - 0.5 * neg["mean"] ** 2 / vn - np.log(neg["sd"]))
+                ax = a * x
+                out = x * (ax + b) if a != 0 else b * x
+                return np.where(np.isfinite(out), out + c, out)
+
+            def head(r: pd.Series) -> float:
+                return float(np.log(r["beta"]) + np.log(r["gamma"]) - np.log(r["beta"] + r["gamma"]))
+
+            # left of both modes: log f = head + beta (s - mode); right of both: head - gamma (s - mode)
+            left = x <= min(pos["mode"], neg["mode"])
+            slope = np.where(left, pos["beta"] - neg["beta"], neg["gamma"] - pos["gamma"])
+            const = np.where(left, -pos["beta"] * pos["mode"] + neg["beta"] * neg["mode"],
+                             pos["gamma"] * pos["mode"] - neg["gamma"] * neg["mode"])
+            const = const + (lp + head(pos)) - (ln + head(neg))
+            lin = np.where(slope == 0, 0.0, slope * x)
+            return lin + const
 
     def _theta(self, s: NDArray[np.float64]) -> NDArray[np.float64]:
         x = self._scores(s, pd.RangeIndex(s.size), "newdata")

@@ -51,7 +51,7 @@ from evstat.likelihood import platt_targets
 from evstat.results import register
 from evstat.summary import Summary, format_number
 
-__all__ = ["PiecewiseLogisticCalibration", "plr", "plr_basis", "plr_objective"]
+__all__ = ["PiecewiseLogisticCalibration", "plr", "plr_basis", "plr_log_odds", "plr_objective"]
 
 _TARGETS = ("platt", "binary")
 #: largest |w| (log-odds at a knot) accepted with 0/1 targets before calling the data separated
@@ -81,6 +81,29 @@ def plr_basis(s: Any, knots: Any) -> NDArray[np.float64]:
     B[rows, seg - 1] = 1.0 - u
     B[rows, seg] = u
     return B
+
+
+def plr_log_odds(s: Any, knots: Any, weights: Any) -> NDArray[np.float64]:
+    """The fitted log-odds ``g(s) = w_a + u (w_b - w_a)`` on the segment of each score, which is
+    ``plr_basis(s, knots) @ weights`` without its cancellation: far beyond the outer knots
+    (|s| near 1e308) the two hat values overflow to -inf and +inf and their weighted sum was an
+    overflow warning or NaN; here ``g`` is finite or the correct +-inf (theta 1 or 0), and a flat
+    outer segment stays at its knot's value.
+
+    Examples
+    --------
+    >>> plr_log_odds([0.5, 4.0, 1e308], [0.0, 1.0, 2.0, 3.0], [0.0, 1.0, 1.0, 3.0]).tolist()
+    [0.5, 5.0, inf]
+    """
+    x = np.asarray(s, dtype=np.float64).ravel()
+    k = np.asarray(knots, dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+    seg = np.clip(np.searchsorted(k, x, side="right"), 1, 3)
+    lo, hi = k[seg - 1], k[seg]
+    dw = w[seg] - w[seg - 1]
+    with np.errstate(over="ignore", invalid="ignore"):
+        u = (x - lo) / (hi - lo)
+        return np.where(dw == 0.0, w[seg - 1], w[seg - 1] + u * dw)
 
 
 def _penalty_matrix(knots: NDArray) -> NDArray[np.float64]:
@@ -221,12 +244,12 @@ class PiecewiseLogisticCalibration(PointCalibration):
         self.knots, self.weights, self.objective, self.n_pairs = knots, w, float(f), n_pairs
 
     def _theta(self, s: NDArray[np.float64]) -> NDArray[np.float64]:
-        return expit(plr_basis(s, self.knots) @ self.weights)
+        return expit(plr_log_odds(s, self.knots, self.weights))
 
     def log_odds(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> pd.Series:
         """g(s), the fitted log-odds, indexed like ``newdata``."""
         X, index = self._design(newdata, missing)
-        return pd.Series(plr_basis(X[:, self._col], self.knots) @ self.weights, index=index, name="log_odds")
+        return pd.Series(plr_log_odds(X[:, self._col], self.knots, self.weights), index=index, name="log_odds")
 
     @property
     def slopes(self) -> NDArray[np.float64]:

@@ -12,6 +12,9 @@ Sign convention: evstat uses the GLM convention ``theta = expit(beta . x)``; the
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, Mapping
 
 import numpy as np
@@ -25,21 +28,22 @@ from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
 from evstat.calibration.base import CalibrationResults, _duration
 from evstat.results import register
 from evstat.summary import Summary, format_number
-from evstat.formula import ModelFrame, model_frame, schema
+from evstat.formula import MAX_DESIGN_ABS, ModelFrame, model_frame, schema
 from evstat.likelihood import (
     CoefficientProfile,
     LogisticLikelihood,
     ParameterContour,
     PredictiveContour,
+    column_scale,
     linear_predictor,
     newton_mle,
     platt_targets,
     predictive_belief,
     profile_conf_int,
 )
-from evstat.likelihood.logistic import information, loglik_eta
+from evstat.likelihood.logistic import information, loglik_eta, score
 
-__all__ = ["LogitCalibration", "completely_separated", "evlogit", "fit_logistic_likelihood"]
+__all__ = ["LogitCalibration", "completely_separated", "evlogit", "fit_logistic_likelihood", "progress_bars"]
 
 _TARGETS = ("platt", "binary")
 #: rows per block when predicting Bel/Pl (bounds memory; a progress bar shows per block)
@@ -51,6 +55,25 @@ PROGRESS_MIN_ROWS: int | None = 50_000
 PROGRESS_MIN_SECONDS: float | None = 10.0
 #: target duration of one block of rows while a progress bar is shown
 PROGRESS_BLOCK_SECONDS = 2.0
+_SHOW_PROGRESS: ContextVar[bool] = ContextVar("evstat_show_progress", default=True)
+
+
+@contextmanager
+def progress_bars(show: bool) -> Iterator[None]:
+    """Within the block, predictions of this thread show progress bars (``show=True``, by the
+    thresholds above) or none (``show=False``), whatever the thresholds; used by
+    ``evstat predict`` (:mod:`evstat.bulk`), whose chunks are predicted under one bar of its own.
+
+    Examples
+    --------
+    >>> with progress_bars(False):
+    ...     pass  # fit.predict(big, type="belief") here shows no bar
+    """
+    token = _SHOW_PROGRESS.set(bool(show))
+    try:
+        yield
+    finally:
+        _SHOW_PROGRESS.reset(token)
 #: Cost model of the predictive belief: about this many seconds per (test row x calibration
 #: row), so ``rows`` test rows cost ``rows x n x COST_PER_CELL`` seconds. Measured with
 #: benchmarks/bench_speed.py (J = 3; see benchmarks/README.md, issue 15): about 2e-7 on one
@@ -78,6 +101,30 @@ def fit_logistic_likelihood(
     ValueError
         With 0/1 targets and (quasi-)separated data, where no finite MLE exists.
     """
+    n, p = X.shape
+    top = np.max(np.abs(X), axis=0) if n else np.zeros(p)
+    if np.any(top > MAX_DESIGN_ABS):  # also rows added after model_frame's check (active learning)
+        j = int(np.argmax(top > MAX_DESIGN_ABS))
+        raise ValueError(
+            f"design column {terms[j]!r} has values up to {top[j]:.3g} in magnitude "
+            f"({int(np.sum(np.abs(X[:, j]) > MAX_DESIGN_ABS))} of {n} calibration rows beyond "
+            f"{MAX_DESIGN_ABS:.0e}): their squares overflow float64, so the likelihood cannot be "
+            "fitted; rescale the scores (divide them by a power of ten)"
+        )
+    if n < p:
+        raise ValueError(
+            f"the calibration data have {n} rows for {p} parameters {list(terms)}: a logistic "
+            "calibration needs at least as many rows as parameters; add calibration rows or use "
+            "a model with fewer parameters"
+        )
+    sv = np.linalg.svd(X / column_scale(X), compute_uv=False)
+    if not sv[-1] > 1e-10 * sv[0]:
+        raise ValueError(
+            f"the design columns {list(terms)} are linearly dependent on the {n} calibration rows "
+            f"(rank {int(np.sum(sv > 1e-10 * sv[0]))} < {p}; e.g. too few distinct scores): their "
+            "coefficients cannot be estimated; add calibration rows with other scores or use a "
+            "model with fewer parameters"
+        )
     exog = pd.DataFrame(X, columns=terms)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -102,6 +149,7 @@ def fit_logistic_likelihood(
             )
     else:
         beta = np.asarray(params, dtype=float)
+        _check_saved_maximum(beta, X, t, terms)
     info = information(beta, X)
     try:
         cov = np.linalg.inv(info)
@@ -110,6 +158,33 @@ def fit_logistic_likelihood(
     lik = LogisticLikelihood(X=np.ascontiguousarray(X), t=t, beta_hat=beta,
                              loglik_hat=float(loglik_eta(X @ beta, t)), cov=cov)
     return lik, glm
+
+
+#: largest gradient of the log-likelihood, per calibration row and in the units of the
+#: power-of-two scaled design columns, that saved coefficients may show: a fit is polished to
+#: a gradient at rounding level (about 1e-13 per row), and JSON keeps doubles exactly
+SAVED_GRADIENT_TOL = 1e-6
+
+
+def _check_saved_maximum(beta: NDArray, X: NDArray, t: NDArray, terms: list[str]) -> None:
+    """Refuse reloaded coefficients that are not the maximum of the reloaded likelihood.
+
+    The contour ``L(beta) / L(beta_hat)`` and every belief built on it assume that ``beta_hat``
+    maximises ``L``; coefficients edited in a saved file (the checksum recomputed) would give
+    ``pl > 1``, a profile that "finds a better solution", or overflowing refits deep in the
+    predictive integrals. The score equations ``X' (t - expit(X beta)) = 0`` are checked at load.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        g = score(beta, X, t) / column_scale(X)
+    worst = float(np.max(np.abs(g))) if g.size else 0.0
+    if not worst <= SAVED_GRADIENT_TOL * max(1, X.shape[0]):
+        j = int(np.nanargmax(np.abs(g))) if np.isfinite(g).any() else 0
+        raise ValueError(
+            f"the saved coefficients are not the maximum-likelihood estimate of the saved "
+            f"calibration data: the score equation of {terms[j]!r} is off by {worst:.3g} (at most "
+            f"{SAVED_GRADIENT_TOL * max(1, X.shape[0]):.3g} after a fit); the file was edited or "
+            "corrupted: refit the model from its data"
+        )
 
 
 def _binomial_deviance(t: NDArray, eta: NDArray) -> float:
@@ -347,8 +422,9 @@ class LogitCalibration(CalibrationResults):
     def _belief_arrays(self, X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray]:
         m = X.shape[0]
         est = self.predicted_seconds(m)
-        show = (PROGRESS_MIN_ROWS is not None and m >= PROGRESS_MIN_ROWS) or (
-            PROGRESS_MIN_SECONDS is not None and est >= PROGRESS_MIN_SECONDS
+        show = _SHOW_PROGRESS.get() and (
+            (PROGRESS_MIN_ROWS is not None and m >= PROGRESS_MIN_ROWS)
+            or (PROGRESS_MIN_SECONDS is not None and est >= PROGRESS_MIN_SECONDS)
         )
         if m <= BLOCK_ROWS and not show:
             return predictive_belief(self._lik, X, method=self.predictive_method)

@@ -786,7 +786,8 @@ def eknn(
         ``k < 1`` or ``k >= n``, ``alpha`` outside (0, 1], ``lam`` outside [0, 1], a gamma
         that is not positive, a one-class training set, missing values (unless
         ``missing="drop"``), and every formula and data error of :mod:`evstat.formula`
-        (including constant or collinear score columns).
+        but for the design checks of a regression: more score columns than rows, constant or
+        collinear score columns are accepted (:func:`evstat.formula.class_frame`, ``rank_checks``).
 
     Notes
     -----
@@ -824,7 +825,7 @@ def eknn(
     if not isinstance(optimize, (bool, np.bool_)):
         raise TypeError(f"optimize must be True or False, got {optimize!r}")
     a = _check_alpha(alpha)
-    cf = class_frame(formula, data, positive=positive, missing=missing)
+    cf = class_frame(formula, data, positive=positive, missing=missing, rank_checks=False)
     cf.design.require_numeric("eknn", "it measures Euclidean distances between rows, and a factor's levels have no distance")
     kk = _check_k(k, cf.n)
     M = cf.n_classes

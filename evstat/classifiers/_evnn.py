@@ -646,7 +646,7 @@ def evnn(
     maxiter = _check_int(maxiter, "maxiter", 0)
     if not isinstance(optimize_prototypes, (bool, np.bool_)):
         raise TypeError(f"optimize_prototypes must be True or False, got {optimize_prototypes!r}")
-    cf = class_frame(formula, data, positive=positive, missing=missing)
+    cf = class_frame(formula, data, positive=positive, missing=missing, rank_checks=False)
     cf.design.require_numeric("evnn", "it measures Euclidean distances to prototypes, and a factor's levels have no distance")
     M = cf.n_classes
     r = _check_int(prototypes, "prototypes", 1)
@@ -666,7 +666,18 @@ def evnn(
     def fun(th: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
         return evnn_cost(th, X, T, r, lm, mu_f, bool(optimize_prototypes))
 
-    cost0, _ = fun(theta0)
+    cost0, grad0 = fun(theta0)
+    if maxiter > 0 and not np.any(grad0):
+        # evclass's start (gamma = 0.1) assumes standardised inputs: with scores of about 1e3 and
+        # more every activation exp(-gamma^2 ||x - p||^2 / 2) underflows to 0, the cost is flat
+        # and the optimiser "converged" at once to a vacuous classifier (m(Omega) = 1 everywhere)
+        raise ValueError(
+            f"evnn cannot start: every training row is so far from every initial prototype that "
+            f"its activation exp(-gamma^2 ||x - p||^2 / 2) is 0 (gamma = 0.1, evclass's start, "
+            f"made for standardised inputs; the score columns {[t for t in cf.design.terms if t != 'Intercept']} span up to "
+            f"{float(np.max(np.ptp(X, axis=0))):.3g}), so the cost has no gradient and the fit would "
+            "be vacuous: standardise the score columns, e.g. I((s - mean) / sd) in the formula"
+        )
     if maxiter == 0:
         theta, n_iter, conv = theta0, 0, True
     elif optimizer == "harris":

@@ -250,7 +250,7 @@ def gbt(
             f"radius must be a finite number > 0 (the radius of the ball around a row; default "
             f"1.0), got {radius!r}"
         )
-    cf = class_frame(formula, data, positive=positive, missing=missing)
+    cf = class_frame(formula, data, positive=positive, missing=missing, rank_checks=False)
     cf.design.require_numeric("gbt", "it counts training rows in Euclidean balls around a point, and a factor's levels have no distance")
     return GBTClassifier(cf, radius=r)
 

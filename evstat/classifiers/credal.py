@@ -560,7 +560,7 @@ def credal_knn(
     if not isinstance(outlier, (bool, np.bool_)):
         raise TypeError(f"outlier must be True or False, got {outlier!r}")
     r = _check_rho(rho)
-    cf = class_frame(formula, data, positive=positive, missing=missing)
+    cf = class_frame(formula, data, positive=positive, missing=missing, rank_checks=False)
     cf.design.require_numeric("credal_knn", "it measures Euclidean distances between rows, and a factor's levels have no distance")
     kk = _check_k(k, cf.n)
     M = cf.n_classes

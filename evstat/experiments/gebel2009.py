@@ -3,8 +3,11 @@
 :func:`run_gebel2009` writes into ``out``:
 
 * ``results.csv`` - one row per (part, data set, classifier, reduction, method, fold) with the
-  fold's CR, 1 - RMSE, WCR and Cal (Gebel's measures, :mod:`evstat.metrics.gebel`), its size,
-  and the error message of a method that failed on that fold (then the values are empty);
+  fold's CR, 1 - RMSE, WCR, Cal and Cal_root (Gebel's measures, :mod:`evstat.metrics.gebel`), its
+  size, and the error message of a method that failed on that fold (then the values are empty).
+  ``Cal`` is (1 - RMSE) WCR, the quantity the thesis's tables report under that name
+  (``cal(..., root=False)``); ``Cal_root`` is eq. 2.6's sqrt((1 - RMSE) WCR), the thesis's
+  definition (the module docstring of :mod:`evstat.metrics.gebel` gives the evidence);
 * ``table.csv`` - one row per cell (part, data set, classifier, reduction, method): the measures
   of the *pooled* held-out predictions (every row predicted once, by the fold that held it out),
   the mean and standard deviation of the per-fold CR and Cal, and the number of folds;
@@ -87,7 +90,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 import evstat as ev
-from evstat.metrics.gebel import cal, correctness_rate, one_minus_rmse, wcr
+from evstat.metrics.gebel import correctness_rate, one_minus_rmse, wcr
 from evstat.multiclass import code_matrix
 
 __all__ = [
@@ -261,12 +264,16 @@ def _calibrate_two(method: str, kind: str, s: NDArray, y: NDArray, st: NDArray) 
 
 
 def _measures(y: NDArray[np.intp], P: NDArray[np.float64]) -> dict[str, float]:
-    return {"CR": correctness_rate(y, P), "one_minus_rmse": one_minus_rmse(y, P), "WCR": wcr(y, P), "Cal": cal(y, P)}
+    """CR, 1 - RMSE, WCR; Cal as the thesis's tables report it, (1 - RMSE) WCR; Cal_root as eq. 2.6."""
+    omr, w = one_minus_rmse(y, P), wcr(y, P)
+    return {"CR": correctness_rate(y, P), "one_minus_rmse": omr, "WCR": w, "Cal": omr * w,
+            "Cal_root": float(np.sqrt(omr * w))}
 
 
 # ---------------------------------------------------------------- one unit
-def _unit(part: str, dataset: str, clf: str, red: str, fold: int, folds: int, seed: int) -> list[dict[str, Any]]:
-    from sklearn.exceptions import ConvergenceWarning
+def _unit_data(part: str, dataset: str, clf: str, red: str, fold: int, folds: int,
+               seed: int) -> tuple[NDArray, NDArray, NDArray, NDArray, NDArray, int, int]:
+    """A unit's standardised training and test features, labels, test positions, K and seed."""
     from sklearn.preprocessing import StandardScaler
 
     X, yl, classes = load_dataset(dataset)
@@ -275,9 +282,13 @@ def _unit(part: str, dataset: str, clf: str, red: str, fold: int, folds: int, se
     key = (PARTS.index(part), DATASETS.index(dataset), CLASSIFIERS[part].index(clf), REDUCTIONS[part].index(red), fold)
     rs = int(np.random.SeedSequence(seed, spawn_key=key).generate_state(1)[0] % (2**31 - 1))
     sc = StandardScaler().fit(X[tr])
-    Xtr, Xte = sc.transform(X[tr]), sc.transform(X[te])
-    ytr, yte = y[tr], y[te]
-    K = len(classes)
+    return sc.transform(X[tr]), sc.transform(X[te]), y[tr], y[te], te, len(classes), rs
+
+
+def _unit(part: str, dataset: str, clf: str, red: str, fold: int, folds: int, seed: int) -> list[dict[str, Any]]:
+    from sklearn.exceptions import ConvergenceWarning
+
+    Xtr, Xte, ytr, yte, te, K, rs = _unit_data(part, dataset, clf, red, fold, folds, seed)
     rows: list[dict[str, Any]] = []
     preds: dict[str, NDArray] = {}
     errors: dict[str, str] = {}
@@ -305,7 +316,7 @@ def _unit(part: str, dataset: str, clf: str, red: str, fold: int, folds: int, se
             code = code_matrix(list(range(K)), red)
             psi = code.to_numpy()
             code.columns = [f"s{j}" for j in range(psi.shape[1])]
-            S = np.empty((len(tr), psi.shape[1]))
+            S = np.empty((len(ytr), psi.shape[1]))
             St = np.empty((len(te), psi.shape[1]))
             for b in range(psi.shape[1]):
                 side = psi[ytr, b]
@@ -318,23 +329,14 @@ def _unit(part: str, dataset: str, clf: str, red: str, fold: int, folds: int, se
             methods = [m for m in METHODS_K if clf == "ann" or m not in ("ann-direct", "diri-direct")]
             P_direct = P_direct_cal = None
             if clf == "ann":
-                P_direct_cal = np.empty((len(tr), K))
-                from sklearn.model_selection import StratifiedKFold
-
-                direct = _make("ann", None, rs).fit(Xtr, ytr)
-                P_direct = _proba(direct, Xte, K)
-                n_in = max(2, min(INNER_FOLDS, int(np.bincount(ytr, minlength=K).min()) or 2))
-                for a, b2 in StratifiedKFold(n_splits=n_in, shuffle=True, random_state=rs).split(Xtr, ytr):
-                    P_direct_cal[b2] = _proba(_make("ann", None, rs).fit(Xtr[a], ytr[a]), Xtr[b2], K)
+                P_direct_cal, P_direct = _direct_probs(Xtr, ytr, Xte, K, rs)
             for m in methods:
                 t_m = time.perf_counter()
                 try:
                     if m == "ann-direct":
                         preds[m] = P_direct
                     elif m == "diri-direct":
-                        ovr = code_matrix(list(range(K)), "ovr")
-                        ovr.columns = [f"s{j}" for j in range(K)]
-                        preds[m] = _calibrate_k(m, P_direct_cal, ytr, P_direct, ovr)
+                        preds[m] = _calibrate_direct(P_direct_cal, ytr, P_direct)
                     else:
                         preds[m] = _calibrate_k(m, S, ytr, St, code)
                 except (ValueError, np.linalg.LinAlgError, TypeError) as err:
@@ -349,6 +351,27 @@ def _unit(part: str, dataset: str, clf: str, red: str, fold: int, folds: int, se
             row["_pred"] = (te, preds[m])
         rows.append(row)
     return rows
+
+
+def _direct_probs(Xtr: NDArray, ytr: NDArray, Xte: NDArray, K: int, rs: int) -> tuple[NDArray, NDArray]:
+    """The direct multi-class ANN's cross-fitted probabilities of the training rows (inner folds)
+    and its probabilities of the test rows (fitted on all training rows)."""
+    from sklearn.model_selection import StratifiedKFold
+
+    P_cal = np.empty((len(ytr), K))
+    P_test = _proba(_make("ann", None, rs).fit(Xtr, ytr), Xte, K)
+    n_in = max(2, min(INNER_FOLDS, int(np.bincount(ytr, minlength=K).min()) or 2))
+    for a, b2 in StratifiedKFold(n_splits=n_in, shuffle=True, random_state=rs).split(Xtr, ytr):
+        P_cal[b2] = _proba(_make("ann", None, rs).fit(Xtr[a], ytr[a]), Xtr[b2], K)
+    return P_cal, P_test
+
+
+def _calibrate_direct(P_cal: NDArray, ytr: NDArray, P_test: NDArray) -> NDArray[np.float64]:
+    """diri-direct: Gebel's Dirichlet calibration of the direct ANN's class probabilities."""
+    K = P_cal.shape[1]
+    ovr = code_matrix(list(range(K)), "ovr")
+    ovr.columns = [f"s{j}" for j in range(K)]
+    return _calibrate_k("diri-direct", P_cal, ytr, P_test, ovr)
 
 
 def _proba(model: Any, X: NDArray, K: int) -> NDArray[np.float64]:
@@ -384,7 +407,7 @@ def pooled_table(results: pd.DataFrame, preds: dict[tuple, list], labels: dict[s
             P = np.vstack([p for _, p in parts])
             row.update(_measures(labels[cell[1]][idx], P))
         else:
-            row.update({"CR": np.nan, "one_minus_rmse": np.nan, "WCR": np.nan, "Cal": np.nan})
+            row.update({"CR": np.nan, "one_minus_rmse": np.nan, "WCR": np.nan, "Cal": np.nan, "Cal_root": np.nan})
         out.append(row)
     return pd.DataFrame(out)
 

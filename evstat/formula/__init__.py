@@ -61,12 +61,13 @@ from evstat.formula._parse import response_name, split_formula
 from evstat.formula.classes import CLASS_FRAME, ClassFrame, class_frame
 from evstat.formula.design import MAX_DESIGN_ABS
 from evstat.formula.frame import FORMAT, FORMAT_VERSION, ModelFrame, model_frame
-from evstat.formula.response import code_response
+from evstat.formula.response import EmptyClassWarning, code_response
 
 __all__ = [
     "CLASS_FRAME",
     "FORMAT",
     "FORMAT_VERSION",
+    "EmptyClassWarning",
     "MAX_DESIGN_ABS",
     "ClassFrame",
     "ModelFrame",

@@ -224,6 +224,7 @@ def class_frame(
     data: pd.DataFrame,
     positive: Any = None,
     missing: str = "raise",
+    rank_checks: bool = True,
 ) -> ClassFrame:
     """Evaluate a formula whose response has K >= 2 classes: class codes and score design.
 
@@ -243,6 +244,13 @@ def class_frame(
         :func:`~evstat.formula.model_frame` (the second level in R's order).
     missing : {"raise", "drop"}
         Rows with a missing class or score: an error (default) or dropped.
+    rank_checks : bool
+        True (default, calibrators: a coefficient per design column): at least as many rows
+        as design columns, no constant and no collinear design column, as
+        :func:`~evstat.formula.model_frame`. False (the classifiers of
+        :mod:`evstat.classifiers`: distances, prototypes, trees): these three checks are
+        skipped, so that 15 rows with 18 score columns, a constant column or two equal columns
+        are accepted, as R's evclass accepts them; non-finite values are still errors.
 
     Returns
     -------
@@ -278,7 +286,8 @@ def class_frame(
     >>> cf.new_X(pd.DataFrame({"s_a": [0.5], "s_b": [0.3], "s_c": [0.2]}))[0]
     array([[0.5, 0.3, 0.2]])
     """
-    design = _evaluate(formula, data, positive, missing, False, None, two_levels=False)
+    design = _evaluate(formula, data, positive, missing, False, None, two_levels=False,
+                       rank_checks=bool(rank_checks))
     if not any(t != "Intercept" for t in design.terms):
         raise ValueError(
             f"formula {formula!r} has no score terms (only {design.terms}); at least one "

@@ -46,8 +46,29 @@ def _column(data: pd.DataFrame, name: str, what: str) -> pd.Series:
     return values
 
 
+def _object_of_reals(series: pd.Series) -> bool:
+    """An object column whose non-missing values are all real numbers (not bool, not text), e.g.
+    ``data["s"].astype(object)`` or numbers mixed with ``None``: numeric scores in a container
+    dtype. Read as numbers (as R reads a numeric vector and scikit-learn's ``check_array`` an
+    object array), not as a factor with one level per distinct value."""
+    if series.dtype != object:
+        return False
+    values = series[series.notna()]
+    return len(values) > 0 and all(
+        isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in values
+    )
+
+
 def _numeric_values(series: pd.Series, name: str, what: str) -> np.ndarray:
     """A score column as float64 (missing -> NaN); TypeError-free ValueError if not numeric."""
+    if _object_of_reals(series):
+        try:
+            return series.to_numpy(dtype=np.float64, na_value=np.nan)
+        except OverflowError:
+            raise ValueError(
+                f"column {name!r} of {what} holds numbers beyond the float64 range "
+                f"({_rows(len(series))}): rescale them"
+            ) from None
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype):
         raise ValueError(
@@ -77,6 +98,8 @@ def _is_factor(series: pd.Series) -> bool:
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
         return True
+    if _object_of_reals(series):
+        return False
     return not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_complex_dtype(dtype)
 
 
@@ -91,6 +114,7 @@ def _factor_levels(series: pd.Series, name: str) -> list[Any]:
         used = set(pd.unique(present.cat.codes.to_numpy()).tolist())
         return [_native(c) for k, c in enumerate(series.cat.categories) if k in used]
     values = [_native(v) for v in pd.unique(present.to_numpy(dtype=object))]
+    _check_numbers_as_text(present, name, len(values))
     if pd.api.types.is_complex_dtype(series.dtype) or any(
         not isinstance(v, (str, bool, numbers.Real)) for v in values
     ):
@@ -107,6 +131,48 @@ def _factor_levels(series: pd.Series, name: str) -> list[Any]:
             f"factor column {name!r} mixes types in its levels {_fmt_values(values)} and they "
             f"cannot be ordered: convert it, e.g. data[{name!r}].astype(str)"
         ) from None
+
+
+#: a text column with more distinct values than this, of which at least
+#: :data:`_NUMERIC_TEXT_SHARE` read as numbers, is a score column that was read as text (a stray
+#: word in a CSV file, numbers stored as strings), not a factor
+_NUMERIC_TEXT_LEVELS = 10
+_NUMERIC_TEXT_SHARE = 0.8
+
+
+def _check_numbers_as_text(present: pd.Series, name: str, n_levels: int) -> None:
+    """Refuse a text column that holds mostly numbers and many distinct values.
+
+    As a factor it would get one dummy column per distinct value ("80 rows for 81 design
+    columns"), which is never what was meant; the error names the rows that are not numbers.
+    A text factor with few levels (even "1", "2", "3") stays a factor, as in R.
+    """
+    if n_levels <= _NUMERIC_TEXT_LEVELS or isinstance(present.dtype, pd.CategoricalDtype):
+        return
+    if pd.api.types.is_bool_dtype(present.dtype) or pd.api.types.is_complex_dtype(present.dtype):
+        return
+    if not all(isinstance(v, (str, numbers.Real)) for v in present.to_numpy(dtype=object)[:1000]):
+        return
+    as_num = pd.to_numeric(present.astype(str).str.strip(), errors="coerce")
+    ok = as_num.notna().to_numpy(dtype=bool)
+    if ok.mean() < _NUMERIC_TEXT_SHARE:
+        return
+    bad = ~ok
+    if bad.any():
+        examples = ", ".join(f"{lab!r}: {v!r}" for lab, v in list(zip(present.index[bad], present[bad]))[:_SHOW])
+        raise ValueError(
+            f"column {name!r} is text (dtype {present.dtype}) but {int(ok.sum())} of its "
+            f"{len(present)} values are numbers and {int(bad.sum())} {'is' if bad.sum() == 1 else 'are'} "
+            f"not (index: value {examples}"
+            f"{', ...' if bad.sum() > _SHOW else ''}). Read as a factor it would have "
+            f"{n_levels} levels: fix or remove those rows, or convert the column, e.g. "
+            f"pd.to_numeric(data[{name!r}], errors='coerce') (then missing='drop')"
+        )
+    raise ValueError(
+        f"column {name!r} holds numbers stored as text (dtype {present.dtype}, {n_levels} distinct "
+        f"values); read as a factor it would get one dummy column per value: convert it, e.g. "
+        f"pd.to_numeric(data[{name!r}]) (and write C({name}) in the formula if it is a factor)"
+    )
 
 
 def _factor_values(series: pd.Series, name: str, levels: list[Any], what: str) -> pd.Categorical:

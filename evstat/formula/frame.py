@@ -592,9 +592,13 @@ def _evaluate(
     intercept_required: bool,
     min_rows: int | None,
     two_levels: bool,
+    rank_checks: bool = True,
 ) -> ModelFrame:
     """The one evaluation of a formula on data; ``two_levels`` as in
-    :func:`~evstat.formula.response.code_classes` (True: calibrators, False: ``class_frame``)."""
+    :func:`~evstat.formula.response.code_classes` (True: calibrators, False: ``class_frame``).
+    ``rank_checks=False`` (distance- and tree-based classifiers, which estimate no coefficient
+    per design column) skips the three checks that only a regression needs: at least as many
+    rows as design columns, no constant column, no collinear columns."""
     _check_missing_arg(missing)
     if not isinstance(data, pd.DataFrame):
         raise TypeError(
@@ -743,7 +747,7 @@ def _evaluate(
             f"formula {formula!r} has no intercept, but this calibrator needs one: remove "
             "'- 1' / '0 +' from the formula"
         )
-    if n < p:
+    if rank_checks and n < p:
         raise ValueError(
             f"data has {_rows(n)}{dropped_note} for {p} design columns {terms}: a calibration "
             "model needs at least as many rows as parameters; add calibration rows or remove "
@@ -755,8 +759,9 @@ def _evaluate(
             "rows: add calibration rows"
         )
     _check_magnitude(X, terms)
-    _check_constant(X, terms)
-    _check_collinear(X, terms)
+    if rank_checks:
+        _check_constant(X, terms)
+        _check_collinear(X, terms)
     return _make_frame(
         formula=formula,
         response=response,

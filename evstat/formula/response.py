@@ -56,6 +56,31 @@ def observed_levels(series: pd.Series) -> list[Any]:
     return _try_sorted([_native(v) for v in pd.unique(series.to_numpy(dtype=object))])
 
 
+class EmptyClassWarning(UserWarning):
+    """A category of a categorical response has no rows in the calibration data."""
+
+
+def _warn_empty_classes(series: pd.Series, name: str, levels: list[Any]) -> None:
+    """Warn, as R's ``nnet::multinom`` ("group 'mid' is empty"), that declared categories
+    without rows are dropped: the model knows only the observed classes and never predicts the
+    others. Silent before: a 3-category response with one empty category became a binary fit."""
+    absent = [_native(c) for c in series.cat.categories if _native(c) not in levels]
+    if absent:
+        import warnings
+
+        warnings.warn(
+            f"response column {name!r} is categorical with categories "
+            f"{_fmt_values([_native(c) for c in series.cat.categories])}, but "
+            f"{_fmt_values(absent)} {'has' if len(absent) == 1 else 'have'} no rows in the "
+            f"calibration data: the model is fitted on the {len(levels)} observed classes "
+            f"{_fmt_values(levels)} and never predicts {_fmt_values(absent)} (R's multinom "
+            f"drops empty groups with a warning too). Add rows of those classes, or drop the "
+            f"categories first: data[{name!r}].cat.remove_unused_categories()",
+            EmptyClassWarning,
+            stacklevel=5,
+        )
+
+
 def code_classes(
     series: pd.Series, name: str, positive: Any = None, two_levels: bool = True
 ) -> tuple[np.ndarray, tuple[Any, ...], Any]:
@@ -86,6 +111,8 @@ def code_classes(
     (array([1., 0., 2.]), ('a', 'b', 'c'), None)
     """
     levels = observed_levels(series)
+    if isinstance(series.dtype, pd.CategoricalDtype) and len(levels) >= 2:
+        _warn_empty_classes(series, name, levels)
     if two_levels or len(levels) <= 2:
         return _code_two(series, name, positive, two_levels)
     if positive is not None:

@@ -390,6 +390,26 @@ def _frame_checks(d: Any, root: Any) -> str | None:
         return f"index has {_index_length(d['index'])} labels, but y has {n} rows; they must be equal"
     if len(set(cols)) != len(cols):
         return "score_columns lists a column twice"
+    classes = d["classes"]
+    if any(c is None for c in classes):
+        return "classes holds null: every class is a label (text, number or logical)"
+    if len(set(map(repr, classes))) != len(classes) or len(set(classes)) != len(classes):
+        return f"classes lists a class twice (or two equal labels such as true and 1): {classes[:10]}"
+    if len(classes) == 2 and repr(d["positive"]) != repr(classes[1]):
+        return f"positive = {d['positive']!r} must be the second class {classes[1]!r} (the level coded 1)"
+    if len(classes) > 2 and d["positive"] is not None:
+        return f"positive = {d['positive']!r} must be null for {len(classes)} classes (it names the level coded 1 of two)"
+    try:
+        from evstat.formula._parse import response_name
+
+        lhs = response_name(d["formula"])
+    except Exception:  # noqa: BLE001  (the formula's own check reports a malformed formula)
+        lhs = d["response"]
+    if lhs != d["response"]:
+        from evstat.formula.whitelist import check_formula
+
+        check_formula(d["formula"])  # code in the formula: the whitelist's error comes first
+        return f"response = {d['response']!r} is not the response {lhs!r} of the formula {d['formula']!r}"
     for c, levels in d.get("factors", {}).items():
         if c not in cols:
             return f"factors names the column {c!r}, which is not in score_columns"

@@ -23,7 +23,7 @@ from evstat.likelihood.linear_profile import (
     profile_loglik,
     profile_loglik_reference,
 )
-from evstat.likelihood.logistic import loglik, newton_mle, platt_targets
+from evstat.likelihood.logistic import column_scale, loglik, newton_mle, platt_targets
 from evstat.likelihood.multinomial import MultinomialLikelihood, multinomial_mle, predictive_bounds
 from evstat.likelihood.predictive import (
     PredictiveContour,
@@ -42,6 +42,7 @@ __all__ = [
     "bernoulli_belief",
     "binomial_belief",
     "binomial_contour",
+    "column_scale",
     "linear_predictor",
     "loglik",
     "multinomial_mle",

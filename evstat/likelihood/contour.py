@@ -37,6 +37,12 @@ class ParameterContour:
                 f"beta must have shape (..., {self._lik.p}) (one value per coefficient), "
                 f"got shape {beta.shape}"
             )
+        if not np.all(np.isfinite(beta)):  # NaN gave a silent NaN; inf gave NaN from inf - inf
+            bad = np.argwhere(~np.isfinite(beta))[0]
+            raise ValueError(
+                f"beta must be finite; {int(np.sum(~np.isfinite(beta)))} value(s) are NaN or "
+                f"infinite (first at position {tuple(int(i) for i in bad)}: {beta[tuple(bad)]})"
+            )
         return relative_loglik(self._lik.loglik_hat, self._lik.loglik(beta))
 
     def __call__(self, beta: ArrayLike) -> NDArray[np.float64]:

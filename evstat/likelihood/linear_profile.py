@@ -141,16 +141,19 @@ def _newton_batch(
 
     Each problem starts from the Wald path (projected on its constraint) and runs Newton's method
     on the KKT system in a compiled kernel (numba). Every iteration is one sweep over the
-    calibration rows, held column by column (``Xc = X.T``) so that every loop below runs on SIMD
-    registers: the linear predictors; ``z = exp(-|eta|)`` by a branch-free exponential
+    calibration rows (:func:`_sweep_py`), held column by column (``Xc = X.T``, padded with zero
+    columns to a multiple of 4) and taken in blocks of :data:`SWEEP_BLOCK` rows that stay in
+    the L1 cache: the linear predictors; ``z = exp(-|eta|)`` by a branch-free exponential
     (:func:`_exp_neg_abs_py`; libm's ``exp`` cannot be vectorised, and was the largest cost);
     from z the fitted probability ``1 / (1 + z)`` (or ``z / (1 + z)``), the weight
     ``z / (1 + z)^2`` and the log-likelihood ``t eta - max(eta, 0) - log1p(z)`` (the sum of the
-    ``log1p`` as logs of products of blocks of 256 factors in (1, 2]); then the score and the
-    upper triangle of the information as sums over the rows. No (problems x rows) temporaries
-    are formed: the cost per problem is linear in n with a small constant and the memory O(n).
-    The (p + 1) x (p + 1) KKT system is solved by Gaussian elimination with partial pivoting. A
-    step that lowered the log-likelihood is halved (the log-likelihood comes with every pass).
+    ``log1p`` as logs of products of blocks of factors in (1, 2]); then the score and the upper
+    triangle of the information accumulated in scalars, four columns (a tile) at a time, so
+    that the compiler keeps them in SIMD registers. No (problems x rows) temporaries are formed:
+    the cost per problem is linear in n with a small constant and the memory O(n).
+    The (p + 1) x (p + 1) KKT system is solved by Gaussian elimination with partial pivoting,
+    for the Newton step and the tangent below at once. A step that lowered the log-likelihood
+    is halved (the log-likelihood comes with every pass).
     Convergence: the Newton decrement ``g' d`` (twice the predicted gain) is below ``tol``; the
     final Newton step is then taken and the log-likelihood updated by the predicted gain
     ``g' d / 2``, whose error is of third order in the step: about ``tol**1.5 / sqrt(n)``, i.e.
@@ -163,12 +166,17 @@ def _newton_batch(
     ``a . beta_hat`` outwards) starts from a prediction along the path of constrained maximisers
     (continuation) instead of the Wald path: the previous maximiser plus its tangent
     ``d beta / d e`` (the solution of ``[[H, a], [a', 0]] [v; w] = [0; 1]`` with the information
-    H of the last pass), with a quadratic term fitted to the maximiser before it when there is
-    one. Most such problems converge in one pass (one evaluation of score and information at
-    the predicted point, whose decrement is already below ``tol``).
+    H of the last pass), with a quadratic term fitted to the maximiser before it when the step
+    is at most 4 times the last spacing (beyond, the rounding error of the fitted curvature,
+    which grows like the squared ratio, could spoil the start). Every path starts at the MLE
+    itself, the maximiser at ``e = a . beta_hat`` with tangent ``cov a / (a' cov a)``, so its
+    first problem starts from the Wald path and its second already has a quadratic term. Most
+    such problems converge in one pass (one evaluation of score and information at the
+    predicted point, whose decrement is already below ``tol``): measured 1.003 passes per node
+    for the predictive belief at n = 1000, J = 3.
     """
     if Xc is None:
-        Xc = np.ascontiguousarray(lik.X.T, dtype=float)
+        Xc = _columns(lik.X)
     t = np.ascontiguousarray(lik.t, dtype=float)
     A = np.ascontiguousarray(A, dtype=float)
     e = np.ascontiguousarray(e, dtype=float)
@@ -178,7 +186,10 @@ def _newton_batch(
     nu = np.zeros(B)
     converged = np.zeros(B, dtype=bool)
     passes = np.zeros(1, dtype=np.int64)
-    _kernel()(Xc, t, A, e, beta, float(tol), int(max_iter), bool(chain), out_l, nu, converged, passes)
+    _kernel()(
+        Xc, t, A, e, beta, float(tol), int(max_iter), bool(chain), lik.beta_hat, lik.cov, out_l, nu, converged,
+        passes,
+    )
     _PASSES[0] += int(passes[0])
     return out_l, nu, beta, converged
 
@@ -228,50 +239,199 @@ def _exp_neg_abs_py(eta, z, scratch):  # pragma: no cover
         z[i] *= scratch[i]
 
 
-def _sweep_py(Xc, t, beta, eta, z, scratch, res, wts, wx, g, H):  # pragma: no cover
+#: calibration rows per block of a sweep: the block's linear predictors, exponentials, residuals
+#: and weights (4 x 512 doubles, 16 KB) stay in the L1 cache between the loops over the block,
+#: whatever n (at n = 1000 the block size hardly matters; it keeps n = 10^5 out of L2 misses)
+SWEEP_BLOCK = 512
+
+#: columns per tile of the score and information accumulation (the design's columns are padded
+#: with zero columns to a multiple of TILE; see :func:`_sweep_py`)
+TILE = 4
+
+
+def _columns(X: NDArray) -> NDArray:
+    """The design column by column (``X.T``, C-contiguous), padded with zero columns to a
+    multiple of :data:`TILE` rows: the layout of the compiled sweep."""
+    n, p = X.shape
+    P = TILE * max(1, -(-p // TILE))
+    Xc = np.zeros((P, n))
+    Xc[:p] = X.T
+    return Xc
+
+
+def _sweep_py(Xc, t, beta, eta, z, scratch, res, wts, g, H):  # pragma: no cover
     """One pass over the calibration rows at ``beta``: returns l(beta), fills the score ``g`` and
-    the information ``H`` (compiled with reassociation, so the sums run on SIMD registers)."""
-    p, n = Xc.shape
-    for i in range(n):
-        eta[i] = Xc[0, i] * beta[0]
-    for j in range(1, p):
-        bj = beta[j]
-        for i in range(n):
-            eta[i] += Xc[j, i] * bj
-    _exp_neg_abs(eta, z, scratch)
+    the information ``H`` (both of the padded size ``P = Xc.shape[0]``; entries of the zero
+    padding columns are 0).
+
+    The rows are taken in blocks of :data:`SWEEP_BLOCK` (the work arrays hold one block and
+    stay in the L1 cache), the columns in tiles of :data:`TILE` = 4 (``Xc`` is padded with zero
+    columns to a multiple of 4, ``beta`` is read as 0 there). Per block: the linear predictors
+    (four columns per loop), ``z = exp(-|eta|)`` (:func:`_exp_neg_abs_py`), then one loop for
+    the log-likelihood terms, residuals ``t - mu`` and weights ``z / (1 + z)^2``, and per tile a
+    loop accumulating the tile's score in 4 scalars and, per tile pair, its block of the
+    information in 10 (diagonal tile: symmetric half) or 16 scalars, which the compiler keeps in
+    SIMD registers. Every inner loop runs over the rows on contiguous arrays; the module is
+    compiled with ``error_model="numpy"`` (the default "python" model guards every division
+    with a ZeroDivisionError branch, which stopped the loop with ``1 / (1 + z)`` from being
+    vectorised) and reassociation (the sums as SIMD reductions). Measured at n = 1000, p = 4:
+    3.6 us per pass against 6.3 us for the previous column-at-a-time sweep (one loop over all
+    n rows per entry of the score and information, a product ``w x_j`` stored per column).
+    """
+    P, n = Xc.shape
+    p = beta.shape[0]
+    for j in range(P):
+        g[j] = 0.0
+        for k in range(P):
+            H[j, k] = 0.0
     ll = 0.0
-    for i in range(n):
-        ei = eta[i]
-        zi = z[i]
-        inv = 1.0 / (1.0 + zi)
-        mu = inv if ei >= 0.0 else zi * inv
-        ll += t[i] * ei - max(ei, 0.0)
-        res[i] = t[i] - mu
-        wts[i] = zi * inv * inv
-    for s in range(0, n, 256):  # sum of log1p(z) as logs of products of 256 factors in (1, 2]
-        prod = 1.0
-        for i in range(s, min(s + 256, n)):
-            prod *= 1.0 + z[i]
-        ll -= np.log(prod)
-    for j in range(p):
-        acc = 0.0
-        for i in range(n):
-            acc += res[i] * Xc[j, i]
-        g[j] = acc
-        for i in range(n):
-            wx[i] = wts[i] * Xc[j, i]
-        for k in range(j, p):
-            acc = 0.0
-            for i in range(n):
-                acc += wx[i] * Xc[k, i]
-            H[j, k] = acc
-            H[k, j] = acc
+    for s in range(0, n, SWEEP_BLOCK):
+        m = min(SWEEP_BLOCK, n - s)
+        tb = t[s:s + m]
+        eb = eta[:m]
+        zb = z[:m]
+        rb = res[:m]
+        wb = wts[:m]
+        for q in range(0, P, TILE):
+            c0 = Xc[q, s:s + m]
+            c1 = Xc[q + 1, s:s + m]
+            c2 = Xc[q + 2, s:s + m]
+            c3 = Xc[q + 3, s:s + m]
+            b0 = beta[q] if q < p else 0.0
+            b1 = beta[q + 1] if q + 1 < p else 0.0
+            b2 = beta[q + 2] if q + 2 < p else 0.0
+            b3 = beta[q + 3] if q + 3 < p else 0.0
+            if q == 0:
+                for i in range(m):
+                    eb[i] = c0[i] * b0 + c1[i] * b1 + c2[i] * b2 + c3[i] * b3
+            else:
+                for i in range(m):
+                    eb[i] += c0[i] * b0 + c1[i] * b1 + c2[i] * b2 + c3[i] * b3
+        _exp_neg_abs(eb, zb, scratch[:m])
+        prod = 1.0  # sum of log1p(z) as the log of a product of factors in (1, 2]
+        for i in range(m):
+            ei = eb[i]
+            zi = zb[i]
+            inv = 1.0 / (1.0 + zi)
+            mu = inv if ei >= 0.0 else zi * inv
+            ll += tb[i] * ei - max(ei, 0.0)
+            prod *= 1.0 + zi
+            rb[i] = tb[i] - mu
+            wb[i] = zi * inv * inv
+        ll -= np.log(prod)  # m <= 512 factors of at most 2: no overflow
+        for q in range(0, P, TILE):
+            c0 = Xc[q, s:s + m]
+            c1 = Xc[q + 1, s:s + m]
+            c2 = Xc[q + 2, s:s + m]
+            c3 = Xc[q + 3, s:s + m]
+            g0 = g1 = g2 = g3 = 0.0
+            for i in range(m):
+                r = rb[i]
+                g0 += r * c0[i]
+                g1 += r * c1[i]
+                g2 += r * c2[i]
+                g3 += r * c3[i]
+            g[q] += g0
+            g[q + 1] += g1
+            g[q + 2] += g2
+            g[q + 3] += g3
+            _tile_diag(wb, c0, c1, c2, c3, H, q)
+            for r0 in range(q + TILE, P, TILE):
+                _tile_off(wb, c0, c1, c2, c3, Xc[r0, s:s + m], Xc[r0 + 1, s:s + m],
+                          Xc[r0 + 2, s:s + m], Xc[r0 + 3, s:s + m], H, q, r0)
+    for j in range(P):
+        for k in range(j + 1, P):
+            H[k, j] = H[j, k]
     return ll
 
 
-def _solve_kkt_py(H, a, rhs, K, sol):  # pragma: no cover
-    """Solve ``[[H, a], [a', 0]] sol = rhs`` (size p + 1) by Gaussian elimination with partial
-    pivoting; returns False if the system is singular."""
+def _tile_diag_py(w, c0, c1, c2, c3, H, q):  # pragma: no cover
+    """``H[q:q+4, q:q+4] += sum_i w_i x_i x_i'`` (upper triangle) over a block, in 10 scalars."""
+    h00 = h01 = h02 = h03 = h11 = h12 = h13 = h22 = h23 = h33 = 0.0
+    for i in range(w.shape[0]):
+        x0 = c0[i]
+        x1 = c1[i]
+        x2 = c2[i]
+        x3 = c3[i]
+        w0 = w[i] * x0
+        w1 = w[i] * x1
+        w2 = w[i] * x2
+        w3 = w[i] * x3
+        h00 += w0 * x0
+        h01 += w0 * x1
+        h02 += w0 * x2
+        h03 += w0 * x3
+        h11 += w1 * x1
+        h12 += w1 * x2
+        h13 += w1 * x3
+        h22 += w2 * x2
+        h23 += w2 * x3
+        h33 += w3 * x3
+    H[q, q] += h00
+    H[q, q + 1] += h01
+    H[q, q + 2] += h02
+    H[q, q + 3] += h03
+    H[q + 1, q + 1] += h11
+    H[q + 1, q + 2] += h12
+    H[q + 1, q + 3] += h13
+    H[q + 2, q + 2] += h22
+    H[q + 2, q + 3] += h23
+    H[q + 3, q + 3] += h33
+
+
+def _tile_off_py(w, c0, c1, c2, c3, d0, d1, d2, d3, H, q, r):  # pragma: no cover
+    """``H[q:q+4, r:r+4] += sum_i w_i x_i[q:q+4] x_i[r:r+4]'`` over a block, in 16 scalars."""
+    h00 = h01 = h02 = h03 = h10 = h11 = h12 = h13 = 0.0
+    h20 = h21 = h22 = h23 = h30 = h31 = h32 = h33 = 0.0
+    for i in range(w.shape[0]):
+        y0 = d0[i]
+        y1 = d1[i]
+        y2 = d2[i]
+        y3 = d3[i]
+        w0 = w[i] * c0[i]
+        w1 = w[i] * c1[i]
+        w2 = w[i] * c2[i]
+        w3 = w[i] * c3[i]
+        h00 += w0 * y0
+        h01 += w0 * y1
+        h02 += w0 * y2
+        h03 += w0 * y3
+        h10 += w1 * y0
+        h11 += w1 * y1
+        h12 += w1 * y2
+        h13 += w1 * y3
+        h20 += w2 * y0
+        h21 += w2 * y1
+        h22 += w2 * y2
+        h23 += w2 * y3
+        h30 += w3 * y0
+        h31 += w3 * y1
+        h32 += w3 * y2
+        h33 += w3 * y3
+    H[q, r] += h00
+    H[q, r + 1] += h01
+    H[q, r + 2] += h02
+    H[q, r + 3] += h03
+    H[q + 1, r] += h10
+    H[q + 1, r + 1] += h11
+    H[q + 1, r + 2] += h12
+    H[q + 1, r + 3] += h13
+    H[q + 2, r] += h20
+    H[q + 2, r + 1] += h21
+    H[q + 2, r + 2] += h22
+    H[q + 2, r + 3] += h23
+    H[q + 3, r] += h30
+    H[q + 3, r + 1] += h31
+    H[q + 3, r + 2] += h32
+    H[q + 3, r + 3] += h33
+
+
+def _solve_kkt_py(H, a, g, K, step, tan):  # pragma: no cover
+    """Solve ``[[H, a], [a', 0]] x = r`` (size p + 1) for the two right-hand sides
+    ``r = (g, 0)`` (the Newton step and, in ``step[p]``, the Lagrange multiplier) and
+    ``r = (0, 1)`` (``tan[:p]``: the tangent ``d beta / d e`` of the path of constrained
+    maximisers) by one Gaussian elimination with partial pivoting on ``K`` (p + 1, p + 3);
+    returns False if the system is singular."""
     p = a.shape[0]
     q = p + 1
     for j in range(p):
@@ -279,9 +439,11 @@ def _solve_kkt_py(H, a, rhs, K, sol):  # pragma: no cover
             K[j, k] = H[j, k]
         K[j, p] = a[j]
         K[p, j] = a[j]
+        K[j, q] = g[j]
+        K[j, q + 1] = 0.0
     K[p, p] = 0.0
-    for j in range(q):
-        sol[j] = rhs[j]
+    K[p, q] = 0.0
+    K[p, q + 1] = 1.0
     for c in range(q):
         piv = c
         best = abs(K[c, c])
@@ -292,45 +454,48 @@ def _solve_kkt_py(H, a, rhs, K, sol):  # pragma: no cover
         if not best > 0.0:
             return False
         if piv != c:
-            for k in range(q):
+            for k in range(c, q + 2):
                 tmp = K[c, k]
                 K[c, k] = K[piv, k]
                 K[piv, k] = tmp
-            tmp = sol[c]
-            sol[c] = sol[piv]
-            sol[piv] = tmp
         for rr in range(c + 1, q):
             f = K[rr, c] / K[c, c]
             if f != 0.0:
-                for k in range(c, q):
+                for k in range(c, q + 2):
                     K[rr, k] -= f * K[c, k]
-                sol[rr] -= f * sol[c]
     for c in range(q - 1, -1, -1):
-        s = sol[c]
+        s1 = K[c, q]
+        s2 = K[c, q + 1]
         for k in range(c + 1, q):
-            s -= K[c, k] * sol[k]
-        sol[c] = s / K[c, c]
+            s1 -= K[c, k] * step[k]
+            s2 -= K[c, k] * tan[k]
+        step[c] = s1 / K[c, c]
+        tan[c] = s2 / K[c, c]
     return True
 
 
-def _newton_kernel_py(Xc, t, A, e, beta, tol, max_iter, chain, out_l, out_nu, ok, passes):  # pragma: no cover
+def _newton_kernel_py(Xc, t, A, e, beta, tol, max_iter, chain, beta_hat, cov, out_l, out_nu, ok, passes):  # pragma: no cover
     """Constrained Newton for each problem ``b`` (compiled by numba; see :func:`_newton_batch`).
 
-    ``beta`` holds the (projected) starting points and is overwritten by the maximisers.
+    ``beta`` holds the (projected) starting points and is overwritten by the maximisers. With
+    ``chain``, every path of one direction starts at the MLE ``beta_hat`` (the maximiser at
+    ``e = a . beta_hat``, tangent ``cov a / (a' cov a)``): its first problem starts from the
+    Wald path, and its second has a quadratic term through the MLE.
     """
-    p, n = Xc.shape
+    P, n = Xc.shape  # P: the columns padded to a multiple of TILE (see _sweep_py)
+    p = A.shape[1]
     q = p + 1
-    eta = np.empty(n)
-    z = np.empty(n)
-    scratch = np.empty(n)
-    res = np.empty(n)
-    wts = np.empty(n)
-    wx = np.empty(n)
-    g = np.empty(p)
-    H = np.empty((p, p))
-    K = np.empty((q, q))
-    sol = np.empty(q)
-    rhs = np.empty(q)
+    blk = min(n, SWEEP_BLOCK)
+    eta = np.empty(blk)
+    z = np.empty(blk)
+    scratch = np.empty(blk)
+    res = np.empty(blk)
+    wts = np.empty(blk)
+    g = np.empty(P)
+    H = np.empty((P, P))
+    K = np.empty((q, q + 2))
+    sol = np.empty(q)  # the Newton step and the multiplier
+    sol_t = np.empty(q)  # the tangent d beta / d e (and its multiplier)
     prev_beta = np.empty(p)
     prev_step = np.empty(p)
     step = np.empty(p)
@@ -355,14 +520,33 @@ def _newton_kernel_py(Xc, t, A, e, beta, tol, max_iter, chain, out_l, out_nu, ok
                 links = 0
         else:
             links = 0
+        if chain and links == 0:
+            # a new path: the MLE is its first link
+            e_last = 0.0
+            var = 0.0
+            for j in range(p):
+                e_last += a[j] * beta_hat[j]
+                last[j] = beta_hat[j]
+                acc = 0.0
+                for k in range(p):
+                    acc += cov[j, k] * a[k]
+                tan[j] = acc
+                var += a[j] * acc
+            if var > 0.0:
+                for j in range(p):
+                    tan[j] /= var
+                links = 1
         if links > 0:
             # continuation: tangent prediction, plus a quadratic term through the maximiser before
             d = e[b] - e_last
             for j in range(p):
                 bb[j] = last[j] + d * tan[j]
             if links > 1:
+                # the quadratic term only within a few spacings of the last two links: its
+                # rounding error grows like (d / d2)^2 (links that differ by rounding, such as
+                # the MLE and a node at a . beta_hat, would give garbage)
                 d2 = e_older - e_last
-                if d2 != 0.0:
+                if abs(d) <= 4.0 * abs(d2):
                     for j in range(p):
                         c2 = (older[j] - last[j] - d2 * tan[j]) / (d2 * d2)
                         bb[j] += c2 * d * d
@@ -373,7 +557,7 @@ def _newton_kernel_py(Xc, t, A, e, beta, tol, max_iter, chain, out_l, out_nu, ok
         for _ in range(max_iter + 60):
             if newton >= max_iter:
                 break
-            ll = _sweep(Xc, t, bb, eta, z, scratch, res, wts, wx, g, H)
+            ll = _sweep(Xc, t, bb, eta, z, scratch, res, wts, g, H)
             passes[0] += 1
             if ll < prev_l - 1e-12 * (1.0 + abs(prev_l)):
                 # the last step lowered the log-likelihood: halve it
@@ -388,10 +572,7 @@ def _newton_kernel_py(Xc, t, A, e, beta, tol, max_iter, chain, out_l, out_nu, ok
                     bb[j] = prev_beta[j] + size * prev_step[j]
                 _project_inplace(bb, a, aa, e[b])
                 continue
-            for j in range(p):
-                rhs[j] = g[j]
-            rhs[p] = 0.0
-            if not _solve_kkt(H, a, rhs, K, sol):
+            if not _solve_kkt(H, a, g, K, sol, sol_t):
                 break  # not converged: the caller falls back to the reference path
             dec = 0.0
             for j in range(p):
@@ -416,19 +597,15 @@ def _newton_kernel_py(Xc, t, A, e, beta, tol, max_iter, chain, out_l, out_nu, ok
             _project_inplace(bb, a, aa, e[b])
         if chain:
             if ok[b]:
+                # the tangent of the last KKT solve: at the maximiser's last pass (or, if the
+                # last step was abandoned by halving, at the point kept)
                 for j in range(p):
-                    rhs[j] = 0.0
-                rhs[p] = 1.0
-                if _solve_kkt(H, a, rhs, K, sol):
-                    for j in range(p):
-                        older[j] = last[j]
-                        last[j] = bb[j]
-                        tan[j] = sol[j]
-                    e_older = e_last
-                    e_last = e[b]
-                    links += 1
-                else:
-                    links = 0
+                    older[j] = last[j]
+                    last[j] = bb[j]
+                    tan[j] = sol_t[j]
+                e_older = e_last
+                e_last = e[b]
+                links += 1
             else:
                 links = 0
 
@@ -447,15 +624,21 @@ _KERNEL = None
 
 def _kernel():
     """The compiled Newton kernel (numba, compiled on first use and cached on disk)."""
-    global _KERNEL, _project_inplace, _exp_neg_abs, _sweep, _solve_kkt
+    global _KERNEL, _project_inplace, _exp_neg_abs, _sweep, _tile_diag, _tile_off, _solve_kkt
     if _KERNEL is None:
         import numba
 
         _project_inplace = numba.njit(cache=True)(_project_inplace_py)
         # the exponential keeps strict IEEE semantics (its Cody-Waite reduction must not be
-        # reassociated); the sums of the sweep may be reordered (SIMD reductions)
-        _exp_neg_abs = numba.njit(cache=True, fastmath={"contract"})(_exp_neg_abs_py)
-        _sweep = numba.njit(cache=True, fastmath={"reassoc", "contract"})(_sweep_py)
+        # reassociated); the sums of the sweep may be reordered (SIMD reductions); the loops
+        # over the rows use numpy's error model (no ZeroDivisionError branch per division,
+        # which kept the loop with 1 / (1 + z) from being vectorised)
+        vector = {"cache": True, "error_model": "numpy"}
+        _exp_neg_abs = numba.njit(fastmath={"contract"}, **vector)(_exp_neg_abs_py)
+        sums = {"fastmath": {"reassoc", "contract"}, **vector}
+        _tile_diag = numba.njit(**sums)(_tile_diag_py)
+        _tile_off = numba.njit(**sums)(_tile_off_py)
+        _sweep = numba.njit(**sums)(_sweep_py)
         _solve_kkt = numba.njit(cache=True)(_solve_kkt_py)
         # Serial on purpose: numba's parallel kernels run on its OpenMP threading layer here
         # (GNU libgomp; TBB is not installed), which is not fork-safe: a process forked after a
@@ -517,7 +700,7 @@ def profile_loglik(
     out_b = np.empty((e.size, lik.p)) if return_beta else None
     step = max(1, int(CHUNK_PROBLEMS))
     fell_back: list[int] = []
-    Xc = np.ascontiguousarray(lik.X.T, dtype=float)
+    Xc = _columns(np.asarray(lik.X, dtype=float))
     for start in range(0, e.size, step):
         sl = slice(start, start + step)
         l_, nu_, b_, ok = _newton_batch(lik, A[sl], e[sl], tol, max_iter, chain, Xc)

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, log_expit
 
-__all__ = ["loglik", "loglik_eta", "score", "information", "newton_mle", "platt_targets"]
+__all__ = ["column_scale", "loglik", "loglik_eta", "score", "information", "newton_mle", "platt_targets"]
 
 
 def platt_targets(y: ArrayLike) -> NDArray[np.float64]:
@@ -116,6 +116,38 @@ def newton_mle(
     X = np.asarray(X, dtype=float)
     t = np.asarray(t, dtype=float)
     beta = np.zeros(X.shape[1]) if start is None else np.array(start, dtype=float)
+    # Newton's iterates are equivariant under a rescaling of the columns, but the stopping rule
+    # and the singularity check are not: a score column of magnitude 1e30 has a coefficient of
+    # 1e-30, whose steps fall below ``tol`` at once and stopped the iteration far from the
+    # maximum. The iteration runs on columns scaled by powers of two (exact, no rounding) to a
+    # largest magnitude in [0.5, 1), and the estimate is scaled back.
+    scale = column_scale(X)
+    beta_z, it = _newton(X / scale, t, beta * scale, tol, max_iter)
+    return beta_z / scale, it
+
+
+def column_scale(X: ArrayLike) -> NDArray[np.float64]:
+    """Powers of two ``d_j`` with ``max_i |X_ij| / d_j`` in [0.5, 1) (1 for an all-zero column).
+
+    Dividing by a power of two is exact, so ``(X / d) (beta * d) == X beta`` bit for bit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = column_scale(np.array([[1.0, 3e30, 0.0], [1.0, -1e30, 0.0]]))
+    >>> float(d[0]), float(d[2]), bool(d[1] == 2.0**102), bool(0.5 <= 3e30 / d[1] < 1.0)
+    (2.0, 1.0, True, True)
+    """
+    X = np.asarray(X, dtype=float)
+    top = np.max(np.abs(X), axis=0) if X.shape[0] else np.zeros(X.shape[1])
+    ok = np.isfinite(top) & (top > 0)
+    _, exponent = np.frexp(np.where(ok, top, 1.0))
+    return np.where(ok, np.ldexp(1.0, exponent), 1.0)
+
+
+def _newton(
+    X: NDArray[np.float64], t: NDArray[np.float64], beta: NDArray[np.float64], tol: float, max_iter: int
+) -> tuple[NDArray[np.float64], int]:
     cur = float(loglik(beta, X, t))
     for it in range(1, max_iter + 1):
         g = score(beta, X, t)

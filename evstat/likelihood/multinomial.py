@@ -74,8 +74,70 @@ retracted Wald start), with the exact gradient
 ``grad l - grad g (D . grad l) / (D . grad g)``; each side integrated by ``scipy.integrate.quad``
 in ``t``. Slow (tens of milliseconds per node) and independent of the fast path's algebra.
 
-Limits. Test rows must have finite linear predictors (scores up to about 1e150); evlogit's
-expansion for extremely wide contours is not generalised here.
+Extreme test rows (issue 16: a score of 1e10 hung). Write a design row ``x = r v`` with
+``r = max_j |x_j|`` (:func:`evstat.likelihood.predictive.row_scale`, as evlogit). theta depends on
+B only through ``z = (0, B v)``: ``theta(x; B) = softmax(r z)``. Unlike K = 2, the constraint
+``logit h_w(softmax(r z)) = u`` is not linear in B, so the profile at ``r`` is not the profile
+of ``v`` at ``u / r``; what does not depend on r is the contour of z,
+``pi(z) = sup {pl(B) : (0, B v) = z}`` (log-concave: the profile of a concave function under a
+linear constraint, computed on the well-conditioned direction v). With the convex level sets
+``C_omega = {z : pi(z) >= omega}``, the layer-cake integrands are
+``a(omega) = min_{C_omega} h_w(softmax(r z))`` and ``b(omega) = max_{C_omega} ...``.
+
+*The limit r -> inf* (:func:`region_contours`, :func:`limit_bounds`). ``softmax(r z)`` tends to
+the indicator of the arg max of z (off the ties, a null set), so ``a(omega)`` tends to
+``min {w_k : C_omega meets R_k}`` with ``R_k = {z : z_k >= z_j for all j}`` (a closed
+polyhedral cone), and ``C_omega`` meets ``R_k`` iff ``omega <= c_k``,
+
+    c_k = sup {pi(z) : z in R_k} = sup {pl(B) : (B v)_k >= (B v)_j for all j}
+
+(``c_k = 1`` for the arg max at B_hat). By dominated convergence,
+
+    lower -> int_0^1 min {w_k : c_k >= omega} d omega,   upper -> int_0^1 max {w_k : c_k >= omega} d omega,
+
+the lower and upper expectations of w under the consonant belief function on the classes
+with contour c. For a set A: ``Bel(A) = 1 - max_{k not in A} c_k`` (0 when the arg max at B_hat
+is not in A) and ``Pl(A) = max_{k in A} c_k`` (1 when it is). For K = 2, ``c`` is evlogit's
+limit (the relative profile likelihood of ``v . beta`` at 0), and the tests check the two
+agree. Each ``c_k`` is a concave maximisation under K - 1 homogeneous linear inequalities:
+the fast path enumerates the active sets (2^(K-1) - 1 equality-constrained concave problems
+on subspaces, Newton from the projection of B_hat; the largest value among the solutions
+satisfying every constraint is the maximum, since the true active set is among them and every
+feasible solution is a lower bound); the reference path (``method="reference"``) uses scipy's
+SLSQP on the inequalities. The contours of a direction are cached (singletons, complements
+and loss rows share them).
+
+*Between* (the quadrature). Every row whose ``r sd`` is at most ``WIDE_SCALE`` (1e8; sd the
+smallest Wald standard error of a difference ``z_k - z_j`` along v) is integrated as an ordinary
+row. Two defects made far-out rows hang or go wrong, now fixed: (1) each side's interval ran
+from ``u_hat`` (of the order of ``r``) outwards; the retraction onto ``g = u`` stopped at
+``|c| = 1e8``, so the nodes near ``u_hat`` failed and fell back one by one to the scipy
+reference path (the hang), and at r = 1e6 the bisection of ``[u_hat, ...]`` never resolved
+the mass near u = 0 (Pl({a}) = 3.1e-7 instead of 2.09e-4 in the issue's example: a wrong
+number); the interval is now clamped to ``|u| <= U_MAX`` at both ends (the part between
+``U_MAX`` and ``u_hat`` is below ``exp(-U_MAX) = 3e-20``); (2) the first node of a panel starts
+from the Wald start, which for far-out rows is far from the solution: up to ``NODE_MAX_ITER``
+Newton passes (a few hundred measured at r = 1e9); (3) the constraint set
+``{B : h_w(x; B) = t}`` is not convex, and for far-out rows the profile has a local maximum on
+each face between two classes' regions, so the Newton from the Wald start alone could stop on
+the wrong face (K = 4, n = 200, x = (1, 100, 100, 100): Bel({d}) = 0.84 although coherence
+demands Bel({d}) = 1 - Pl({a, b, c}) <= 1 - Pl({b}) = 0.70); rows with ``r sd > FACE_SCALE``
+(1) also start every node from the maximiser of l on each face ``(B v)_k = (B v)_j`` with
+``w_k != w_j`` (:func:`face_starts`, retracted) and keep the largest value (the reference
+path likewise). Ordinary rows do not pay for it (r sd = 0.13 to 0.44 for the benchmark's
+rows, n = 1000). Finite r against the limit (measured, not
+proved; tests/multiclass/test_evmultinom_extreme.py): where the maximiser of pi over a class
+region lies on a face between two regions (the K = 2 geometry) the difference falls like
+``(r sd)^-2`` (6.96e-8, 6.95e-10, 6.77e-12 at r sd = 3.1e3, 3.1e4, 3.1e5); where it lies at a
+corner where three or more regions meet (e.g. the baseline class when every other class's
+slope is positive) it falls like ``0.13 / (r sd)`` (n = 60, K = 3, J = 1), which at the switch
+is about 1.3e-9. A first-order expansion in ``1 / r`` (evlogit's (W)) is not derived for
+K > 2: the corner terms depend on the multipliers of all the active constraints.
+
+Limits. Scores must be finite (infinite or missing scores are an error naming the column, from
+the formula layer); every finite row, up to 1e308, gets an answer (theta_hat by
+:func:`scaled_probs`, which never overflows). ``functional_profile`` itself (the contour of one
+row, ``MultinomCalibration.contour``) works on x and is meant for rows below ``WIDE_SCALE``.
 """
 
 from __future__ import annotations
@@ -90,6 +152,7 @@ from scipy.special import expit, log_expit, logsumexp
 from scipy.stats import chi2
 
 from evstat.likelihood.linear_profile import relative_loglik
+from evstat.likelihood.predictive import row_scale
 
 __all__ = [
     "MultinomialLikelihood",
@@ -97,10 +160,15 @@ __all__ = [
     "coefficient_profile_loglik",
     "functional_profile",
     "functional_profile_reference",
+    "limit_bounds",
+    "limit_contour",
     "multinomial_mle",
     "multinomial_probs",
     "multinomial_score_info",
     "predictive_bounds",
+    "region_contours",
+    "scaled_probs",
+    "wide_rows",
 ]
 
 #: the integration range in u = logit t is clamped to |u| <= U_MAX (integrand below exp(-U_MAX))
@@ -110,6 +178,17 @@ U_MAX = 45.0
 #: (n = 45 and 1000, J = 3, K = 3), Bel and Pl differ by at most 2e-10, and about half of the
 #: warm-started nodes are accepted after one pass over the calibration rows instead of two.
 NODE_TOL = 1e-6
+#: Newton iterations per node of the fast path: the first node of a panel starts from the Wald
+#: start, which for far-out rows (x = r v, r up to WIDE_SCALE / sd) lies far from the constraint's
+#: solution; measured: a few hundred iterations at r = 1e9 (n = 60, K = 3), each one pass over
+#: the calibration rows (ordinary rows converge in a few, so the bound costs nothing there)
+NODE_MAX_ITER = 1000
+#: rows with ``r * sd > WIDE_SCALE`` take the limit r -> inf (module docstring, "Extreme test
+#: rows"; ``x = r v``, sd the smallest Wald standard error of a difference of two classes'
+#: linear predictors along v): the limit's error is O(1 / (r sd)) where the contour's maximum
+#: over a class region lies at a corner of several regions, O(1 / (r sd)^2) on a face
+#: (measured constants below 0.2: errors below 2e-9 at the switch)
+WIDE_SCALE = 1e8
 #: number of float64 cells (problems x calibration rows) per chunk of problems
 CHUNK_CELLS = 4_000_000
 
@@ -400,7 +479,7 @@ def _retract_py(Bb, x, xx, w, u, K, p, eta):  # pragma: no cover - compiled by n
                 nc = lo + max(1.0, 2.0 * abs(lo))
             else:
                 nc = hi - max(1.0, 2.0 * abs(hi))
-        if not abs(nc) < 1e8:
+        if not abs(nc) < 1e100:
             return False
         if abs(nc - c) <= 1e-14 * (1.0 + abs(c)):  # converged to rounding level
             c = nc
@@ -708,7 +787,7 @@ def _wald_start(lik: MultinomialLikelihood, x: NDArray, w: NDArray, u: NDArray) 
 
 def functional_profile(
     lik: MultinomialLikelihood, x: ArrayLike, w: ArrayLike, u: ArrayLike,
-    tol: float = 1e-10, max_iter: int = 60, chain: bool = False,
+    tol: float = 1e-10, max_iter: int = 60, chain: bool = False, start: ArrayLike | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Fast path: ``l_p(u) = max {l(B) : logit h_w(x; B) = u}`` and its slope, for a batch.
 
@@ -728,6 +807,11 @@ def functional_profile(
         whose warm start fails are solved again from the Wald start; the values do not depend
         on the start (a concave problem on a connected constraint set, up to ``tol``).
 
+    start : array (..., d), optional
+        Starting coefficients (flattened; retracted onto the constraint first) instead of the
+        Wald start (:func:`face_starts`: the constraint set is not convex, and far-out rows
+        have a local maximum on each face between two classes' regions).
+
     Returns
     -------
     loglik, slope : arrays (...)
@@ -740,6 +824,8 @@ def functional_profile(
     x = np.ascontiguousarray(np.broadcast_to(x, shape + (lik.p,)).reshape(-1, lik.p))
     w = np.ascontiguousarray(np.broadcast_to(w, shape + (lik.K,)).reshape(-1, lik.K))
     u = np.ascontiguousarray(np.broadcast_to(u, shape).reshape(-1))
+    if start is not None:
+        start = np.broadcast_to(np.asarray(start, dtype=float), shape + (lik.d,)).reshape(-1, lik.d)
     links = np.zeros(shape, dtype=bool)
     if chain and len(shape):
         links[..., 1:] = True
@@ -754,7 +840,7 @@ def functional_profile(
     step = max(1, CHUNK_CELLS // max(lik.n, 1))
     for s0 in range(0, u.size, step):
         sl = slice(s0, s0 + step)
-        B0 = np.ascontiguousarray(_wald_start(lik, x[sl], w[sl], u[sl]))
+        B0 = np.ascontiguousarray(_wald_start(lik, x[sl], w[sl], u[sl]) if start is None else start[sl])
         ok = np.zeros(B0.shape[0], dtype=bool)
         ll = np.full(B0.shape[0], np.nan)
         lam = np.zeros(B0.shape[0])
@@ -826,6 +912,8 @@ def functional_profile_reference(
 
         best = -np.inf
         starts = [_wald_start(lik, xi[None], wi[None], np.array([ui]))[0]]
+        if _needs_faces(lik, xi[None])[0]:
+            starts += [f[0] for f in face_starts(lik, xi[None], wi)]
         for z0 in starts:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -833,6 +921,300 @@ def functional_profile_reference(
             best = max(best, -float(res.fun))
         out[i] = best
     return out.reshape(shape)
+
+
+# ---------------------------------------------------------------------------- r -> infinity
+def _pair_sd(lik: MultinomialLikelihood, V: NDArray) -> NDArray[np.float64]:
+    """Smallest Wald standard error, over the pairs of classes k < j, of ``z_k - z_j`` with
+    ``z = (0, B V)`` (the linear predictors of the direction ``V``, (m, p)): (m,)."""
+    K, p = lik.K, lik.p
+    m = V.shape[0]
+    S = lik.cov.reshape(K - 1, p, K - 1, p)
+    cz = np.zeros((m, K, K))  # Wald covariance of z (class 0 has z_0 = 0)
+    cz[:, 1:, 1:] = np.einsum("mi,kilj,mj->mkl", V, S, V)
+    dg = np.diagonal(cz, axis1=1, axis2=2)
+    var = dg[:, :, None] + dg[:, None, :] - 2.0 * cz
+    iu = np.triu_indices(K, 1)
+    return np.sqrt(np.maximum(np.min(var[:, iu[0], iu[1]], axis=1), 0.0))
+
+
+def _subspace_max(lik: MultinomialLikelihood, N: NDArray, max_iter: int = 100) -> tuple[float, NDArray]:
+    """``max {l(B) : vec B in span N}`` (N orthonormal, d x q) by damped Newton from the
+    projection of B_hat (a strictly concave problem: the design has full column rank)."""
+    K, p = lik.K, lik.p
+    th = N.T @ lik.B_hat.ravel()
+    beta = N @ th
+    cur = float(multinomial_loglik(beta.reshape(K - 1, p), lik.X, lik.codes, K, lik.T))
+    for _ in range(max_iter):
+        g, info = multinomial_score_info(beta.reshape(K - 1, p), lik.X, lik.codes, K, lik.T)
+        gs = N.T @ g
+        step = np.linalg.solve(N.T @ info @ N, gs)
+        dec = float(gs @ step)
+        size = 1.0
+        while True:
+            cand = th + size * step
+            new = float(multinomial_loglik((N @ cand).reshape(K - 1, p), lik.X, lik.codes, K, lik.T))
+            if new >= cur - 1e-13 * (1.0 + abs(cur)) or size < 1e-10:
+                break
+            size *= 0.5
+        if new < cur - 1e-13 * (1.0 + abs(cur)):  # no ascent left at rounding level
+            break
+        th, cur, beta = cand, new, N @ cand
+        if dec <= 1e-22 or np.max(np.abs(size * step)) <= 1e-13 * (1.0 + np.max(np.abs(th))):
+            break
+    return cur, beta.reshape(K - 1, p)
+
+
+def _pair_rows(K: int, p: int, v: NDArray, k: int, others: Any) -> NDArray:
+    """Rows ``(e_k - e_j)' B v`` (j in others) as linear forms on vec B (class 0 has no row)."""
+    C = np.zeros((len(others), (K - 1) * p))
+    for r, j in enumerate(others):
+        if k >= 1:
+            C[r, (k - 1) * p:k * p] += v
+        if j >= 1:
+            C[r, (j - 1) * p:j * p] -= v
+    return C
+
+
+def region_contours(lik: MultinomialLikelihood, V: ArrayLike, method: str = "fast") -> NDArray[np.float64]:
+    """Plausibility of each class being the arg max of the linear predictors along ``V``:
+    ``c_k = sup {pl(B) : (B v)_k >= (B v)_j for all j}`` (``(B v)_0 = 0``), array (m, K).
+
+    The contours of the limit of :func:`predictive_bounds` along ``x = r v``, ``r -> inf``
+    (module docstring, "Extreme test rows"). ``c_k = 1`` for the class of the arg max at B_hat.
+    Otherwise a concave maximisation under K - 1 linear (homogeneous) inequality constraints:
+    ``"fast"`` enumerates the active sets (each an equality-constrained concave problem on a
+    subspace, :func:`_subspace_max`); the maximum over the solutions that satisfy every
+    constraint is the constrained maximum (the true active set is among them, and every
+    feasible solution is a lower bound). ``"reference"``: scipy's SLSQP on the inequality
+    constraints from B_hat.
+
+    Examples
+    --------
+    >>> X = np.c_[np.ones(6), [-2.0, -1.0, 0.0, 0.5, 1.0, 2.0]]
+    >>> lik = multinomial_mle(X, [0, 0, 1, 0, 2, 2], 3, targets="platt")
+    >>> c = region_contours(lik, [[0.0, 1.0]])
+    >>> float(c.max()), bool(np.all((c >= 0) & (c <= 1)))
+    (1.0, True)
+    """
+    from itertools import combinations
+
+    V = np.atleast_2d(np.asarray(V, dtype=float))
+    K, p = lik.K, lik.p
+    if V.shape[-1] != p or not np.all(np.isfinite(V)):
+        raise ValueError(f"directions must be finite arrays (m, {p}), got shape {V.shape}")
+    if method not in ("fast", "reference"):
+        raise ValueError(f"method must be 'fast' or 'reference', got {method!r}")
+    out = np.zeros((V.shape[0], K))
+    fit_key = (lik.B_hat.tobytes(), float(lik.loglik_hat), lik.X.shape, method)
+    for i, v in enumerate(V):
+        key = fit_key + (v.tobytes(),)
+        if key in _REGION_CACHE:  # the singletons, their complements and every loss row share c
+            out[i] = _REGION_CACHE[key]
+            continue
+        z_hat = np.r_[0.0, lik.B_hat @ v]
+        scale = 1.0 + float(np.max(np.abs(z_hat)))
+        for k in range(K):
+            others = [j for j in range(K) if j != k]
+            if z_hat[k] >= z_hat[others].max():
+                out[i, k] = 1.0
+                continue
+            if method == "reference":
+                best = _region_reference(lik, _pair_rows(K, p, v, k, others))
+            else:
+                best = -np.inf
+                for size in range(1, K):
+                    for S in combinations(others, size):
+                        from scipy.linalg import null_space
+
+                        N = null_space(_pair_rows(K, p, v, k, S))
+                        val, B = _subspace_max(lik, N)
+                        z = np.r_[0.0, B @ v]
+                        if z[k] - z[others].max() >= -1e-9 * scale and val > best:
+                            best = val
+            out[i, k] = float(np.exp(relative_loglik(lik.loglik_hat, np.array(best))))
+        if len(_REGION_CACHE) >= _REGION_CACHE_SIZE:
+            _REGION_CACHE.clear()
+        _REGION_CACHE[key] = out[i].copy()
+    return out
+
+
+#: class contours of recent directions (keyed by the fit's estimate and the direction's bytes)
+_REGION_CACHE: dict[tuple, NDArray] = {}
+_REGION_CACHE_SIZE = 4096
+
+
+def _region_reference(lik: MultinomialLikelihood, C: NDArray) -> float:
+    """``max {l(B) : C vec B >= 0}`` by scipy's SLSQP (the reference of :func:`region_contours`)."""
+    from scipy.optimize import minimize
+
+    K, p = lik.K, lik.p
+
+    def f(beta: NDArray) -> tuple[float, NDArray]:
+        B = beta.reshape(K - 1, p)
+        g, _ = multinomial_score_info(B, lik.X, lik.codes, K, lik.T)
+        return -float(multinomial_loglik(B, lik.X, lik.codes, K, lik.T)), -g
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = minimize(f, lik.B_hat.ravel(), jac=True, method="SLSQP",
+                       constraints=[{"type": "ineq", "fun": lambda b: C @ b, "jac": lambda b: C}],
+                       options={"ftol": 1e-15, "maxiter": 1000})
+    beta = res.x - C.T @ np.linalg.lstsq(C @ C.T, np.minimum(C @ res.x, 0.0), rcond=None)[0]  # onto C b >= 0
+    return -f(beta)[0]
+
+
+def wide_rows(lik: MultinomialLikelihood, x: ArrayLike) -> NDArray[np.bool_]:
+    """Rows (finite, non-zero) that take the limit ``r -> inf``: ``r sd > WIDE_SCALE`` with
+    ``x = r v`` and sd the smallest Wald standard error of ``z_k - z_j`` along v.
+
+    Examples
+    --------
+    >>> X = np.c_[np.ones(6), [-2.0, -1.0, 0.0, 0.5, 1.0, 2.0]]
+    >>> lik = multinomial_mle(X, [0, 0, 1, 0, 2, 2], 3, targets="platt")
+    >>> wide_rows(lik, [[1.0, 0.5], [1.0, 1e10], [1.0, -1e300]]).tolist()
+    [False, True, True]
+    """
+    V, r = row_scale(np.atleast_2d(np.asarray(x, dtype=float)))
+    with np.errstate(over="ignore"):
+        return (r > 0) & (r * _pair_sd(lik, V) > WIDE_SCALE)
+
+
+def limit_contour(lik: MultinomialLikelihood, x: ArrayLike, w: ArrayLike) -> NDArray[np.float64]:
+    """The limit as ``r -> inf`` of the predictive contour ``pl_A(t)`` of a set of classes A
+    (``w = 1_A``) at every ``0 < t < 1``, for rows ``x = r v``: the constant
+    ``min(max_{k in A} c_k, max_{k not in A} c_k)`` (:func:`region_contours`). theta_A takes a
+    value strictly inside (0, 1) only near the boundary between A's regions and the others', and
+    the supremum of the (quasi-concave) contour of z over that boundary is the plausibility of
+    the side not holding the arg max at B_hat (the segment from z_hat to any point of that side
+    crosses the boundary). Array (m,).
+
+    Examples
+    --------
+    >>> X = np.c_[np.ones(6), [-2.0, -1.0, 0.0, 0.5, 1.0, 2.0]]
+    >>> lik = multinomial_mle(X, [0, 0, 1, 0, 2, 2], 3, targets="platt")
+    >>> c = region_contours(lik, [[0.0, 1.0]])[0]
+    >>> bool(np.isclose(limit_contour(lik, [[1.0, 1e300]], [1, 0, 0])[0], max(c[1], c[2]) if c[0] == 1 else c[0]))
+    True
+    """
+    w = np.asarray(w, dtype=float)
+    if not np.all((w == 0) | (w == 1)) or w.min() == w.max():
+        raise ValueError("limit_contour takes the indicator of a set of classes (not empty, not all)")
+    V, _ = row_scale(np.atleast_2d(np.asarray(x, dtype=float)))
+    c = region_contours(lik, V)
+    inside = w.astype(bool)
+    return np.minimum(c[:, inside].max(axis=1), c[:, ~inside].max(axis=1))
+
+
+def limit_bounds(c: ArrayLike, w: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Lower and upper predictive expectations of ``h_w`` in the limit ``r -> inf``: those of
+    the consonant belief on the classes with contour ``c`` (:func:`region_contours`),
+
+        lower = int_0^1 min {w_k : c_k >= omega} d omega,  upper = int_0^1 max {w_k : c_k >= omega} d omega.
+
+    Examples
+    --------
+    >>> lo, up = limit_bounds([[1.0, 0.3, 0.1]], [1.0, 0.0, 0.0])   # A = {0}: 1 - 0.3, 1
+    >>> lo.tolist(), up.tolist()
+    ([0.7], [1.0])
+    >>> limit_bounds([[1.0, 0.3, 0.1]], [0.0, 0.0, 1.0])[1].tolist()   # Pl({2}) = c_2
+    [0.1]
+    """
+    c = np.atleast_2d(np.asarray(c, dtype=float))
+    w = np.broadcast_to(np.asarray(w, dtype=float), c.shape)
+    order = np.argsort(-c, axis=1, kind="stable")
+    cs = np.take_along_axis(c, order, axis=1)
+    cs[:, 0] = 1.0  # the class of the arg max at B_hat
+    ws = np.take_along_axis(w, order, axis=1)
+    # sum_i (c_(i) - c_(i+1)) M_i = sum_i c_(i) (M_i - M_(i-1)), M_0 = 0 (Abel summation: exact
+    # for the indicator of a set, 1 - max_{k not in A} c_k and max_{k in A} c_k, no rounding)
+    mn_, mx_ = np.minimum.accumulate(ws, axis=1), np.maximum.accumulate(ws, axis=1)
+    zero = np.zeros((c.shape[0], 1))
+    lower = np.sum(cs * np.diff(np.c_[zero, mn_], axis=1), axis=1)
+    upper = np.sum(cs * np.diff(np.c_[zero, mx_], axis=1), axis=1)
+    return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
+
+
+def scaled_probs(B: NDArray, X: ArrayLike) -> NDArray[np.float64]:
+    """Class probabilities (m, K) of design rows of any finite size: ``softmax(r (z - max z))``
+    with ``X = r V`` (:func:`evstat.likelihood.predictive.row_scale`) and ``z = (0, B V)``, so
+    that rows whose linear predictors overflow (scores of 1e300) give 0 and 1, never NaN.
+
+    Examples
+    --------
+    >>> scaled_probs(np.array([[0.0, 3.0], [0.0, 4.0]]), [[1.0, 1e308], [1.0, 0.0]]).tolist()
+    [[0.0, 0.0, 1.0], [0.3333333333333333, 0.3333333333333333, 0.3333333333333333]]
+    """
+    V, r = row_scale(X)
+    z = np.c_[np.zeros(V.shape[0]), V @ B.T]
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = r[:, None] * (z - z.max(axis=1, keepdims=True))
+    e = np.where(np.isnan(e), 0.0, e)  # r = 0: a zero row
+    e = np.exp(e)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+#: rows with ``r sd`` above this also start every node's Newton from each face between two
+#: classes' regions (:func:`face_starts`): the constraint set ``{B : h_w(x; B) = t}`` is not
+#: convex, and for far-out rows the profile has a local maximum on each face (measured: from
+#: the Wald start alone, K = 4, n = 200, x = (1, r, r, r), Bel({d}) was 0.84 at r = 100 (r sd
+#: = 46), above 1 - Pl({b}) = 0.70, which coherence forbids; none at r sd <= 14)
+FACE_SCALE = 1.0
+
+
+def _needs_faces(lik: MultinomialLikelihood, x: NDArray) -> NDArray[np.bool_]:
+    V, r = row_scale(x)
+    with np.errstate(over="ignore"):
+        return r * _pair_sd(lik, V) > FACE_SCALE
+
+
+def face_pairs(w: ArrayLike) -> list[tuple[int, int]]:
+    """The pairs of classes ``k < j`` with ``w_k != w_j`` (the faces across which h_w jumps
+    in the limit).
+
+    Examples
+    --------
+    >>> face_pairs([1.0, 0.0, 0.0])
+    [(0, 1), (0, 2)]
+    """
+    w = np.asarray(w, dtype=float)
+    K = w.size
+    return [(k, j) for k in range(K) for j in range(k + 1, K) if w[k] != w[j]]
+
+
+def face_starts(lik: MultinomialLikelihood, x: ArrayLike, w: ArrayLike) -> list[NDArray[np.float64]]:
+    """For every pair of :func:`face_pairs`, the coefficients (m, d) maximising l on the face
+    ``(B v)_k = (B v)_j`` (``x = r v``; :func:`_subspace_max`): starts of the constrained Newton
+    near each face's local maximum (``FACE_SCALE``). The weights must be the same for all rows.
+
+    Examples
+    --------
+    >>> X = np.c_[np.ones(6), [-2.0, -1.0, 0.0, 0.5, 1.0, 2.0]]
+    >>> lik = multinomial_mle(X, [0, 0, 1, 0, 2, 2], 3, targets="platt")
+    >>> B = face_starts(lik, [[1.0, 50.0]], [0.0, 1.0, 0.0])[0].reshape(2, 2)  # face a | b
+    >>> bool(abs(B[0] @ [1.0, 50.0]) < 1e-9)  # (B x)_b = (B x)_a = 0
+    True
+    """
+    from scipy.linalg import null_space
+
+    x = np.atleast_2d(np.asarray(x, dtype=float))
+    w = np.atleast_2d(np.asarray(w, dtype=float))
+    if not np.all(w == w[0]):
+        raise ValueError("face_starts needs the same weights for every row")
+    V, _ = row_scale(x)
+    K, p = lik.K, lik.p
+    pairs = face_pairs(w[0])
+    out = [np.empty((V.shape[0], lik.d)) for _ in pairs]
+    fit_key = (lik.B_hat.tobytes(), float(lik.loglik_hat), lik.X.shape, "face")
+    for i, v in enumerate(V):
+        for f_i, (k, j) in enumerate(pairs):
+            key = fit_key + (v.tobytes(), k, j)
+            if key not in _REGION_CACHE:
+                if len(_REGION_CACHE) >= _REGION_CACHE_SIZE:
+                    _REGION_CACHE.clear()
+                _REGION_CACHE[key] = _subspace_max(lik, null_space(_pair_rows(K, p, v, k, [j])))[1].ravel()
+            out[f_i][i] = _REGION_CACHE[key]
+    return out
 
 
 # ---------------------------------------------------------------------------- quadrature
@@ -856,19 +1238,24 @@ def _side_ends(u_hat: NDArray, sigma: NDArray, side: int, width: NDArray) -> tup
     from evstat.likelihood.predictive import _side_interval
 
     lo, hi = _side_interval(u_hat, sigma, side, width)
+    # the near end too: beyond |u| = U_MAX the integrand is below exp(-|u|), so the part of a
+    # side between U_MAX and a far-out u_hat (|u_hat| up to the row's scale) is below
+    # exp(-U_MAX) = 3e-20 (nodes there were the hang of issue 16: unreachable constraints)
+    uc = np.clip(u_hat, -U_MAX, U_MAX)
     if side < 0:
-        return np.minimum(np.maximum(lo, -U_MAX), u_hat), u_hat.copy()
-    return u_hat.copy(), np.maximum(np.minimum(hi, U_MAX), u_hat)
+        return np.minimum(np.maximum(lo, -U_MAX), uc), uc
+    return uc, np.maximum(np.minimum(hi, U_MAX), uc)
 
 
 def _panels(
     lik: MultinomialLikelihood, x: NDArray, w: NDArray, a: NDArray, b: NDArray, side: int, acc: float,
-    profile: Any, max_depth: int = 40,
+    profile: Any, max_depth: int = 40, ids: NDArray | None = None,
 ) -> tuple[NDArray, NDArray]:
     """Adaptive Clenshaw-Curtis integral of pl_w(expit u) t (1 - t) over [a, b] for every row,
     and the bound on the mass beyond the far end (``a`` for side -1, ``b`` for side +1; module
     docstring). The nodes of a panel are solved as a chain from the end nearest ``u_hat``."""
     m = x.shape[0]
+    ids = np.arange(m) if ids is None else ids
     (u16, w16), (_, w8) = _cc_rules()
     rows = np.arange(m)
     a, b = a.copy(), b.copy()
@@ -877,10 +1264,10 @@ def _panels(
     for depth in range(max_depth):
         uu = a[:, None] + (b - a)[:, None] * u16[None, :]
         if side < 0:  # chain from the upper end (nearest u_hat) downwards
-            lp, _ = profile(x[rows][:, None, :], w[rows][:, None, :], uu[:, ::-1])
+            lp, _ = profile(ids[rows], x[rows][:, None, :], w[rows][:, None, :], uu[:, ::-1])
             lp = lp[:, ::-1]
         else:
-            lp, _ = profile(x[rows][:, None, :], w[rows][:, None, :], uu)
+            lp, _ = profile(ids[rows], x[rows][:, None, :], w[rows][:, None, :], uu)
         logpl = relative_loglik(lik.loglik_hat, lp)
         f = np.exp(logpl + log_expit(uu) + log_expit(-uu))
         k16 = (b - a) * (f @ w16)
@@ -936,16 +1323,20 @@ def predictive_bounds(
 
     With ``w`` the indicator of a set of classes A these are theta_hat_A, Bel(A) and Pl(A)
     (module docstring); with a normalised loss row they are the normalised lower and upper
-    expected losses.
+    expected losses. Right for every finite row, however large: rows ``x = r v`` with
+    ``r sd > WIDE_SCALE`` take the exact limit ``r -> inf`` (:func:`region_contours`,
+    :func:`limit_bounds`; module docstring, "Extreme test rows"), the others the quadrature.
 
     Parameters
     ----------
     lik : MultinomialLikelihood
     x : array (m, p)
-        Test design rows (finite).
+        Test design rows (finite; an error names the rows holding inf or NaN).
     w : array (K,) or (m, K)
         Weights in [0, 1]. Rows whose weights are all equal give ``h`` constant (bounds equal).
     method : {"fast", "reference"}
+        ``"reference"``: scipy quadrature of scipy profiles; for the rows beyond ``WIDE_SCALE``
+        the limit with the class contours by SLSQP.
     tol : float
         Fast path: bound on the neglected tail mass per side.
     acc : float
@@ -969,12 +1360,19 @@ def predictive_bounds(
     w = np.ascontiguousarray(w)
     if method not in ("fast", "reference"):
         raise ValueError(f"method must be 'fast' or 'reference', got {method!r}")
-    th = multinomial_probs(lik.B_hat, x)
+    th = scaled_probs(lik.B_hat, x)
     h_hat = np.clip(np.sum(th * w, axis=1), 0.0, 1.0)
     low = np.zeros(m)
     up = np.zeros(m)
     live = (np.ptp(w, axis=1) > 0) & np.any(x != 0.0, axis=1)
-    idx = np.flatnonzero(live)
+    V, r = row_scale(x)
+    wide = np.zeros(m, dtype=bool)
+    wide[live] = wide_rows(lik, x[live])
+    if wide.any():  # the limit r -> inf (module docstring, "Extreme test rows")
+        c = region_contours(lik, V[wide], method=method)
+        lw, uw = limit_bounds(c, w[wide])
+        low[wide], up[wide] = h_hat[wide] - lw, uw - h_hat[wide]
+    idx = np.flatnonzero(live & ~wide)
     if idx.size and method == "reference":
         low[idx], up[idx] = _reference_bounds(lik, x[idx], w[idx], h_hat[idx])
     elif idx.size:
@@ -983,8 +1381,27 @@ def predictive_bounds(
         if not np.all(np.isfinite(u_hat)) or not np.all(np.isfinite(sig)):
             raise ValueError("test rows with infinite linear predictors (scores too large): rescale the scores")
 
-        def profile(xx: NDArray, ww: NDArray, uu: NDArray) -> tuple[NDArray, NDArray]:
-            return functional_profile(lik, xx, ww, uu, tol=NODE_TOL, chain=True)
+        faces = _needs_faces(lik, xs)
+        fidx = np.flatnonzero(faces)
+        groups = np.unique(ws[fidx], axis=0) if fidx.size else np.empty((0, lik.K))
+        starts = np.full((max([len(face_pairs(g)) for g in groups], default=0), idx.size, lik.d), np.nan)
+        for g in groups:  # rows sharing their weights
+            rows_g = fidx[np.all(ws[fidx] == g, axis=1)]
+            for f_i, st in enumerate(face_starts(lik, xs[rows_g], g)):
+                starts[f_i, rows_g] = st
+
+        def profile(rows: NDArray, xx: NDArray, ww: NDArray, uu: NDArray) -> tuple[NDArray, NDArray]:
+            lp, sl = functional_profile(lik, xx, ww, uu, tol=NODE_TOL, chain=True, max_iter=NODE_MAX_ITER)
+            for st in starts:  # far-out rows: a local maximum on each face; keep the largest
+                sub = np.flatnonzero(~np.isnan(st[rows, 0]))
+                if not sub.size:
+                    continue
+                l2, s2 = functional_profile(lik, xx[sub], ww[sub], uu[sub], tol=NODE_TOL, chain=True,
+                                            max_iter=NODE_MAX_ITER, start=st[rows[sub]][:, None, :])
+                better = l2 > np.where(np.isnan(lp[sub]), -np.inf, lp[sub])
+                lp[sub] = np.where(better, l2, lp[sub])
+                sl[sub] = np.where(better, s2, sl[sub])
+            return lp, sl
 
         out = {}
         for side in (-1, 1):
@@ -1003,7 +1420,7 @@ def predictive_bounds(
                 else:
                     lo_, hi_ = b[todo], np.maximum(b2, b[todo])
                     b[todo] = hi_
-                v, far = _panels(lik, xs[todo], ws[todo], lo_, hi_, side, acc, profile)
+                v, far = _panels(lik, xs[todo], ws[todo], lo_, hi_, side, acc, profile, ids=todo)
                 val[todo] += v
                 todo = todo[far > tol]
             out[side] = val

@@ -23,6 +23,8 @@ nodes from the end nearer eta_hat outwards: each node starts from the previous m
 tangent and quadratic prediction, and converges in one Newton pass, measured 1.00 passes per
 node at n = 1000, J = 3, against 2.4 from the Wald path), checks the log-concave tail bound at
 both ends of each interval and widens the interval of any row where the bound exceeds ``tol``.
+A node at eta_hat itself (the inner end of each side's first panel) is the MLE: l_p = l_hat and
+slope 0 without a solve (33.5 instead of 35.5 profile problems per row at n = 1000, J = 3).
 (Fewer nodes do not pay: nested Clenshaw-Curtis rules of orders 12 and 6 bisected so many more
 panels that the nodes per row rose from 44 to 103 on a mix of ordinary and far-out rows.)
 (A fixed Gauss-Legendre rule without error control, the first fast path, was wrong by up to
@@ -172,15 +174,26 @@ def _side_integral_adaptive(
     panels = PANELS
     edges = np.linspace(0.0, 1.0, panels + 1)
     rows = np.repeat(np.arange(m), panels)
-    a = (lo[:, None] + (hi - lo)[:, None] * edges[None, :-1]).ravel()
-    b = (lo[:, None] + (hi - lo)[:, None] * edges[None, 1:]).ravel()
+    ends = lo[:, None] + (hi - lo)[:, None] * edges[None, :]
+    ends[:, 0], ends[:, -1] = lo, hi  # exactly: hi (side -1) or lo (side +1) may be eta_hat
+    a, b = ends[:, :-1].ravel(), ends[:, 1:].ravel()
     integral = np.zeros(m)
     f_lo = d_lo = f_hi = d_hi = np.zeros(m)
     for depth in range(max_depth):
         eta = a[:, None] + (b - a)[:, None] * u16[None, :]
-        # each panel's nodes as one continuation path, from the end nearer eta_hat outwards
+        eta[:, 0], eta[:, -1] = a, b  # the ends exactly (eta_hat is one end of a panel or none)
+        # each panel's nodes as one continuation path, from the end nearer eta_hat outwards;
+        # a node at eta_hat is the MLE itself (l_p = l_hat, slope 0): it is not solved, and the
+        # path's first solved node starts from the Wald path, which is the MLE's tangent
         order = slice(None, None, -1) if side < 0 else slice(None)
-        lp, slope = profile_loglik(lik, A[rows][:, None, :], eta[:, order], tol=NODE_TOL, chain=True)
+        path = eta[:, order]
+        solve = path != eta_hat[rows][:, None]
+        lp = np.full(path.shape, lik.loglik_hat)
+        slope = np.zeros(path.shape)
+        lp[solve], slope[solve] = profile_loglik(
+            lik, np.broadcast_to(A[rows][:, None, :], path.shape + A.shape[1:])[solve], path[solve],
+            tol=NODE_TOL, chain=True,
+        )
         lp, slope = lp[:, order], slope[:, order]
         logf = relative_loglik(lik.loglik_hat, lp) + log_expit(eta) + log_expit(-eta)
         f = np.exp(logf)

@@ -61,13 +61,20 @@ def check_nonempty(arr: np.ndarray, name: str) -> None:
 
 
 def check_finite(arr: np.ndarray, name: str) -> None:
-    bad = ~np.isfinite(arr)
-    if bad.any():
+    """Refuse NaN or infinite values; a 2-D array (one row per data row) is judged by rows."""
+    bad_values = ~np.isfinite(arr)
+    if bad_values.any():
         nan = np.isnan(arr)
-        what = "missing (NaN)" if nan.all() or bad.sum() == nan.sum() else "missing or infinite"
+        what = "missing (NaN)" if bad_values.sum() == nan.sum() else "missing or infinite"
+        if arr.ndim > 1:
+            bad = bad_values.reshape(arr.shape[0], -1).any(axis=1)
+            count = f"{int(bad.sum())} row(s) with {what} values ({int(bad_values.sum())} value(s))"
+        else:
+            bad = bad_values
+            count = f"{int(bad.sum())} {what} value(s)"
         raise ValueError(
-            f"{name} has {int(bad.sum())} {what} value(s) out of {arr.shape[0]} rows "
-            f"(first at row(s) {_first_rows(bad)}); drop or impute these rows first."
+            f"{name} has {count} out of {arr.shape[0]} rows (first at row(s) "
+            f"{_first_rows(bad)}); drop or impute these rows first."
         )
 
 

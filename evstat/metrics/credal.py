@@ -34,14 +34,27 @@ OUTLIER = "outlier"
 def _as_sets(decisions: Any, outlier: Hashable) -> list[frozenset | None]:
     """Each decision as a frozenset of labels, or None for the outlier class."""
     out: list[frozenset | None] = []
-    for d in list(decisions):
+    if isinstance(decisions, pd.DataFrame) or (isinstance(decisions, np.ndarray) and decisions.ndim > 1):
+        raise ValueError(
+            f"decisions must be one decision per row (a class label, a set of labels or "
+            f"{outlier!r}, e.g. fit.decide(new, strategy='credal')); got an array of shape "
+            f"{np.shape(decisions)}, which looks like a matrix of probabilities or masses"
+        )
+    for i, d in enumerate(list(decisions)):
         if isinstance(d, (frozenset, set, tuple, list)):
             s = frozenset(d)
             if not s:
                 raise ValueError("a credal decision is an empty set: give the outlier class as 'outlier'")
             out.append(s)
-        elif d is None or (isinstance(d, float) and np.isnan(d)):
-            raise ValueError("credal decisions contain a missing value: every row needs a decision")
+        elif isinstance(d, np.ndarray):
+            raise ValueError(
+                f"decision at row {i} is an array of shape {d.shape}: give a class label, a set of "
+                f"labels (frozenset) or {outlier!r}"
+            )
+        elif d is None or d is pd.NA or d is pd.NaT or (isinstance(d, float) and np.isnan(d)):
+            raise ValueError(
+                f"credal decisions contain a missing value (first at row {i}): every row needs a decision"
+            )
         elif d == outlier:
             out.append(None)
         else:

@@ -20,6 +20,28 @@ squared distances (the reading notes' correction):
 with Brier the multi-class Brier score (sum over classes, mean over rows). Ac lies in
 [1 - 2K/(K-1), 1]; it is negative when the predictions are worse than the uniform vector.
 
+[!] Cal in the thesis's tables. Eq. 2.6 defines Cal as the geometric mean sqrt((1 - RMSE) WCR),
+and the text calls it one ("combining the two calibration measures by their geometric mean"), but
+the numbers of the thesis's Tables 6.3-6.6 and 6.10-6.13 are the *product* (1 - RMSE) WCR, without
+the root. Evidence (``reports/gebel2009/README.md``, "Which Cal the thesis's tables report"):
+
+* the Gaussian naive Bayes's own probabilities involve no calibrator, and our 10-fold CR agrees
+  with the thesis's within 0.005 on 7 of the 9 two-class data sets (not german, ionosphere). On
+  those 7, the product of eqs. 2.4 and 2.5 *as printed* (per-row root with 1/K inside; 1/K^2 and
+  absolute differences) reproduces the thesis's Cal with a mean absolute difference of 0.004
+  (largest 0.011; e.g. sonar 0.506 vs 0.505, heart 0.740 vs 0.741, pima 0.638 vs 0.642), while
+  the root is 0.125 too high on average. Of 40 readings tried (RMSE with a global root, without
+  the 1/K, of the true class only; WCR with 1/K, squared differences, the assigned class's
+  confidence; each with and without the root), no other comes closer than 0.029
+  (``reports/gebel2009/which_cal.py``);
+* a constant prediction with probability 1 for one class on balanced data has 1 - RMSE = 0.5 and
+  WCR = 0.75: product 0.375, the thesis's Cal of its degenerate cells (CR 0.500) on Banknotes
+  (Tab. 6.5, NB + isotonic and NB + Bayes-ALAP); the root would be 0.612.
+
+``cal(y, p)`` follows eq. 2.6 (the definition); ``cal(y, p, root=False)`` is the quantity the
+thesis's tables report. The ranking of methods by Cal is the same under both (the root is
+increasing); their levels are not, and sums or means such as sqrt(CR Cal) differ.
+
 All four take the observed classes ``y`` and either a 1-D array ``p`` of P(y = 1) for a binary
 problem (then the class-probability matrix is [1 - p, p], K = 2) or a 2-D array (N, K) of class
 probabilities with rows summing to 1 and ``y`` coded 0..K-1. The assigned class is the argmax of a
@@ -145,10 +167,12 @@ def wcr(y: ArrayLike, p: ArrayLike) -> float:
     return float(1.0 - diff.sum() / k**2)
 
 
-def cal(y: ArrayLike, p: ArrayLike) -> float:
+def cal(y: ArrayLike, p: ArrayLike, *, root: bool = True) -> float:
     """Calibration measure Cal = sqrt((1 - RMSE) * WCR) (Gebel 2009, 2.4.4, eq. 2.6).
 
-    The geometric mean of :func:`one_minus_rmse` and :func:`wcr`.
+    The geometric mean of :func:`one_minus_rmse` and :func:`wcr`; with ``root=False`` their
+    product (1 - RMSE) WCR, which is what the thesis's result tables (6.3-6.6, 6.10-6.13) report
+    under the name Cal (see the module docstring for the evidence).
 
     Parameters
     ----------
@@ -156,6 +180,9 @@ def cal(y: ArrayLike, p: ArrayLike) -> float:
         Observed classes (0/1 for a 1-D ``p``; 0..K-1 for an (N, K) ``p``).
     p : array-like
         P(y = 1) per row (1-D) or class probabilities (N, K).
+    root : bool, default True
+        True: eq. 2.6, the geometric mean. False: the product, the thesis tables' Cal (equal to the
+        square of the default).
 
     Returns
     -------
@@ -166,8 +193,15 @@ def cal(y: ArrayLike, p: ArrayLike) -> float:
     --------
     >>> round(cal([1, 0, 0, 1], [0.8, 0.4, 0.6, 0.2]), 6)  # sqrt(0.5 * 0.8)
     0.632456
+    >>> round(cal([1, 0, 0, 1], [0.8, 0.4, 0.6, 0.2], root=False), 6)  # 0.5 * 0.8, as in the tables
+    0.4
+    >>> cal([1, 1, 0, 0], [1.0, 1.0, 1.0, 1.0], root=False)  # 0.5 * 0.75: thesis Tab. 6.5, Banknotes
+    0.375
     """
-    return float(np.sqrt(one_minus_rmse(y, p) * wcr(y, p)))
+    if not isinstance(root, (bool, np.bool_)):
+        raise TypeError(f"root must be True (eq. 2.6) or False (the thesis tables' product); got {root!r}.")
+    product = one_minus_rmse(y, p) * wcr(y, p)
+    return float(np.sqrt(product) if root else product)
 
 
 def ability_to_separate(p: ArrayLike) -> float:
@@ -266,7 +300,7 @@ def _gebel_inputs(y: Any, p: Any) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"p must have at least 2 class columns; got {k}.")
     flat = pm.ravel()
     check_nonempty(pm, "p")
-    check_finite(flat, "p")
+    check_finite(pm, "p")
     if (flat < 0).any() or (flat > 1).any():
         raise ValueError("p must lie in [0, 1]; some class probabilities are outside.")
     sums = pm.sum(axis=1)

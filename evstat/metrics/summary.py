@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from evstat.metrics._classes import class_inputs
 from evstat.metrics._validation import check_bel_pl, check_same_length, check_y_p
 from evstat.metrics.probabilistic import brier_score, error_rate, log_loss
 from evstat.metrics.reliability import ece
@@ -103,18 +104,16 @@ def score_class_predictions(
     log_loss      0.367
     dtype: float64
     """
-    yy = np.asarray(y, dtype=np.intp).ravel()
-    pp = np.asarray(prob, dtype=np.float64)
-    if pp.ndim != 2 or pp.shape[0] != yy.shape[0]:
+    shape = np.shape(prob)
+    if len(shape) != 2 or shape[0] != np.size(y):
         raise ValueError(
             f"prob must have one row per observation and one column per class; got shape "
-            f"{pp.shape} for {yy.shape[0]} observations"
+            f"{shape} for {np.size(y)} observations"
         )
-    k = pp.shape[1]
-    if yy.size and (yy.min() < 0 or yy.max() >= k):
-        raise ValueError(f"y must hold class positions 0..{k - 1}; got values outside that range")
-    if not np.isfinite(pp).all() or (pp < 0).any() or (pp > 1).any():
-        raise ValueError("prob must hold probabilities in [0, 1] (no NaN)")
+    # the K-class checks of the other metrics: non-empty, finite, in [0, 1], rows summing to 1
+    # (an empty input gave NaN scores, rows not summing to 1 were scored as they were)
+    codes, pp, _ = class_inputs(y, np.asarray(prob, dtype=np.float64))
+    yy = codes.astype(np.intp)
     rows = np.arange(yy.shape[0])
     onehot = np.zeros_like(pp)
     onehot[rows, yy] = 1.0

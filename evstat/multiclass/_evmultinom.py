@@ -20,6 +20,9 @@ Choices (documented here because the issue leaves them open):
   Bel and Pl of a mass function (a mass function with them exists only when, among others,
   ``sum_k Bel({k}) + sum_k Pl({k}) >= 2``, which fails for wide bounds), so ``type="mass"`` is
   refused with a message; use ``type="belief"``.
+* Extreme scores (up to 1e308): rows far enough out take the exact limit of the bounds as the
+  scores grow along their direction (:mod:`evstat.likelihood.multinomial`, "Extreme test
+  rows"); ``type="prob"`` is computed without overflow (0 and 1, never NaN).
 * ``.ignorance`` (augment, glance, compare): the mean over the classes of ``Pl({k}) - Bel({k})``
   (for K = 2 the m({0, 1}) of evlogit).
 * Decisions: the upper and lower expected losses of act a are the same construction applied to
@@ -78,6 +81,9 @@ from evstat.likelihood.multinomial import (
     multinomial_loglik,
     multinomial_mle,
     multinomial_probs,
+    scaled_probs,
+    limit_contour,
+    wide_rows,
     multinomial_score_info,
     multinomial_targets,
     predictive_bounds,
@@ -330,7 +336,7 @@ class MultinomCalibration(ClassifierResults):
         K = self.n_classes
         m = X.shape[0]
         bel, pl = np.empty((m, K)), np.empty((m, K))
-        th = multinomial_probs(self._lik.B_hat, X) if m else np.empty((0, K))
+        th = scaled_probs(self._lik.B_hat, X) if m else np.empty((0, K))
         ks = [1] if K == 2 else range(K)
         for k in ks:
             _, bel[:, k], pl[:, k] = self._bounds(X, np.eye(K)[k])
@@ -368,6 +374,31 @@ class MultinomCalibration(ClassifierResults):
         events : sequence of sets of classes, optional
             With ``type="belief"``: the lower and upper probabilities of these events instead of
             the singletons, columns ``(stat, "{a, b}")``.
+
+        Notes
+        -----
+        Every finite score row gets an answer, however large (scores up to 1e308, of either
+        sign, in any columns). Write the design row as ``x = r v`` (``r`` its largest absolute
+        entry). When ``r`` times the smallest Wald standard error of a difference of two classes'
+        linear predictors along ``v`` exceeds ``WIDE_SCALE`` (1e8), the bounds are their exact
+        limit as ``r -> inf``: with ``c_k`` the relative profile likelihood of class k being
+        the arg max of the linear predictors along v (``c_k = 1`` for the fitted arg max),
+        ``Bel(A) = 1 - max_{k not in A} c_k`` and ``Pl(A) = max_{k in A} c_k``, the belief of a
+        consonant mass function on the classes (and decisions use its lower and upper
+        expected losses). Below the switch the quadrature; their measured difference at the
+        switch is about 1e-9 (:mod:`evstat.likelihood.multinomial`, "Extreme test rows").
+        Infinite or missing scores are an error naming the column.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, evstat as ev
+        >>> rng = np.random.default_rng(0)
+        >>> s = rng.normal(size=60)
+        >>> y = np.where(s + rng.normal(size=60) > 0.5, "c", np.where(s + rng.normal(size=60) > -0.5, "b", "a"))
+        >>> fit = ev.evmultinom("y ~ s", pd.DataFrame({"y": y, "s": s}))
+        >>> b = fit.predict(pd.DataFrame({"s": [1e10, 1e300]}), type="belief")
+        >>> b["pl"].round(6).to_numpy().tolist()
+        [[0.000209, 0.262431, 1.0], [0.000209, 0.262431, 1.0]]
         """
         if events is not None:
             if type != "belief":
@@ -383,10 +414,10 @@ class MultinomCalibration(ClassifierResults):
             return pd.DataFrame(arr, index=index, columns=mi)
         if type == "prob" and self.n_classes > 2:
             X, index = self._design(newdata, missing)
-            return pd.DataFrame(multinomial_probs(self._lik.B_hat, X), index=index, columns=self._class_index())
+            return pd.DataFrame(scaled_probs(self._lik.B_hat, X), index=index, columns=self._class_index())
         if type == "prob":
             X, index = self._design(newdata, missing)
-            return pd.Series(multinomial_probs(self._lik.B_hat, X)[:, 1], index=index, name="theta")
+            return pd.Series(scaled_probs(self._lik.B_hat, X)[:, 1], index=index, name="theta")
         return super().predict(newdata, type=type, missing=missing)
 
     def contour(self, newdata: pd.DataFrame, event: Iterable[Hashable], t: ArrayLike) -> NDArray[np.float64]:
@@ -397,10 +428,14 @@ class MultinomCalibration(ClassifierResults):
             raise ValueError("t values must lie in [0, 1]")
         out = np.zeros((X.shape[0], t.size))
         inner = (t > 0) & (t < 1)
-        if inner.any():
+        w = self._weights(event)
+        wide = wide_rows(self._lik, X) if w.min() < w.max() else np.zeros(X.shape[0], dtype=bool)
+        if inner.any() and (~wide).any():
             u = np.log(t[inner]) - np.log1p(-t[inner])
-            lp, _ = functional_profile(self._lik, X[:, None, :], self._weights(event), u[None, :])
-            out[:, inner] = np.exp(np.minimum(lp - self._lik.loglik_hat, 0.0))
+            lp, _ = functional_profile(self._lik, X[~wide][:, None, :], w, u[None, :])
+            out[np.ix_(~wide, inner)] = np.exp(np.minimum(lp - self._lik.loglik_hat, 0.0))
+        if inner.any() and wide.any():  # far-out rows: the limit r -> inf, constant in t
+            out[np.ix_(wide, inner)] = limit_contour(self._lik, X[wide], w)[:, None]
         return out
 
     # ---------------------------------------------------------------- decisions
@@ -417,7 +452,7 @@ class MultinomCalibration(ClassifierResults):
     def _losses(self, X: NDArray, L: pd.DataFrame) -> tuple[NDArray, NDArray, NDArray]:
         mat = L[list(self.classes)].to_numpy(dtype=float)
         m = X.shape[0]
-        th = multinomial_probs(self._lik.B_hat, X)
+        th = scaled_probs(self._lik.B_hat, X)
         up, lo = np.empty((m, mat.shape[0])), np.empty((m, mat.shape[0]))
         known: dict[tuple, tuple[NDArray, NDArray]] = {}
         for a, row in enumerate(mat):
@@ -476,7 +511,7 @@ class MultinomCalibration(ClassifierResults):
         rule = STRATEGIES[strategy]
         if rule == "pignistic":
             up = lo = None
-            pr = multinomial_probs(self._lik.B_hat, X) @ L[list(self.classes)].to_numpy(dtype=float).T
+            pr = scaled_probs(self._lik.B_hat, X) @ L[list(self.classes)].to_numpy(dtype=float).T
         else:
             up, lo, pr = self._losses(X, L)
         res = decide_bounds(list(L.index), upper=up, lower=lo, prob=pr, rule=rule, rho=rho, index=index,

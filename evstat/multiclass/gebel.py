@@ -15,7 +15,18 @@ outputs of a multi-class classifier). For task scores s_b (b = 1..B) and a code 
    classifier (one column per class, values in [0, 1], no normalisation);
 3. per class, a Beta(alpha_k, beta_k) fitted to the training r_k by moments (mean m, variance v
    with n - 1: alpha + beta = m (1 - m) / v - 1; thesis 4.4.3 with the erratum of the notes);
-   u_k = F_Beta(r_k), clipped to [1e-12, 1 - 1e-12] so that no quantile is 0 or infinite;
+   u_k = F_Beta(r_k), clipped to [1e-12, 1 - 1e-12] so that no quantile is 0 or infinite.
+   [!] A Beta distribution with mean m has variance below m (1 - m), the largest variance of any
+   distribution on [0, 1] with that mean (all mass at 0 and 1). The 1/N variance of values in
+   [0, 1] never exceeds m (1 - m), but the thesis's n - 1 variance exceeds it by the factor
+   n / (n - 1) when the r_k are concentrated at 0 and 1, as the probabilities of a confident
+   classifier are (``"direct"`` on a neural network's outputs: 52 of 320 fits of the K-class
+   reproduction failed so, e.g. iris, class 0: m = 0.326, m (1 - m) = 0.2197, n - 1 variance
+   0.2212, 1/N variance 0.2196). For such a class the 1/N variance is used instead (the plain
+   method of moments), which gives the U-shaped Beta with the same mean and a small
+   alpha + beta > 0; the other classes keep the thesis's n - 1 variance. Only r_k that are all
+   exactly 0 or 1 (or constant) admit no Beta fit (alpha + beta <= 1e-12, a rounding error):
+   an error (:func:`beta_moments`);
 4. q_k = the u_k quantile of Gamma(h_k, 1) with h_k = m pi_k (pi_k the training class shares),
    p_k = q_k / sum_j q_j: a Dirichlet(h_1, ..., h_K) vector (eq. 5.9).
    [!] The thesis writes the quantile of chi^2 with h_k degrees of freedom; by its eq. 5.9 a
@@ -36,7 +47,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy import special, stats
 
 from evstat.formula import schema
@@ -45,11 +56,70 @@ from evstat.multiclass.base import MulticlassResults, score_design
 from evstat.multiclass.coupling import is_ovr
 from evstat.results import register
 
-__all__ = ["COMBINES", "GebelDirichlet", "gebel_dirichlet"]
+__all__ = ["COMBINES", "GebelDirichlet", "beta_moments", "gebel_dirichlet"]
 
 #: the combinations of thesis 5.4.2
 COMBINES = ("prod", "gmean", "gtrim", "direct")
 _U_EPS = 1e-12
+#: alpha + beta at or below this is no Beta fit: values all 0 or 1 up to rounding (m (1 - m) / v - 1
+#: is then a rounding error of either sign, about 1e-16)
+_PHI_MIN = 1e-12
+
+
+def beta_moments(
+    r: ArrayLike, names: Any = None
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
+    """Beta parameters of every column of r by the method of moments (thesis 4.4.3, step 3 of the
+    module docstring): alpha + beta = m (1 - m) / v - 1 with v the n - 1 variance, or the 1/N
+    variance for a column where the n - 1 variance is at least m (1 - m).
+
+    Parameters
+    ----------
+    r : array-like, (N, K)
+        Values in [0, 1], one column per class.
+    names : sequence, optional
+        Column names for the error message (default: positions).
+
+    Returns
+    -------
+    alpha, beta : ndarray (K,)
+        The Beta parameters (positive).
+    n_divisor : ndarray of bool (K,)
+        True where the 1/N variance was used.
+
+    Raises
+    ------
+    ValueError
+        For a column with no Beta fit (constant, or every value exactly 0 or 1), named in the
+        message.
+
+    Examples
+    --------
+    >>> a, b, used = beta_moments([[0.1], [0.5], [0.6]])  # m = .4, v = .07: alpha + beta = 24/7 - 1
+    >>> round(float(a[0] + b[0]), 6), bool(used[0])
+    (2.428571, False)
+    >>> a, b, used = beta_moments([[1e-9], [1e-9], [1 - 1e-9]])  # n - 1 variance 1/3 > m (1 - m) = 2/9
+    >>> bool(used[0]), bool(a[0] > 0 and b[0] > 0)
+    (True, True)
+    """
+    r = np.asarray(r, dtype=np.float64)
+    mean = r.mean(axis=0)
+    mm = mean * (1.0 - mean)
+    n = r.shape[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        phi = mm / r.var(axis=0, ddof=1) - 1.0 if n > 1 else np.full(r.shape[1], np.nan)
+        phi_n = mm / r.var(axis=0, ddof=0) - 1.0
+    use_n = ~(np.isfinite(phi) & (phi > _PHI_MIN)) & np.isfinite(phi_n) & (phi_n > _PHI_MIN)
+    phi = np.where(use_n, phi_n, phi)
+    bad = np.flatnonzero(~(np.isfinite(phi) & (phi > _PHI_MIN)))
+    if bad.size:
+        j = int(bad[0])
+        name = repr(list(names)[j]) if names is not None else str(j)
+        raise ValueError(
+            f"column {name} (mean {mean[j]:.4g}, 1/N variance {r[:, j].var():.4g}) admits no Beta distribution by "
+            "moments: its values are constant or all exactly 0 or 1"
+        )
+    return mean * phi, (1.0 - mean) * phi, use_n
 
 
 def _combine(P: NDArray[np.float64], psi: NDArray[np.int64], combine: str, trim: float) -> NDArray[np.float64]:
@@ -134,19 +204,13 @@ class GebelDirichlet(MulticlassResults):
             if zero.size:
                 raise ValueError(f"score column {self.task_columns[zero[0]]!r} is 0 in every training row; it cannot be normalised")
         r = self.combined(X)
-        mean = r.mean(axis=0)
-        var = r.var(axis=0, ddof=1) if r.shape[0] > 1 else np.zeros(r.shape[1])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            phi = mean * (1.0 - mean) / var - 1.0
-        bad = np.flatnonzero(~(np.isfinite(phi) & (phi > 0)))
-        if bad.size:
-            c = self.classes[bad[0]]
+        try:
+            self.alpha, self.beta, _ = beta_moments(r, names=list(self.classes))
+        except ValueError as err:
             raise ValueError(
-                f"the combined probabilities r of class {c!r} (mean {mean[bad[0]]:.4g}, variance {var[bad[0]]:.4g}) admit "
-                "no Beta distribution by moments (they are constant or concentrated at 0 and 1); use another "
+                f"gebel_dirichlet: the combined probabilities r of class {str(err)[len('column '):]}; use another "
                 "combine= or another calibrator"
-            )
-        self.alpha, self.beta = mean * phi, (1.0 - mean) * phi
+            ) from None
         counts = np.bincount(self.training_codes(), minlength=self.n_classes)
         self.prior = counts / counts.sum()
         n = self.nobs
@@ -198,7 +262,15 @@ class GebelDirichlet(MulticlassResults):
             f"combine = {self.combine!r}" + (f" (trim {self.trim:g})" if self.combine == "gtrim" else "")
             + f"; rho = {self.rho:g}; m by (CR (1-RMSE) WCR)^(1/3) on the training rows, m searched over {how}.",
             "h[c] = m * (training share of c): the Dirichlet parameters; alpha, beta: the Beta fit of r by moments.",
-        ]
+        ] + self._moment_note()
+
+    def _moment_note(self) -> list[str]:
+        used = beta_moments(self.combined(np.asarray(self._X)))[2]
+        if not used.any():
+            return []
+        names = ", ".join(repr(str(c)) for c, u in zip(self.classes, used) if u)
+        return [f"Beta fit with the 1/N variance for class(es) {names}: their r are concentrated at 0 and 1, so the "
+                "n - 1 variance exceeds m (1 - m) (module docstring)."]
 
     # ---- persistence
     def _state(self) -> dict[str, Any]:

@@ -52,6 +52,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy import optimize
 
+from evstat.likelihood import column_scale
 from evstat.formula import schema
 from evstat.multiclass.base import MulticlassResults, score_design, softmax
 from evstat.multiclass.coupling import is_ovr
@@ -80,6 +81,11 @@ def _onehot(codes: NDArray[np.intp], k: int) -> NDArray[np.float64]:
     return Y
 
 
+#: largest |logit| of the starting point of :func:`fit_linear_softmax`; a start beyond it is
+#: shrunk towards 0 (the objective is convex: the start changes the path, not the optimum)
+_START_LOGIT = 50.0
+
+
 def fit_linear_softmax(
     G: NDArray[np.float64],
     Y: NDArray[np.float64],
@@ -91,10 +97,37 @@ def fit_linear_softmax(
 
     Returns ``(theta, hessian, converged)``; the objective is convex, so L-BFGS followed by
     Newton steps with step halving reaches its minimum when it exists.
+
+    The optimisation runs on the parameters ``u = d theta`` of the design columns divided by
+    powers of two ``d`` (:func:`evstat.likelihood.column_scale`, exact), so that its tolerances
+    and the convergence test do not depend on the unit of the scores: scores times 1e100 give
+    the coefficients divided by 1e100 and the same probabilities (the gradient in theta grows
+    with the scores, and the unscaled test reported non-convergence from scores of about 1e20
+    and stopped far from the optimum near 1e100).
     """
     n, k, p = G.shape
-    G2 = G.reshape(n * k, p)
+    d = column_scale(G.reshape(n * k, p))
     pen = np.zeros(p) if penalty is None else np.asarray(penalty, dtype=np.float64)
+    u0 = np.asarray(theta0, dtype=np.float64) * d
+    with np.errstate(over="ignore", invalid="ignore"):
+        z0 = float(np.max(np.abs((G / d).reshape(n * k, p) @ u0))) if n else 0.0
+    if not z0 <= _START_LOGIT:  # a start (e.g. T = 1) whose logits saturate the softmax on scores
+        u0 = u0 * (_START_LOGIT / z0) if np.isfinite(z0) else np.zeros(p)  # of 1e5: flat, L-BFGS stalls
+    u, H, converged = _fit_linear_softmax(G / d, Y, u0, pen / (d * d), who, d, penalty is not None)
+    return u / d, H * np.outer(d, d), converged
+
+
+def _fit_linear_softmax(
+    G: NDArray[np.float64],
+    Y: NDArray[np.float64],
+    theta0: NDArray[np.float64],
+    pen: NDArray[np.float64],
+    who: str,
+    scale: NDArray[np.float64],
+    penalised: bool,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], bool]:
+    n, k, p = G.shape
+    G2 = G.reshape(n * k, p)
 
     def f(t: NDArray) -> tuple[float, NDArray]:
         z = (G2 @ t).reshape(n, k)
@@ -138,15 +171,15 @@ def fit_linear_softmax(
     if not converged and np.max(np.abs(g)) < 1e-6 * max(1.0, n):
         converged = True
     ptrue = np.sum(softmax((G2 @ t).reshape(n, k)) * Y, axis=1)
-    if penalty is None and np.all(ptrue > 1.0 - 1e-6):  # every training row certain: separation
+    if not penalised and np.all(ptrue > 1.0 - 1e-6):  # every training row certain: separation
         converged = False
     if not converged or np.max(np.abs(t)) > 1e6:
         warnings.warn(
-            f"{who}: the maximum-likelihood fit did not converge (largest gradient {np.max(np.abs(g)):.3g}, "
-            f"largest coefficient {np.max(np.abs(t)):.3g}); the classes may be separable by the scores. "
+            f"{who}: the maximum-likelihood fit did not converge (largest gradient {np.max(np.abs(g * scale)):.3g}, "
+            f"largest coefficient {np.max(np.abs(t / scale)):.3g}); the classes may be separable by the scores. "
             "Consider a model with fewer parameters or regularisation (dirichlet with reg_lambda > 0)",
             ScalingFitWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
         converged = False
     return t, hess(t), converged

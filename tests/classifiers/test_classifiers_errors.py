@@ -124,9 +124,36 @@ def test_no_score_terms():
         ev.gbt("y ~ 1", D)
 
 
-def test_constant_score_column():
-    with pytest.raises(ValueError, match="design column 'c' is constant"):
-        ev.eknn("y ~ s + c", D.assign(c=1.0), k=2)
+def test_constant_and_duplicated_score_columns_are_accepted_and_change_no_distance():
+    """The classifiers estimate no coefficient per column (class_frame(rank_checks=False)): a
+    constant column or a copy of a column is accepted, as R's evclass accepts them, and a
+    constant column adds 0 to every distance, so the EkNN's masses are those without it."""
+    new = pd.DataFrame({"s": [0.5, 2.5, 4.2], "t": [1.0, 3.0, 0.2]})
+    base = ev.eknn("y ~ s + t", D, k=2, gamma=[0.3, 0.7], optimize=False)
+    const = ev.eknn("y ~ s + t + c", D.assign(c=1.0), k=2, gamma=[0.3, 0.7], optimize=False)
+    got = const.predict(new.assign(c=1.0), type="mass").values
+    np.testing.assert_allclose(got, base.predict(new, type="mass").values, rtol=0, atol=1e-15)
+    dup = ev.credal_knn("y ~ s + t + u", D.assign(u=D["s"]), k=2)
+    b = dup.predict(new.assign(u=new["s"]), type="belief")
+    assert np.isfinite(b.to_numpy()).all()
+    assert ev.gbt("y ~ s + c", D.assign(c=1.0)).predict(new.assign(c=1.0)).notna().all().all()
+
+
+def test_more_score_columns_than_rows_is_accepted_by_the_classifiers():
+    """15 rows and 18 score columns (the evmultinom study's Segment cells) is a regression's
+    error but not a k-NN's: the EkNN and the credal K-NN fit and predict finite masses, while a
+    calibrator still refuses the design."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(15, 18)) + np.repeat([0.0, 2.0, 4.0], 5)[:, None]  # separated classes
+    cols = [f"q{j}" for j in range(18)]
+    d = pd.DataFrame(X, columns=cols).assign(y=np.repeat(["a", "b", "c"], 5))
+    f = "y ~ " + " + ".join(cols)
+    new = pd.DataFrame(rng.normal(size=(4, 18)), columns=cols)
+    for fit in (ev.eknn(f, d, k=5), ev.credal_knn(f, d, k=5)):
+        m = fit.predict(new, type="mass").values
+        assert np.isfinite(m).all() and np.allclose(m.sum(axis=1), 1.0, atol=1e-12)
+    with pytest.raises(ValueError, match="15 rows for 18 design columns"):
+        ev.temperature(f, d.assign(**{c: np.abs(d[c]) for c in cols}))
 
 
 def test_positive_with_three_classes():

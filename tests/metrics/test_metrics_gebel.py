@@ -135,6 +135,29 @@ def test_perfect_predictions_score_one():
     )
 
 
+def test_cal_without_root_is_the_product_of_the_thesis_tables():
+    """cal(root=False) = (1 - RMSE) WCR, the quantity of the thesis's Tables 6.3-6.13."""
+    y, p = [1, 0, 0, 1], [0.8, 0.4, 0.6, 0.2]
+    assert cal(y, p, root=False) == pytest.approx(0.5 * 0.8)
+    assert cal(y, p, root=False) == pytest.approx(cal(y, p) ** 2)
+    # a certain constant prediction on balanced classes: 1 - RMSE = .5 (half the rows off by 1),
+    # one partition T_1 with Cf = (0, 1) against CR = (.5, .5): WCR = 1 - 1 / 4 = .75.
+    # product .375 = the thesis's Cal at CR .500 (Tab. 6.5, Banknotes, NB + ir and NB + bay-alap);
+    # eq. 2.6's root would give .612
+    y2 = [1, 1, 0, 0]
+    assert (one_minus_rmse(y2, [1.0] * 4), wcr(y2, [1.0] * 4)) == (0.5, 0.75)
+    assert cal(y2, [1.0] * 4, root=False) == 0.375
+    assert cal(y2, [1.0] * 4) == pytest.approx(math.sqrt(0.375))
+    # three classes: the hand example above without the root
+    y3 = [0, 1, 2, 2]
+    P3 = [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.3, 0.4, 0.3], [0.1, 0.2, 0.7]]
+    _, one_rmse, w, root = _slow(y3, P3)
+    assert cal(y3, P3, root=False) == pytest.approx(one_rmse * w, abs=1e-15)
+    assert cal(y3, P3) == pytest.approx(root, abs=1e-15)
+    with pytest.raises(TypeError, match="root must be True .eq. 2.6. or False"):
+        cal(y, p, root="no")
+
+
 def test_bad_inputs():
     with pytest.raises(ValueError, match="each row of p must sum to 1"):
         wcr([0, 1], [[0.5, 0.6], [0.5, 0.5]])

@@ -95,6 +95,13 @@ def test_infinite_p():
         log_loss([0, 1], [0.1, np.inf])
 
 
+def test_nan_in_a_class_probability_matrix_counts_rows_not_entries():
+    p = [[0.6, 0.2, 0.2], [np.nan, 0.8, np.nan], [0.2, 0.3, 0.5]]
+    msg = r"p has 1 row\(s\) with missing \(NaN\) values \(2 value\(s\)\) out of 3 rows \(first at row\(s\) 1\)"
+    with pytest.raises(ValueError, match=msg):
+        brier_score([0, 1, 2], p)
+
+
 # evidential functions of (y, bel, pl, ...)
 EV = [
     lambda y, b, q: M.betp_brier(y, b, q),

@@ -197,6 +197,62 @@ def test_gebel_direct_on_class_probabilities() -> None:
         fit.predict(d.assign(p_a=1.5))
 
 
+def _confident(n_per: int = 10) -> pd.DataFrame:
+    """Class probabilities of a confident classifier (the K-class reproduction's ANN): every row
+    within 2e-9 of a corner of the simplex, two confident errors per class."""
+    y = np.repeat([0, 1, 2], n_per)
+    guess = y.copy()
+    guess[[0, 1, n_per, n_per + 1, 2 * n_per, 2 * n_per + 1]] = [1, 2, 2, 0, 0, 1]
+    P = np.full((y.size, 3), 1e-9)
+    P[np.arange(y.size), guess] = 1 - 2e-9
+    d = pd.DataFrame(P, columns=["p_a", "p_b", "p_c"])
+    d["y"] = np.array(list("abc"), dtype=object)[y]
+    return d
+
+
+def test_beta_moments_falls_back_to_the_1_over_n_variance() -> None:
+    """The thesis's n - 1 variance of 0/1-concentrated values exceeds m (1 - m), which no Beta
+    distribution has; such a column gets the 1/N variance, the others keep n - 1."""
+    from evstat.multiclass.gebel import beta_moments
+
+    d = _confident()
+    r = np.column_stack([d["p_a"], np.linspace(0.1, 0.7, len(d))])
+    m, v1, v0 = r.mean(axis=0), r.var(axis=0, ddof=1), r.var(axis=0, ddof=0)
+    assert v1[0] > m[0] * (1 - m[0]) > v0[0]  # the failing case of the reproduction (no Beta with n - 1)
+    a, b, used = beta_moments(r)
+    assert used.tolist() == [True, False]
+    # the Beta keeps the mean and has the 1/N variance (column 0) or the n - 1 variance (column 1)
+    np.testing.assert_allclose(a / (a + b), m, rtol=1e-12)
+    beta_var = a * b / ((a + b) ** 2 * (a + b + 1))
+    np.testing.assert_allclose(beta_var, [v0[0], v1[1]], rtol=1e-6)
+    phi1 = m[1] * (1 - m[1]) / v1[1] - 1
+    np.testing.assert_allclose([a[1], b[1]], [m[1] * phi1, (1 - m[1]) * phi1], rtol=1e-12)
+    with pytest.raises(ValueError, match="column 'x' .* constant or all exactly 0 or 1"):
+        beta_moments(np.array([[0.0], [1.0], [1.0]]), names=["x"])
+    with pytest.raises(ValueError, match="column 0 .* constant or all exactly 0 or 1"):
+        beta_moments(np.full((4, 1), 0.3))
+
+
+def test_gebel_direct_on_confident_probabilities() -> None:
+    """combine='direct' on probabilities concentrated at 0 and 1 (refused before: "admit no Beta
+    distribution by moments", 52 of 320 fits of the K-class reproduction)."""
+    d = _confident()
+    fit = ev.gebel_dirichlet("y ~ p_a + p_b + p_c", d, combine="direct", m_search="grid")
+    p = fit.predict(d)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, atol=1e-12)
+    assert ((p >= 0) & (p <= 1)).all().all()
+    # every class fell back: the Beta variance is the 1/N variance of its column
+    a, b = fit.alpha, fit.beta
+    r = d[["p_a", "p_b", "p_c"]].to_numpy()
+    np.testing.assert_allclose(a * b / ((a + b) ** 2 * (a + b + 1)), r.var(axis=0), rtol=1e-6)
+    assert "Beta fit with the 1/N variance for class(es) 'a', 'b', 'c'" in fit.summary().as_text()
+    # the class with the highest calibrated probability is the classifier's
+    assert (p.to_numpy().argmax(axis=1) == r.argmax(axis=1)).all()
+    exact = d.assign(p_a=np.round(d["p_a"]), p_b=np.round(d["p_b"]), p_c=np.round(d["p_c"]))
+    with pytest.raises(ValueError, match="gebel_dirichlet: the combined probabilities r of class 'a' .* all exactly 0 or 1"):
+        ev.gebel_dirichlet("y ~ p_a + p_b + p_c", exact, combine="direct", m=3)
+
+
 # ---------------------------------------------------------------- ECOC
 def test_ecoc_tasks_are_the_binary_calibrators() -> None:
     d = _scores(150, 11)
