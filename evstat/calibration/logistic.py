@@ -66,8 +66,11 @@ def progress_bars(show: bool) -> Iterator[None]:
 
     Examples
     --------
-    >>> with progress_bars(False):
-    ...     pass  # fit.predict(big, type="belief") here shows no bar
+    >>> with progress_bars(False):  # fit.predict(big, type="belief") in here shows no bar
+    ...     _SHOW_PROGRESS.get()
+    False
+    >>> _SHOW_PROGRESS.get()  # restored on leaving the block
+    True
     """
     token = _SHOW_PROGRESS.set(bool(show))
     try:
