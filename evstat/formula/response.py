@@ -10,6 +10,7 @@ default the second level, as R's ``glm``); K >= 3 levels are coded 0..K-1 in tha
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Any
 
 import numpy as np
@@ -66,8 +67,6 @@ def _warn_empty_classes(series: pd.Series, name: str, levels: list[Any]) -> None
     others. Silent before: a 3-category response with one empty category became a binary fit."""
     absent = [_native(c) for c in series.cat.categories if _native(c) not in levels]
     if absent:
-        import warnings
-
         warnings.warn(
             f"response column {name!r} is categorical with categories "
             f"{_fmt_values([_native(c) for c in series.cat.categories])}, but "

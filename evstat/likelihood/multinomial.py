@@ -279,10 +279,13 @@ def multinomial_loglik(
 def multinomial_probs(B: NDArray, X: NDArray) -> NDArray:
     """Class probabilities (n, K) of the multinomial logit with coefficients ``B`` (K - 1, p),
     the first class the baseline (softmax of ``[0, X B']``, overflow-free)."""
-    eta = X @ B.T
-    full = np.c_[np.zeros(X.shape[0]), eta]
-    full -= full.max(axis=1, keepdims=True)
-    e = np.exp(full)
+    return _softmax_rows(np.c_[np.zeros(X.shape[0]), X @ B.T])
+
+
+def _softmax_rows(z: NDArray) -> NDArray:
+    """Row-wise softmax of logits ``z`` (n, K), shifted by the row maximum (no overflow)."""
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
     return e / e.sum(axis=1, keepdims=True)
 
 
@@ -1149,9 +1152,7 @@ def scaled_probs(B: NDArray, X: ArrayLike) -> NDArray[np.float64]:
     z = np.c_[np.zeros(V.shape[0]), V @ B.T]
     with np.errstate(over="ignore", invalid="ignore"):
         e = r[:, None] * (z - z.max(axis=1, keepdims=True))
-    e = np.where(np.isnan(e), 0.0, e)  # r = 0: a zero row
-    e = np.exp(e)
-    return e / e.sum(axis=1, keepdims=True)
+    return _softmax_rows(np.where(np.isnan(e), 0.0, e))  # NaN: r = 0, a zero row
 
 
 #: rows with ``r sd`` above this also start every node's Newton from each face between two
