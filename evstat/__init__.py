@@ -38,6 +38,8 @@ from evstat import multiclass  # noqa: E402
 from evstat.multiclass import dirichlet, ecoc, gebel_dirichlet, matrix_scaling, temperature, vector_scaling  # noqa: E402
 from evstat.multiclass import evmultinom  # noqa: E402
 from evstat.comparison import compare  # noqa: E402
+from evstat import glm  # noqa: E402
+from evstat.glm import anova, lr_test, update_formula  # noqa: E402
 from evstat import active  # noqa: E402
 from evstat import metrics, plotting  # noqa: E402
 from evstat import report  # noqa: E402  (a callable package: ev.report(...) writes a report)
@@ -48,6 +50,7 @@ __all__ = [
     "MassFunction",
     "__version__",
     "active",
+    "anova",
     "avcal",
     "bayescal",
     "belief",
@@ -64,9 +67,11 @@ __all__ = [
     "evmultinom",
     "formula",
     "gbt",
+    "glm",
     "isotonic",
     "likelihood",
     "load",
+    "lr_test",
     "metrics",
     "multiclass",
     "dirichlet",
@@ -80,5 +85,6 @@ __all__ = [
     "plotting",
     "report",
     "split_conformal",
+    "update_formula",
     "venn_abers",
 ]
