@@ -288,6 +288,23 @@ class GlmVerbs(Results):
         """Design rows and index of ``newdata`` (the training rows for None); the family's."""
         raise NotImplementedError
 
+    def _glm_old_formula(self) -> str:
+        """The formula ``update`` edits, with a ``.`` of the fitted formula (every other column)
+        expanded into the fitted terms, as R's ``formula(fit)``."""
+        f = self._glm_formula()
+        lhs, rhs = split_formula(f)
+        if not _replace_dot(rhs, "")[1]:
+            return f
+        frame = getattr(self, "model_frame", None)
+        if frame is None:
+            frame = getattr(getattr(self, "class_frame", None), "design", None)
+        info = getattr(frame, "design_info", None)
+        if info is None:
+            raise ValueError(f"cannot update {f!r}: its '.' cannot be expanded; refit with the terms written out")
+        names = [t.name() for t in info.terms if t.factors]
+        intercept = any(not t.factors for t in info.terms)
+        return f"{lhs} ~ " + (" + ".join(names) or "1") + ("" if intercept or not names else " - 1")
+
     # ---------------------------------------------------------------- derived facts
     @property
     def glm_family(self) -> str:
@@ -480,7 +497,7 @@ class GlmVerbs(Results):
         >>> small.formula, bool((small.params == ev.evlogit("y ~ x1", cal).params).all())
         ('y ~ x1', True)
         """
-        new_formula = self._glm_formula() if formula is None else update_formula(self._glm_formula(), formula)
+        new_formula = self._glm_formula() if formula is None else update_formula(self._glm_old_formula(), formula)
         kept: list[str] | None = None
         if data is None:
             data = self.training_data()

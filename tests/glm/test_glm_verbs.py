@@ -369,3 +369,16 @@ def test_lr_test_orders_the_pair_and_equals_anova(sonar):
     assert "chi-squared = " in str(t1) and "on 2 df" in str(t1)
     tab = ev.anova(small, big)
     assert tab["Pr(>Chi)"].iloc[1] == pytest.approx(t1.p_value, rel=1e-14)
+
+
+def test_update_expands_a_dot_of_the_fitted_formula_into_its_terms(sonar, monkeypatch):
+    """A fit whose formula says ``y ~ .`` (every other column) is updated on its fitted terms, as
+    R's ``update`` reads ``formula(fit)``."""
+    cal, _ = sonar
+    fit = ev.evlogit("y ~ svm1 + svm2", cal)
+    monkeypatch.setattr(fit, "_glm_formula", lambda: "y ~ .")
+    assert fit._glm_old_formula() == "y ~ svm1 + svm2"
+    np.testing.assert_allclose(fit.update("~ . - svm2").params, ev.evlogit("y ~ svm1", cal).params, rtol=1e-12)
+    nointercept = ev.evlogit("y ~ svm1 - 1", cal)
+    monkeypatch.setattr(nointercept, "_glm_formula", lambda: "y ~ . - 1")
+    assert nointercept._glm_old_formula() == "y ~ svm1 - 1"

@@ -154,6 +154,8 @@ def test_anova_prints_as_r(sonar):
     assert "Model 1: y ~ svm1" in text and "Model 2: y ~ svm1 + svm2 + svm3" in text
     assert "Resid. Df Resid. Dev Df Deviance  Pr(>Chi)" in text and "NaN" not in text
     assert "103.2270" in text and "16.5475" in text
+    html = ev.anova(full.update("~ svm1"), full)._repr_html_()
+    assert "<table" in html and "Model 2: y ~ svm1 + svm2 + svm3" in html and "NaN" not in html
 
 
 # ---------------------------------------------------------------- nnet::multinom
