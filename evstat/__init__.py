@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING
 
 #: the subpackages and modules reachable as attributes (``ev.metrics``, ``ev.report``, ...)
 _SUBMODULES = (
-    "active", "belief", "calibration", "classifiers", "comparison", "datasets", "formula",
-    "likelihood", "metrics", "multiclass", "plotting", "report",
+    "active", "belief", "bulk", "calibration", "classifiers", "cli", "comparison", "datasets",
+    "experiments", "formula", "lazy", "likelihood", "metrics", "multiclass", "plotting", "report",
+    "results", "sklearn", "summary",
 )
 #: public names defined in a subpackage: ``{name: module it is imported from}``
 _ATTRIBUTES = {
@@ -59,7 +60,7 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))
 
 
 if TYPE_CHECKING:  # the same names, eagerly, for type checkers
