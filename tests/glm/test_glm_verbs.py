@@ -331,8 +331,13 @@ def test_anova_errors(sonar, kfits, three):
     ev.anova(f1, f12, f2)  # each nested in the next or the next in it
     with pytest.raises(ValueError, match=r"models 2 and 3 are not nested: the terms \['svm3'\]"):
         ev.anova(f1, f12, ev.evlogit("y ~ svm3", cal))
-    with pytest.raises(ValueError, match="two or more nested fits"):
-        ev.anova(f1)
+    with pytest.raises(ValueError, match="got none"):
+        ev.anova()
+    beta = ev.betacal("y ~ p", pd.DataFrame({"y": cal["y"], "p": 1 / (1 + np.exp(-cal["svm1"]))}))
+    with pytest.raises(ValueError, match="anova of one betacal fit adds its formula's terms one at a time"):
+        ev.anova(beta)
+    with pytest.raises(ValueError, match="anova of one temperature fit"):
+        ev.anova(kfits["temperature"])
     with pytest.raises(ValueError, match="different families .*Platt targets.*0/1 labels"):
         ev.anova(f1, ev.evlogit("y ~ svm1 + svm2", cal, targets="binary"))
     with pytest.raises(ValueError, match="different rows \\(n = 79 and n = 60"):
@@ -382,3 +387,14 @@ def test_update_expands_a_dot_of_the_fitted_formula_into_its_terms(sonar, monkey
     nointercept = ev.evlogit("y ~ svm1 - 1", cal)
     monkeypatch.setattr(nointercept, "_glm_formula", lambda: "y ~ . - 1")
     assert nointercept._glm_old_formula() == "y ~ svm1 - 1"
+
+
+def test_anova_of_one_evmultinom_fit_equals_the_pairwise_tables(three):
+    fit = ev.evmultinom("y ~ s_a + s_b + s_c", three, targets="binary")
+    seq = ev.anova(fit)
+    assert list(seq.index) == ["NULL", "s_a", "s_b", "s_c"]
+    pair = ev.anova(fit.update("~ s_a"), fit.update("~ s_a + s_b"), fit)
+    np.testing.assert_allclose(seq["Resid. Dev"].iloc[1:], pair["Resid. Dev"], rtol=1e-10)
+    np.testing.assert_allclose(seq["Pr(>Chi)"].iloc[2:], pair["Pr(>Chi)"].iloc[1:], rtol=1e-8)
+    assert seq["Resid. Df"].tolist() == [2 * 150 - 2, 2 * 150 - 4, 2 * 150 - 6, 2 * 150 - 8]
+    assert seq.loc["NULL", "Resid. Dev"] == pytest.approx(fit.null_deviance, rel=1e-10)
