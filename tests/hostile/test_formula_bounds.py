@@ -72,7 +72,6 @@ def test_hostile_formulas_are_refused_naming_the_limit_api(tmp_path):
         f"""
         import json, numpy as np, pandas as pd, evstat as ev
         from evstat.formula.limits import FormulaLimitError
-from hostile_helpers import env, one_line, run
         rng = np.random.default_rng(0)
         d = pd.DataFrame({{"y": np.repeat([0, 1], 30), "x1": rng.normal(size=60), "x2": rng.normal(size=60)}})
         for formula in json.load(open({str(tmp_path / "f.json")!r})):
