@@ -26,7 +26,7 @@ SCORES = ev.datasets.load("sonar_scores")
 CAL = SCORES[SCORES.set == "calibration"].reset_index(drop=True)
 TEST = SCORES[SCORES.set == "test"].reset_index(drop=True)
 DATE = "2024-01-02"
-FAST = {"grid": 6}
+FAST = {"grid": 6, "reject_cost": 0.15}  # the default cost is chosen from the data: test_report_cost.py
 
 CASES = {
     "evlogit": lambda: ev.evlogit("y ~ svm1 + svm2 + svm3", CAL),
