@@ -6,25 +6,32 @@ import datetime as _dt
 import platform
 import re
 import warnings
+from pathlib import Path
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from markupsafe import Markup
 
 from evstat import metrics
 from evstat.calibration.peers import ConformalSets, VennAbersCalibration
 from evstat.comparison import compare, named_fits
+from evstat.plotting import applicable_kinds
 from evstat.plotting.data import calibration_scores, evaluation_labels, prediction_cache, predictions
 from evstat.plotting.data import rows as n_rows
 from evstat.report._cost import CONVENTIONAL_COST, REJECT_SHARE, choose_reject_cost, pessimistic_reject_share
 from evstat.report._coverage import expected_covered
+from evstat.report._explorer import Explorer, explorer
 from evstat.report._figures import ReportFigure, comparison_figure, fit_figures
 from evstat.report._glossary import GLANCE, GOF_OF_GLANCE, INFO_OF_GLANCE, SHOWN_ELSEWHERE
 from evstat.report._kclass import kclass_comparison, kclass_decisions, kclass_eval, kclass_figures, kclass_tables
 from evstat.report._outlook import outlook_section
 from evstat.report.tables import Table, cell, table
+
+#: the reject-cost slider's script (inlined in the page)
+EXPLORER_JS = Path(__file__).resolve().parent / "templates" / "explorer.js"
 
 __all__ = ["FitSection", "build_context", "named_fits"]
 
@@ -55,6 +62,8 @@ class FitSection:
     decisions: list[Table] = field(default_factory=list)
     figures: list[ReportFigure] = field(default_factory=list)
     figure_notes: list[str] = field(default_factory=list)
+    #: the reject-cost slider (two-class calibrators)
+    explorer: Explorer | None = None
 
 
 def _anchor(name: str, used: set[str]) -> str:
@@ -604,6 +613,11 @@ def build_context(
                 pred_data, pred_labels = eval_data, None if eval_data is None else eval_y
             _ignorance(fit, pred_new, pred_name, sec)
             sec.decisions.append(_decision_table(fit, pred_eval, eval_y, costs, eval_name, costs_text))
+            sec.decisions[0].id = f"m{i + 1}-decisions"
+            sec.explorer = explorer(
+                fit, f"m{i + 1}", pred_eval, eval_data if eval_data is not None else calibration_scores(fit),
+                eval_y, rc, grid, eval_name, region="decision_regions" in applicable_kinds(fit),
+            )
             if pred_new is not pred_eval:  # unlabelled new data: their decisions (counts) too
                 sec.decisions.append(_decision_table(fit, pred_new, None, costs, pred_name, costs_text))
             figs, fnotes = fit_figures(
@@ -682,6 +696,8 @@ def build_context(
         "date": date_text,
     }
     context = {
+        "explorer_js": Markup(EXPLORER_JS.read_text(encoding="utf-8"))
+        if any(sec.explorer for sec in sections) else None,
         "title": title, "lead": lead, "overview": overview, "overview_notes": overview_notes,
         "comparison": comparison, "comparison_figures": comparison_figures, "outlook": outlook, "fits": sections, "warnings": messages, "repro": repro,
     }
