@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 #: the subpackages and modules reachable as attributes (``ev.metrics``, ``ev.report``, ...)
 _SUBMODULES = (
     "active", "belief", "bulk", "calibration", "classifiers", "cli", "comparison", "datasets",
-    "experiments", "formula", "lazy", "likelihood", "metrics", "multiclass", "plotting", "report",
+    "experiments", "formula", "glm", "io", "lazy", "likelihood", "metrics", "multiclass", "plotting", "report",
     "results", "sklearn", "summary",
 )
 #: public names defined in a subpackage: ``{name: module it is imported from}``
@@ -41,6 +41,7 @@ _ATTRIBUTES = {
         "evstat.multiclass",
     ),
     "compare": "evstat.comparison",
+    **dict.fromkeys(("anova", "lr_test", "update_formula"), "evstat.glm"),
 }
 
 
@@ -65,7 +66,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from evstat import active, belief, calibration, classifiers, comparison, datasets  # noqa: F401
-    from evstat import formula, likelihood, metrics, multiclass, plotting, report  # noqa: F401
+    from evstat import formula, glm, likelihood, metrics, multiclass, plotting, report  # noqa: F401
     from evstat.belief import Frame, MassArray, MassFunction, combine  # noqa: F401
     from evstat.calibration import (  # noqa: F401
         avcal,
@@ -82,6 +83,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     )
     from evstat.classifiers import credal_knn, eknn, evnn, gbt  # noqa: F401
     from evstat.comparison import compare  # noqa: F401
+    from evstat.glm import anova, lr_test, update_formula  # noqa: F401
     from evstat.multiclass import (  # noqa: F401
         dirichlet,
         ecoc,
@@ -99,6 +101,7 @@ __all__ = [
     "MassFunction",
     "__version__",
     "active",
+    "anova",
     "avcal",
     "bayescal",
     "belief",
@@ -115,9 +118,11 @@ __all__ = [
     "evmultinom",
     "formula",
     "gbt",
+    "glm",
     "isotonic",
     "likelihood",
     "load",
+    "lr_test",
     "metrics",
     "multiclass",
     "dirichlet",
@@ -131,5 +136,6 @@ __all__ = [
     "plotting",
     "report",
     "split_conformal",
+    "update_formula",
     "venn_abers",
 ]
