@@ -13,8 +13,6 @@ Examples
 (2, 3)
 """
 
-from __future__ import annotations
-
 __version__ = "0.1.0"
 
 from evstat import belief, datasets, formula, likelihood  # noqa: E402
@@ -52,6 +50,8 @@ __all__ = [
     "bayescal",
     "belief",
     "betacal",
+    "calibration",
+    "classifiers",
     "combine",
     "compare",
     "datasets",
@@ -82,3 +82,9 @@ __all__ = [
     "split_conformal",
     "venn_abers",
 ]
+
+
+def __dir__() -> list[str]:
+    """``dir(evstat)``: the public names (``__all__``), not the modules imported on the way
+    (``evstat.results``, ``evstat.summary``, ... stay importable and documented)."""
+    return sorted(__all__)

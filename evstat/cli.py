@@ -88,7 +88,6 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="evstat",
         description="evstat: evidential (belief-function) calibration of classifier scores.",
-        epilog="Run 'evstat report --help', 'evstat reproduce --help' or 'evstat query --help' for the options of a command.",
     )
     from evstat import __version__
 
@@ -183,6 +182,10 @@ def _build_parser() -> argparse.ArgumentParser:
     from evstat.bulk import add_predict_parser  # `evstat predict` (evstat.bulk): large files, Dask
 
     add_predict_parser(sub)
+    # Every subcommand, from the parser itself (a new one is listed without editing this line).
+    helps = [f"'evstat {name} --help'" for name in sub.choices]
+    parser.epilog = (f"Run {', '.join(helps[:-1])} or {helps[-1]} for the options of a command."
+                     if len(helps) > 1 else f"Run {helps[0]} for the options of the command.")
     return parser
 
 
@@ -450,7 +453,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, usage errors (already printed)
         return int(exc.code or 0)
     if args.command is None:
-        print("evstat: error: choose a command: report, reproduce or query (see 'evstat --help')", file=sys.stderr)
+        names = next(list(a.choices) for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        print(f"evstat: error: choose a command: {', '.join(names[:-1])} or {names[-1]} (see 'evstat --help')",
+              file=sys.stderr)
         return 2
     if args.command == "reproduce":
         from evstat.experiments.cli import run_reproduce
