@@ -49,7 +49,7 @@ exclude_patterns = ["_build", "_generated", "README.md", "Thumbs.db", ".DS_Store
 templates_path = ["_templates"]
 
 # -- autodoc / autosummary / numpydoc ---------------------------------------------------------
-autosummary_generate = True
+autosummary_generate = True  # the API pages; docs/_ext/evstat_docs.py lists them
 autosummary_imported_members = True
 autodoc_default_options = {"member-order": "bysource"}
 autodoc_typehints = "none"  # the numpydoc Parameters sections carry the types

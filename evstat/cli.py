@@ -26,11 +26,11 @@ import argparse
 import inspect
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-__all__ = ["EXAMPLES", "MAX_GRID", "main", "methods"]
+__all__ = ["EXAMPLES", "EXIT_SIGINT", "EXIT_SIGTERM", "MAX_GRID", "Terminated", "main", "methods"]
 
 #: Largest --grid: the decision-region figure evaluates Bel/Pl at grid**2 points (500**2 =
 #: 250,000 rows; 20,000 was killed for memory before this bound existed).
@@ -83,11 +83,51 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
-def _build_parser() -> argparse.ArgumentParser:
-    available = list(methods())
+#: the commands defined in other modules: ``{command: (module, function adding its parser, the
+#: one-line help of ``evstat --help``)}``. Only the command being run gets its full parser, so
+#: ``evstat --help`` and ``evstat report --help`` import none of those modules (nor pandas, scipy,
+#: statsmodels); tests/test_cli.py checks that each one-line help is the full parser's.
+_COMMANDS = {
+    "reproduce": (
+        "evstat.experiments.cli", "add_reproduce_parser",
+        "reproduce a paper's experiments (CSV results and an HTML report); needs "
+        "pip install \"evstat[experiments]\"",
+    ),
+    "query": ("evstat.active.cli", "add_query_parser",
+              "the unlabelled rows to label next (active evidential calibration)"),
+    "predict": ("evstat.bulk", "add_predict_parser",
+                "predict for a large CSV/Parquet file with a saved model (chunked, parallel, Dask)"),
+}
+
+
+#: every command of ``evstat``, in the order of ``evstat --help``
+_COMMAND_NAMES = ("report", *_COMMANDS)
+_HELP_HINTS = tuple(f"'evstat {c} --help'" for c in _COMMAND_NAMES)
+
+
+def _or(words: Iterable[str]) -> str:
+    """``a, b, c or d``."""
+    w = list(words)
+    return w[0] if len(w) == 1 else f"{', '.join(w[:-1])} or {w[-1]}"
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command of an argument list: its first word that is not an option (the top-level
+    parser's options, ``--help`` and ``--version``, take no value)."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``evstat`` parser; of the commands of :data:`_COMMANDS`, only ``command`` gets its
+    full parser (the others are listed with their one-line help)."""
+    import importlib
+
+    available = [name for name, _, _ in _CANDIDATES]
     parser = _Parser(
         prog="evstat",
         description="evstat: evidential (belief-function) calibration of classifier scores.",
+        # Every command, from the one list of commands (a new command is named without editing this).
+        epilog=f"Run {_or(_HELP_HINTS)} for the options of a command.",
     )
     from evstat import __version__
 
@@ -171,21 +211,11 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="with --pool: simulated labellings per strategy, labels drawn from the model (default 5); "
                           "the cost is 3 x D x Q refits")
     rep.add_argument("-o", "--output", required=True, metavar="REPORT.html", help="HTML file to write")
-    from evstat.experiments.cli import add_reproduce_parser  # `evstat reproduce` (evstat.experiments)
-
-    add_reproduce_parser(sub)
-
-    from evstat.active.cli import add_query_parser  # `evstat query` (evstat.active)
-
-    add_query_parser(sub)
-
-    from evstat.bulk import add_predict_parser  # `evstat predict` (evstat.bulk): large files, Dask
-
-    add_predict_parser(sub)
-    # Every subcommand, from the parser itself (a new one is listed without editing this line).
-    helps = [f"'evstat {name} --help'" for name in sub.choices]
-    parser.epilog = (f"Run {', '.join(helps[:-1])} or {helps[-1]} for the options of a command."
-                     if len(helps) > 1 else f"Run {helps[0]} for the options of the command.")
+    for name, (module, adder, short) in _COMMANDS.items():
+        if name == command:  # `evstat reproduce` (evstat.experiments), `query` (evstat.active), `predict` (evstat.bulk)
+            getattr(importlib.import_module(module), adder)(sub)
+        else:
+            sub.add_parser(name, help=short)
     return parser
 
 
@@ -349,6 +379,9 @@ def _report(args: argparse.Namespace) -> str:
     if args.pool == "-" and "-" in (args.data, args.newdata):
         raise CommandError("--pool and --data/--newdata cannot both read standard input ('-'): give a file for one of them")
     out = Path(args.output)
+    from evstat.io.atomic import refuse_same_file
+
+    refuse_same_file(out, {"--data": args.data, "--newdata": args.newdata, "--pool": args.pool})
     if out.parent != Path("") and not out.parent.is_dir():
         raise CommandError(f"cannot write {args.output!r}: folder {str(out.parent)!r} does not exist")
 
@@ -434,10 +467,40 @@ def _show_warning(message: Any, category: Any, filename: str, lineno: int, file:
     print(f"evstat: warning: {' '.join(str(message).split())}", file=sys.stderr)
 
 
+class Terminated(BaseException):
+    """Raised in the main thread on SIGTERM (like ``KeyboardInterrupt`` on SIGINT), so that
+    ``finally`` blocks run: unfinished outputs are removed (:mod:`evstat.io.atomic`) and worker
+    processes stopped. A ``BaseException``: ``except Exception`` does not swallow it."""
+
+
+#: exit status after a signal: 128 + the signal number, as shells report it
+EXIT_SIGINT, EXIT_SIGTERM = 130, 143
+
+
+def _raise_terminated(signum: int, frame: Any) -> NoReturn:
+    raise Terminated()
+
+
+def _interrupted(message: str, status: int, as_command: bool) -> int:
+    """Report a signal in one line. Run as the command (``argv`` None), leave at once: the
+    unfinished outputs are already removed and the workers stopped (their ``finally`` blocks ran),
+    and a worker pool's threads or queues must not hold the exit up."""
+    print(message, file=sys.stderr)
+    if as_command:
+        import os
+
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    return status
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``evstat`` command with ``argv`` (default ``sys.argv[1:]``); returns the exit status.
 
-    Status 0 on success, 2 on a usage or input error (one line on stderr, no traceback).
+    Status 0 on success, 2 on a usage or input error (one line on stderr, no traceback), 130 on
+    SIGINT (Ctrl-C) and 143 on SIGTERM (one line on stderr, no traceback; outputs not finished
+    are not written: an existing output keeps its old content).
 
     Examples
     --------
@@ -447,16 +510,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     wrote .../r.html
     0
     """
-    parser = _build_parser()
+    import signal
+    import threading
+
+    command = "evstat"
+    in_main = threading.current_thread() is threading.main_thread()
+    old_term = signal.signal(signal.SIGTERM, _raise_terminated) if in_main else None
+    old_warn = warnings.showwarning
+    warnings.showwarning = _show_warning
     try:
-        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    except SystemExit as exc:  # --help, --version, usage errors (already printed)
-        return int(exc.code or 0)
-    if args.command is None:
-        names = next(list(a.choices) for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-        print(f"evstat: error: choose a command: {', '.join(names[:-1])} or {names[-1]} (see 'evstat --help')",
-              file=sys.stderr)
-        return 2
+        words = list(sys.argv[1:] if argv is None else argv)
+        parser = _build_parser(_command_of(words))
+        try:
+            args = parser.parse_args(words)
+        except SystemExit as exc:  # --help, --version, usage errors (already printed)
+            return int(exc.code or 0)
+        if args.command is None:
+            print(f"evstat: error: choose a command: {_or(_COMMAND_NAMES)} (see 'evstat --help')", file=sys.stderr)
+            return 2
+        command = f"evstat {args.command}"
+        return _run(args)
+    except KeyboardInterrupt:
+        return _interrupted(f"{command}: interrupted (SIGINT); outputs not finished were not written",
+                            EXIT_SIGINT, argv is None)
+    except Terminated:
+        return _interrupted(f"{command}: terminated (SIGTERM); outputs not finished were not written",
+                            EXIT_SIGTERM, argv is None)
+    finally:
+        warnings.showwarning = old_warn
+        if in_main:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if old_term is None else old_term)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Dispatch a parsed command; returns its exit status."""
     if args.command == "reproduce":
         from evstat.experiments.cli import run_reproduce
 
@@ -469,18 +556,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from evstat.active.cli import run_query
 
         return run_query(args)
-    old = warnings.showwarning
-    warnings.showwarning = _show_warning
     try:
         path = _report(args)
-    except CommandError as err:
+    except (CommandError, ValueError, TypeError, KeyError, FileNotFoundError, OSError) as err:
         print(f"evstat report: error: {_one_line(err)}", file=sys.stderr)
         return 2
-    except (ValueError, TypeError, KeyError, FileNotFoundError, OSError) as err:
-        print(f"evstat report: error: {_one_line(err)}", file=sys.stderr)
-        return 2
-    finally:
-        warnings.showwarning = old
     print(f"wrote {path}")
     return 0
 

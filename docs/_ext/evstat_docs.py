@@ -1,6 +1,7 @@
 """Local Sphinx extension of the evstat site: pages generated from the repository at build time.
 
-On ``builder-inited`` it writes, under the docs source folder (all three are ignored by git):
+On ``config-inited`` (before Sphinx looks for source files, so that a clean checkout builds in
+one pass) it writes, under the docs source folder (all three are ignored by git):
 
 * ``vignettes/<name>.md``: each ``vignettes/*.md`` of the repository (the tutorials that
   ``tests/test_vignettes.py`` executes), unchanged apart from a note under the title; a glob
@@ -146,7 +147,10 @@ def cli_markdown() -> str:
     try:
         parser = cli._build_parser()
         parts = ["## `evstat`\n", "```text\n" + parser.format_help().rstrip() + "\n```\n"]
-        for name, sub in _subcommands(parser).items():
+        # The parser builds the full parser of the command it is asked for only (the others are
+        # listed with their one-line help, so that `evstat --help` stays fast).
+        for name in _subcommands(parser):
+            sub = _subcommands(cli._build_parser(name))[name]
             parts.append(f"## `evstat {name}`\n")
             parts.append("```text\n" + sub.format_help().rstrip() + "\n```\n")
     finally:
@@ -170,13 +174,24 @@ OWNER_ORDER = (
 GROUPS = ("Functions", "Classes", "Constants", "Modules")
 
 
-def public_modules() -> list[str]:
-    """``evstat`` and its modules and subpackages whose names do not start with an underscore."""
-    import evstat
+def _submodules(package: str) -> list[str]:
+    """The modules and subpackages of ``package`` whose names do not start with an underscore."""
+    mod = importlib.import_module(package)
+    return sorted(f"{package}.{m.name}" for m in pkgutil.iter_modules(mod.__path__) if not m.name.startswith("_"))
 
-    return ["evstat"] + sorted(
-        f"evstat.{m.name}" for m in pkgutil.iter_modules(evstat.__path__) if not m.name.startswith("_")
-    )
+
+def public_modules() -> list[str]:
+    """``evstat``, its public modules and subpackages, and the public modules of a subpackage
+    without ``__all__`` (``evstat.io``: its names live in ``evstat.io.atomic``, ...)."""
+    out = ["evstat"]
+    todo = _submodules("evstat")
+    while todo:
+        name = todo.pop(0)
+        out.append(name)
+        mod = importlib.import_module(name)
+        if not hasattr(mod, "__all__") and hasattr(mod, "__path__"):
+            todo[:0] = _submodules(name)
+    return out
 
 
 def _group(obj: Any) -> str:
@@ -207,11 +222,17 @@ def api_pages() -> dict[str, str]:
         title = f"``{name}``"
         lines = [title, "=" * len(title), "", f".. automodule:: {name}", "   :no-members:", "",
                  f".. currentmodule:: {name}", ""]
-        names = [n for n in getattr(mod, "__all__", []) if n != "__version__"]
+        if hasattr(mod, "__all__"):
+            names = [n for n in mod.__all__ if n != "__version__"]
+            objects = {n: getattr(mod, n) for n in names}
+        else:  # a package whose public names are in its modules
+            objects = {m.rsplit(".", 1)[1]: importlib.import_module(m) for m in modules
+                       if m.rsplit(".", 1)[0] == name}
+            names = list(objects)
         for group in GROUPS:
             here, elsewhere = [], []
             for n in names:
-                obj = getattr(mod, n)
+                obj = objects[n]
                 if _group(obj) != group:
                     continue
                 home = owner.get(id(obj), f"{name}.{n}")
@@ -233,7 +254,8 @@ def api_pages() -> dict[str, str]:
     return pages
 
 
-def generate_api() -> None:
+def generate_api() -> list[str]:
+    """Write the API pages; returns their paths relative to docs/."""
     pages = api_pages()
     for name, text in pages.items():
         _write(DOCS / "api" / f"{name.removeprefix('evstat.') if name != 'evstat' else 'evstat'}.rst", text)
@@ -241,6 +263,7 @@ def generate_api() -> None:
     for p in (DOCS / "api").glob("*.rst"):
         if p.name not in keep:
             p.unlink()
+    return sorted(f"api/{k}" for k in keep)
 
 
 def _skip_member(app: Any, what: str, name: str, obj: Any, skip: bool, options: Any) -> bool | None:
@@ -250,15 +273,17 @@ def _skip_member(app: Any, what: str, name: str, obj: Any, skip: bool, options: 
     return None
 
 
-def _builder_inited(app: Any) -> None:
-    generate_api()
+def _config_inited(app: Any, config: Any) -> None:
+    # autosummary writes the pages of single objects from the tables of these files (by
+    # default it scans the documents of the previous build, which misses a new module's page).
+    config.autosummary_generate = generate_api()
     generate_vignettes()
     generate_papers()
     generate_cli()
 
 
 def setup(app: Any) -> dict[str, Any]:
-    # Before autosummary's own builder-inited handler (priority 500), which reads the API pages.
-    app.connect("builder-inited", _builder_inited, priority=100)
+    # Before Sphinx lists the source files and autosummary (builder-inited) reads the API pages.
+    app.connect("config-inited", _config_inited)
     app.connect("autodoc-skip-member", _skip_member)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
