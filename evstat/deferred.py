@@ -73,6 +73,7 @@ def exports(package: str, init_file: str) -> tuple[Callable[[str], Any], Callabl
         return value
 
     def __dir__() -> list[str]:
-        return sorted(set(vars(sys.modules[package])) | set(table))
+        own = {n for n in vars(sys.modules[package]) if n not in ("TYPE_CHECKING", "exports")}
+        return sorted(own | set(table))
 
     return __getattr__, __dir__

@@ -13,8 +13,6 @@
   profiles and predictive lower/upper probabilities of sets of classes (evmultinom).
 """
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING
 
 from evstat.deferred import exports
