@@ -122,19 +122,18 @@ def outlook(
     fit_fn: Any = refit if refit is not None else fit
     neg, pos = fit.classes
     theta = fit.predict(pool, type="prob").to_numpy(dtype=float)
+    label = "_".join(["drawn", *map(str, pool.columns), str(fit.response)])  # a name no column has
     children = np.random.SeedSequence(seed).spawn(draws)
     frames = []
     with shared_work() as work:
         for d, child in enumerate(children):
             label_seed, loop_seed = child.spawn(2)
             u = np.random.default_rng(label_seed).random(len(pool))
-            draw = pd.Series(np.where(u < theta, pos, neg), index=pool.index, dtype=object)
-
-            def oracle(rows: pd.DataFrame, draw: pd.Series = draw) -> Any:
-                return draw.loc[rows.index].to_numpy()
-
+            # the drawn labels as a column of the pool, the oracle naming it (a column is read
+            # directly; a callable oracle would be handed described copies of the chosen rows)
+            drawn = pool.assign(**{label: pd.Series(np.where(u < theta, pos, neg), index=pool.index, dtype=object)})
             for s in strategies:
-                h = simulate(fit_fn, labelled, pool, oracle, strategy=s, queries=queries, test=pool,
+                h = simulate(fit_fn, labelled, drawn, label, strategy=s, queries=queries, test=pool,
                              seed=int(loop_seed.generate_state(1)[0]))
                 frames.append(pd.DataFrame({"strategy": s, "round": d, "queries": h["step"].to_numpy(),
                                             "n_labelled": h["n_labelled"].to_numpy(),
