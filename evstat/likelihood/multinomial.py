@@ -900,6 +900,15 @@ def _kernel_py(Xc, Tt, K, xs, ws, us, Bs, chain, mle, B_hat, u0s, tan0s, l_hat, 
                 out_l[b] = ll + 0.5 * max(dec, 0.0)
                 out_lam[b] = lam
                 ok[b] = True
+                # the path's next prediction starts from the final Newton step (retracted): the
+                # point of the last pass is only within the decrement of the maximiser, and
+                # predictions built on it alternated between one and two passes per node
+                for j in range(d):
+                    prev_B[j] = Bb[j]
+                    Bb[j] += step[j]
+                if not _retract(Bb, x, xx, w, u, K, p, eta):
+                    for j in range(d):
+                        Bb[j] = prev_B[j]
                 links = cont + 1
                 older_u = last_u
                 last_u = u
