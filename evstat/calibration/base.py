@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from evstat.belief import MassArray, binary_decisions
 from evstat.formula import ModelFrame, schema
 from evstat.lazy import NOT_DASK, dispatch
+from evstat.glm import GLM_TYPES, no_link_message
 from evstat.results import FORMAT, FORMAT_VERSION, REJECT, STRATEGIES, Results
 from evstat.summary import Summary
 
@@ -216,6 +217,8 @@ class CalibrationResults(ModelFrameFacts, Results):
         lazy = dispatch(self, "predict", newdata, type=type, missing=missing)
         if lazy is not NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
             return lazy
+        if type in GLM_TYPES:  # the linear-predictor models override predict (evstat.glm)
+            raise ValueError(no_link_message(self, type))
         if type not in _TYPES:
             raise ValueError(f"type must be one of {_TYPES}, got {type!r}")
         X, index = self._design(newdata, missing)

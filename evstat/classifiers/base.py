@@ -35,6 +35,7 @@ from evstat.belief import decide as belief_decide
 from evstat.belief import loss_matrix
 from evstat.formula import CLASS_FRAME, ClassFrame, schema
 from evstat.lazy import NOT_DASK, dispatch
+from evstat.glm import GLM_TYPES, no_link_message
 from evstat.results import REJECT, STRATEGIES, Results
 from evstat.summary import Summary
 
@@ -211,6 +212,8 @@ class ClassifierResults(Results):
         lazy = dispatch(self, "predict", newdata, type=type, missing=missing)
         if lazy is not NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
             return lazy
+        if type in GLM_TYPES:  # the linear-predictor models override predict (evstat.glm)
+            raise ValueError(no_link_message(self, type))
         if type not in _TYPES:
             raise ValueError(f"type must be one of {_TYPES}, got {type!r}")
         X, index = self._design(newdata, missing)
