@@ -153,6 +153,7 @@ from scipy.stats import chi2
 
 from evstat.likelihood.linear_profile import SWEEP_BLOCK, TILE, _columns, relative_loglik
 from evstat.likelihood.predictive import row_scale
+from evstat.likelihood.quadrature import adaptive_clenshaw_curtis
 
 __all__ = [
     "MultinomialLikelihood",
@@ -168,6 +169,7 @@ __all__ = [
     "predictive_bounds",
     "region_contours",
     "scaled_probs",
+    "softmax",
     "wide_rows",
 ]
 
@@ -279,11 +281,20 @@ def multinomial_loglik(
 def multinomial_probs(B: NDArray, X: NDArray) -> NDArray:
     """Class probabilities (n, K) of the multinomial logit with coefficients ``B`` (K - 1, p),
     the first class the baseline (softmax of ``[0, X B']``, overflow-free)."""
-    return _softmax_rows(np.c_[np.zeros(X.shape[0]), X @ B.T])
+    return softmax(np.c_[np.zeros(X.shape[0]), X @ B.T])
 
 
-def _softmax_rows(z: NDArray) -> NDArray:
-    """Row-wise softmax of logits ``z`` (n, K), shifted by the row maximum (no overflow)."""
+def softmax(z: ArrayLike) -> NDArray[np.float64]:
+    """Row-wise softmax of logits ``z`` (n, K), shifted by the row maximum (no overflow): the
+    one softmax of evstat (the multinomial likelihood, evmultinom and the scaling calibrators
+    of :mod:`evstat.multiclass`).
+
+    Examples
+    --------
+    >>> softmax([[0.0, 0.0], [1000.0, 0.0]]).tolist()
+    [[0.5, 0.5], [1.0, 0.0]]
+    """
+    z = np.asarray(z, dtype=float)
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=1, keepdims=True)
@@ -1354,7 +1365,7 @@ def scaled_probs(B: NDArray, X: ArrayLike) -> NDArray[np.float64]:
     z = np.c_[np.zeros(V.shape[0]), V @ B.T]
     with np.errstate(over="ignore", invalid="ignore"):
         e = r[:, None] * (z - z.max(axis=1, keepdims=True))
-    return _softmax_rows(np.where(np.isnan(e), 0.0, e))  # NaN: r = 0, a zero row
+    return softmax(np.where(np.isnan(e), 0.0, e))  # NaN: r = 0, a zero row
 
 
 #: rows with ``r sd`` above this also start every node's Newton from each face between two
@@ -1421,12 +1432,6 @@ def face_starts(lik: MultinomialLikelihood, x: ArrayLike, w: ArrayLike) -> list[
 
 
 # ---------------------------------------------------------------------------- quadrature
-def _cc_rules() -> tuple[Any, Any]:
-    from evstat.likelihood.predictive import _CC8, _CC16
-
-    return _CC16, _CC8
-
-
 def _wald_u(lik: MultinomialLikelihood, x: NDArray, w: NDArray) -> tuple[NDArray, NDArray]:
     m = x.shape[0]
     Bh = np.ascontiguousarray(np.broadcast_to(lik.B_hat, (m, lik.K - 1, lik.p)))
@@ -1454,39 +1459,22 @@ def _panels(
     lik: MultinomialLikelihood, x: NDArray, w: NDArray, a: NDArray, b: NDArray, side: int, acc: float,
     profile: Any, max_depth: int = 40, ids: NDArray | None = None,
 ) -> tuple[NDArray, NDArray]:
-    """Adaptive Clenshaw-Curtis integral of pl_w(expit u) t (1 - t) over [a, b] for every row,
-    and the bound on the mass beyond the far end (``a`` for side -1, ``b`` for side +1; module
-    docstring). The nodes of a panel are solved as a chain from the end nearest ``u_hat``."""
-    m = x.shape[0]
-    ids = np.arange(m) if ids is None else ids
-    (u16, w16), (_, w8) = _cc_rules()
-    rows = np.arange(m)
-    a, b = a.copy(), b.copy()
-    integral = np.zeros(m)
-    far = np.zeros(m)
-    for depth in range(max_depth):
-        uu = a[:, None] + (b - a)[:, None] * u16[None, :]
-        if side < 0:  # chain from the upper end (nearest u_hat) downwards
-            lp, _ = profile(ids[rows], x[rows][:, None, :], w[rows][:, None, :], uu[:, ::-1])
-            lp = lp[:, ::-1]
-        else:
-            lp, _ = profile(ids[rows], x[rows][:, None, :], w[rows][:, None, :], uu)
+    """Adaptive Clenshaw-Curtis integral of pl_w(expit u) t (1 - t) over [a, b] for every row
+    (:func:`evstat.likelihood.quadrature.adaptive_clenshaw_curtis`, the integrator shared with
+    evlogit), and the bound on the mass beyond the far end (``a`` for side -1, ``b`` for side
+    +1; module docstring). The nodes of a panel are solved as a chain from the end nearest
+    ``u_hat``."""
+    ids = np.arange(x.shape[0]) if ids is None else ids
+
+    def evaluate(rows: NDArray, uu: NDArray) -> tuple[NDArray, NDArray]:
+        lp, _ = profile(ids[rows], x[rows][:, None, :], w[rows][:, None, :], uu)
         logpl = relative_loglik(lik.loglik_hat, lp)
-        f = np.exp(logpl + log_expit(uu) + log_expit(-uu))
-        k16 = (b - a) * (f @ w16)
-        k8 = (b - a) * (f[:, ::2] @ w8)
-        if depth == 0:
-            end = uu[:, 0] if side < 0 else uu[:, -1]
-            far = np.exp(logpl[:, 0] if side < 0 else logpl[:, -1]) * expit(-np.abs(end))
-            far = np.where(np.abs(end) >= U_MAX, np.minimum(far, np.exp(-U_MAX)), far)
-        ok = (np.abs(k16 - k8) <= acc) | (depth == max_depth - 1)
-        np.add.at(integral, rows[ok], k16[ok])
-        if ok.all():
-            break
-        bad = ~ok
-        mid = 0.5 * (a[bad] + b[bad])
-        rows = np.concatenate([rows[bad], rows[bad]])
-        a, b = np.concatenate([a[bad], mid]), np.concatenate([mid, b[bad]])
+        return np.exp(logpl + log_expit(uu) + log_expit(-uu)), logpl
+
+    integral, uu, _, logpl = adaptive_clenshaw_curtis(a, b, evaluate, side, acc, max_depth)
+    end, lend = (uu[:, 0], logpl[:, 0]) if side < 0 else (uu[:, -1], logpl[:, -1])
+    far = np.exp(lend) * expit(-np.abs(end))
+    far = np.where(np.abs(end) >= U_MAX, np.minimum(far, np.exp(-U_MAX)), far)
     return integral, far
 
 
