@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 #: the subpackages and modules reachable as attributes (``ev.metrics``, ``ev.report``, ...)
 _SUBMODULES = (
     "active", "belief", "bulk", "calibration", "classifiers", "cli", "comparison", "datasets",
-    "experiments", "formula", "glm", "lazy", "likelihood", "metrics", "multiclass", "plotting", "report",
+    "experiments", "formula", "glm", "io", "lazy", "likelihood", "metrics", "multiclass", "plotting", "report",
     "results", "sklearn", "summary",
 )
 #: public names defined in a subpackage: ``{name: module it is imported from}``

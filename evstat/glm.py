@@ -65,7 +65,7 @@ from __future__ import annotations
 import io
 import tokenize
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -155,19 +155,24 @@ def _replace_dot(side: str, by: str) -> tuple[str, bool]:
     return "".join(out), found
 
 
-def _render_rhs(rhs: str) -> str:
-    """The right-hand side simplified by patsy's term algebra, in R's order (degree, then
-    appearance); ``- 1`` at the end when there is no intercept, as R prints it."""
+def _rhs_terms(rhs: str) -> tuple[bool, list[str]]:
+    """Whether the right-hand side ``rhs`` has an intercept, and its other terms' names after
+    patsy's term algebra, in R's order (by degree, then first appearance)."""
     from patsy import ModelDesc, PatsyError
 
     try:
-        desc = ModelDesc.from_formula(rhs)
+        terms = ModelDesc.from_formula(rhs).rhs_termlist
     except PatsyError as err:
-        raise ValueError(f"cannot simplify the updated right-hand side {rhs!r}: {err}") from None
-    terms = desc.rhs_termlist
+        raise ValueError(f"cannot simplify the right-hand side {rhs!r}: {err}") from None
     intercept = any(len(t.factors) == 0 for t in terms)
     rest = sorted((t for t in terms if t.factors), key=lambda t: len(t.factors))  # stable: R's order
-    names = [t.name() for t in rest]
+    return intercept, [t.name() for t in rest]
+
+
+def _render_rhs(rhs: str) -> str:
+    """The right-hand side simplified (:func:`_rhs_terms`); ``- 1`` at the end when there is no
+    intercept, as R prints it."""
+    intercept, names = _rhs_terms(rhs)
     if not names:
         return "1" if intercept else "0"
     return " + ".join(names) + ("" if intercept else " - 1")
@@ -271,6 +276,10 @@ class GlmVerbs(Results):
     def _glm_penalised(self) -> bool:
         """True when the fit maximises a penalised likelihood (no anova, no standard errors)."""
         return False
+
+    #: whether every coefficient belongs to a term of the formula (``anova(fit)`` of one fit
+    #: refits the formula's terms one at a time): evlogit, evmultinom
+    _glm_by_terms: ClassVar[bool] = False
 
     def _glm_settings(self) -> dict[str, Any]:
         """The fitter's keyword arguments that reproduce this fit's settings (for update)."""
@@ -657,20 +666,24 @@ def anova(*fits: Any) -> AnovaTable:
         Two or more fits of one family (e.g. evlogit with the same targets; evmultinom, matrix
         scaling, ...) on the same rows, each nested in the next or the next in it (see
         :mod:`evstat.glm`). The order is kept, as R's: a larger model first gives negative
-        ``Df`` and ``Deviance``.
+        ``Df`` and ``Deviance``. One evlogit or evmultinom fit: R's ``anova(fit, test =
+        "Chisq")``, the formula's terms added one at a time (in R's order), each sub-model
+        refitted on the same rows.
 
     Returns
     -------
     AnovaTable
         A DataFrame with columns ``Resid. Df``, ``Resid. Dev``, ``Df``, ``Deviance``,
-        ``Pr(>Chi)`` (R's names) and rows 1, 2, ...; prints as R's table.
+        ``Pr(>Chi)`` (R's names) and rows 1, 2, ...; prints as R's table. For one fit, R's
+        columns ``Df``, ``Deviance``, ``Resid. Df``, ``Resid. Dev``, ``Pr(>Chi)`` and rows
+        ``NULL`` (the intercept-only model; without an intercept every logit 0) and the terms.
 
     Raises
     ------
     TypeError
         A model without a likelihood (evbinning, eknn, ...).
     ValueError
-        Fewer than two fits; different responses, families (targets), rows or data; a pair of
+        No fit; one fit of a model whose coefficients are not formula terms; different responses, families (targets), rows or data; a pair of
         consecutive fits that are not nested (the message names the terms); a penalised fit.
 
     Examples
@@ -684,15 +697,15 @@ def anova(*fits: Any) -> AnovaTable:
     ['Resid. Df', 'Resid. Dev', 'Df', 'Deviance', 'Pr(>Chi)']
     >>> tab["Resid. Df"].tolist(), round(float(tab["Deviance"].iloc[1]), 6) == round(f0.deviance - f1.deviance, 6)
     ([78, 77], True)
+    >>> ev.anova(f1).index.tolist()  # one fit: terms added sequentially
+    ['NULL', 'x1', 'x2']
     """
-    from scipy.stats import chi2
-
     if len(fits) == 1 and isinstance(fits[0], (list, tuple)):
         fits = tuple(fits[0])
+    if len(fits) == 1:
+        return _sequential_anova(_check_fit(fits[0], 0))
     if len(fits) < 2:
-        raise ValueError(
-            f"anova needs two or more nested fits (got {len(fits)}): e.g. ev.anova(fit.update('~ . - svm3'), fit)"
-        )
+        raise ValueError("anova needs one fit (terms added sequentially) or two or more nested fits, got none")
     checked = [_check_fit(f, i) for i, f in enumerate(fits)]
     for i, f in enumerate(checked[1:], start=1):
         _check_same_rows(checked[0], f, i)
@@ -715,18 +728,62 @@ def anova(*fits: Any) -> AnovaTable:
     dev = np.array([f.glm_deviance for f in checked])
     df = np.r_[np.nan, -np.diff(rdf)]
     ddev = np.r_[np.nan, -np.diff(dev)]
-    with np.errstate(invalid="ignore"):
-        vals = ddev * np.sign(df)
-        vals[(df == 0) | ~(vals >= 0)] = np.nan
-        p = np.where(np.isnan(vals), np.nan, chi2.sf(np.where(np.isnan(vals), 0.0, vals), np.abs(np.nan_to_num(df))))
     table = AnovaTable(
-        {"Resid. Df": rdf.astype(int), "Resid. Dev": dev, "Df": df, "Deviance": ddev, "Pr(>Chi)": p},
+        {"Resid. Df": rdf.astype(int), "Resid. Dev": dev, "Df": df, "Deviance": ddev, "Pr(>Chi)": _chisq(df, ddev)},
         index=pd.RangeIndex(1, len(checked) + 1),
     )
     methods = {f.method for f in checked}
     table.heading = ["Analysis of Deviance Table", f"Family: {checked[0].glm_family}", f"Response: {checked[0].response}",
                      ""] + [f"Model {i + 1}: {f._glm_formula()}" + (f" ({f.method})" if len(methods) > 1 else "")
                             for i, f in enumerate(checked)]
+    return table
+
+
+def _chisq(df: NDArray[np.float64], ddev: NDArray[np.float64]) -> NDArray[np.float64]:
+    """R's ``stat.anova(test = "Chisq")``: the p-value of ``Deviance * sign(Df)`` on ``|Df|``
+    degrees of freedom; NA where ``Df`` is 0 or NA or that statistic is negative."""
+    from scipy.stats import chi2
+
+    with np.errstate(invalid="ignore"):
+        vals = ddev * np.sign(df)
+        vals[(df == 0) | ~(vals >= 0)] = np.nan
+        ok = ~np.isnan(vals)
+        p = np.full(df.shape, np.nan)
+        p[ok] = chi2.sf(vals[ok], np.abs(df[ok]))
+    return p
+
+
+def _sequential_anova(fit: GlmVerbs) -> AnovaTable:
+    """R's ``anova(fit, test = "Chisq")`` of one fit: its formula's terms added one at a time
+    (in R's order), each sub-model refitted with :meth:`GlmVerbs.update` on the same rows; the
+    ``NULL`` row is the intercept-only model (class probabilities the mean targets), or without
+    an intercept the model with every logit 0 (probabilities 1/K), as R's."""
+    from scipy.special import xlogy
+
+    if not fit._glm_by_terms:
+        raise ValueError(
+            f"anova of one {fit.method} fit adds its formula's terms one at a time, which needs "
+            "coefficients that belong to formula terms (evlogit, evmultinom); compare fits with "
+            "ev.anova(fit0, fit1)"
+        )
+    intercept, names = _rhs_terms(split_formula(fit._glm_old_formula())[1])
+    T = fit._glm_targets()
+    n, K = T.shape
+    base = np.broadcast_to(T.mean(axis=0) if intercept else np.full(K, 1.0 / K), T.shape)
+    rdf = [n * (K - 1) - ((K - 1) if intercept else 0)]
+    dev = [float(2.0 * (np.sum(xlogy(T, T)) - np.sum(xlogy(T, base))))]
+    for j in range(1, len(names) + 1):
+        sub = fit if j == len(names) else fit.update(". ~ " + " + ".join(names[:j]) + ("" if intercept else " - 1"))
+        rdf.append(sub.glm_df_resid)
+        dev.append(sub.glm_deviance)
+    r, d = np.array(rdf, dtype=float), np.array(dev)
+    df, ddev = np.r_[np.nan, -np.diff(r)], np.r_[np.nan, -np.diff(d)]
+    table = AnovaTable(
+        {"Df": df, "Deviance": ddev, "Resid. Df": r.astype(int), "Resid. Dev": d, "Pr(>Chi)": _chisq(df, ddev)},
+        index=pd.Index(["NULL", *names], dtype=object),
+    )
+    table.heading = ["Analysis of Deviance Table", f"Family: {fit.glm_family}", f"Response: {fit.response}",
+                     "Terms added sequentially (first to last)"]
     return table
 
 

@@ -49,6 +49,7 @@ import pandas as pd
 
 from evstat.belief.decision import REJECT, STRATEGIES, check_strategy
 from evstat.formula import schema
+from evstat.io.atomic import write_text
 from evstat.formula.schema import SchemaError, Spec, read_json, validate, verify_checksum
 
 __all__ = [
@@ -522,5 +523,6 @@ class Results(ABC):
         path = Path(path)
         d = self.to_dict()
         d["checksum"] = schema.checksum(d)
-        path.write_text(json.dumps(d, indent=1, allow_nan=False), encoding="utf-8")
+        # atomic (evstat.io.atomic): an interrupted save leaves the old file, never half a model
+        write_text(path, json.dumps(d, indent=1, allow_nan=False), encoding="utf-8")
         return path

@@ -150,6 +150,8 @@ class BetaCalibration(LogitCalibration):
         Z, _ = _features(s, self.parameters, self.score)
         return np.ascontiguousarray(Z[:, self._active]), index
 
+    _glm_by_terms = False  # its coefficients belong to log(s), -log(1 - s), not to formula terms
+
     def _glm_settings(self) -> dict[str, Any]:
         return {"parameters": self.parameters, "targets": self.targets, "refit_negative": self.refit_negative,
                 "positive": self.positive}

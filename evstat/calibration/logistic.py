@@ -496,6 +496,8 @@ class LogitCalibration(CalibrationResults, GlmVerbs):
         return super().predict(newdata, type=type, missing=missing)
 
     # ------------------------------------------------------------------ glm verbs (evstat.glm)
+    _glm_by_terms = True
+
     def _glm_design(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         G = np.zeros((X.shape[0], 2, X.shape[1]))
         G[:, 1, :] = X

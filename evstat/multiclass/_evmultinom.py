@@ -455,6 +455,8 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         return out
 
     # ---------------------------------------------------------------- glm verbs (evstat.glm)
+    _glm_by_terms = True
+
     def _glm_design(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         m, p = X.shape
         K = self.n_classes

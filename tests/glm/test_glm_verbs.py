@@ -331,8 +331,13 @@ def test_anova_errors(sonar, kfits, three):
     ev.anova(f1, f12, f2)  # each nested in the next or the next in it
     with pytest.raises(ValueError, match=r"models 2 and 3 are not nested: the terms \['svm3'\]"):
         ev.anova(f1, f12, ev.evlogit("y ~ svm3", cal))
-    with pytest.raises(ValueError, match="two or more nested fits"):
-        ev.anova(f1)
+    with pytest.raises(ValueError, match="got none"):
+        ev.anova()
+    beta = ev.betacal("y ~ p", pd.DataFrame({"y": cal["y"], "p": 1 / (1 + np.exp(-cal["svm1"]))}))
+    with pytest.raises(ValueError, match="anova of one betacal fit adds its formula's terms one at a time"):
+        ev.anova(beta)
+    with pytest.raises(ValueError, match="anova of one temperature fit"):
+        ev.anova(kfits["temperature"])
     with pytest.raises(ValueError, match="different families .*Platt targets.*0/1 labels"):
         ev.anova(f1, ev.evlogit("y ~ svm1 + svm2", cal, targets="binary"))
     with pytest.raises(ValueError, match="different rows \\(n = 79 and n = 60"):
@@ -382,3 +387,39 @@ def test_update_expands_a_dot_of_the_fitted_formula_into_its_terms(sonar, monkey
     nointercept = ev.evlogit("y ~ svm1 - 1", cal)
     monkeypatch.setattr(nointercept, "_glm_formula", lambda: "y ~ . - 1")
     assert nointercept._glm_old_formula() == "y ~ svm1 - 1"
+
+
+def test_anova_of_one_evmultinom_fit_equals_the_pairwise_tables(three):
+    fit = ev.evmultinom("y ~ s_a + s_b + s_c", three, targets="binary")
+    seq = ev.anova(fit)
+    assert list(seq.index) == ["NULL", "s_a", "s_b", "s_c"]
+    pair = ev.anova(fit.update("~ s_a"), fit.update("~ s_a + s_b"), fit)
+    np.testing.assert_allclose(seq["Resid. Dev"].iloc[1:], pair["Resid. Dev"], rtol=1e-10)
+    np.testing.assert_allclose(seq["Pr(>Chi)"].iloc[2:], pair["Pr(>Chi)"].iloc[1:], rtol=1e-8)
+    assert seq["Resid. Df"].tolist() == [2 * 150 - 2, 2 * 150 - 4, 2 * 150 - 6, 2 * 150 - 8]
+    assert seq.loc["NULL", "Resid. Dev"] == pytest.approx(fit.null_deviance, rel=1e-10)
+
+
+def test_evmultinom_se_against_its_own_probabilities_by_finite_differences(three):
+    """The delta method through evmultinom's own prediction (``likelihood.multinomial``'s softmax
+    of ``B x``), perturbing the (K - 1) x p coefficient matrix: independent of evstat.glm."""
+    from evstat.likelihood.multinomial import scaled_probs
+
+    fit = ev.evmultinom("y ~ s_a + s_b", three, targets="binary")
+    new = three.head(5)
+    X = np.c_[np.ones(5), new[["s_a", "s_b"]].to_numpy()]
+    B = fit.params.to_numpy()
+    h = 1e-6
+    J = []
+    for j in range(B.size):
+        E = np.zeros(B.size)
+        E[j] = h
+        up, down = scaled_probs(B + E.reshape(B.shape), X), scaled_probs(B - E.reshape(B.shape), X)
+        J.append((up - down) / (2 * h))
+    J = np.stack(J, axis=-1)  # (rows, K, d)
+    se = np.sqrt(np.einsum("mkd,de,mke->mk", J, fit.cov_params().to_numpy(), J))
+    got = fit.predict(new, type="response", se_fit=True)
+    np.testing.assert_allclose(got["fit"].to_numpy(), scaled_probs(B, X), rtol=1e-12)
+    np.testing.assert_allclose(got["se_fit"].to_numpy(), se, rtol=1e-6)
+    eta = np.log(scaled_probs(B, X)[:, 1:] / scaled_probs(B, X)[:, :1])
+    np.testing.assert_allclose(fit.predict(new, type="link").to_numpy(), eta, rtol=1e-10)

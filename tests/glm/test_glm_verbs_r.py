@@ -146,6 +146,34 @@ def test_budworm_anova_of_three_factor_models_matches_r(ref, budworm):
     _assert_table(ev.anova(*fits), ref, "budworm.anova")
 
 
+SEQUENTIAL_COLUMNS = ["Df", "Deviance", "Resid. Df", "Resid. Dev", "Pr(>Chi)"]
+
+
+def _assert_sequential(tab, ref, case, terms):
+    assert list(tab.columns) == SEQUENTIAL_COLUMNS and list(tab.index) == ["NULL", *terms]
+    for col in SEQUENTIAL_COLUMNS:
+        want, got = ref[(case, col)], tab[col].to_numpy(dtype=float)
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=col)
+        np.testing.assert_allclose(got[~np.isnan(got)], want[~np.isnan(want)], rtol=1e-7, err_msg=col)
+
+
+@pytest.mark.parametrize("targets", ["binary", "platt"])
+def test_sonar_anova_of_one_fit_adds_terms_sequentially_as_r(ref, sonar, targets):
+    cal, _ = sonar
+    fit = ev.evlogit("y ~ svm1 + svm2 + svm3", cal, targets=targets)
+    tab = ev.anova(fit)
+    _assert_sequential(tab, ref, f"sonar.anova_seq.{targets}", ["svm1", "svm2", "svm3"])
+    assert tab.loc["NULL", "Resid. Dev"] == pytest.approx(fit.null_deviance, rel=1e-12)
+    assert "Terms added sequentially (first to last)" in repr(tab)
+
+
+def test_budworm_anova_of_one_fit_with_factor_and_interaction_as_r(ref, budworm):
+    tab = ev.anova(ev.evlogit("dead ~ sex * ldose", budworm, targets="binary"))
+    _assert_sequential(tab, ref, "budworm.anova_seq", ["sex", "ldose", "sex:ldose"])
+    nointercept = ev.anova(ev.evlogit("dead ~ ldose + sex - 1", budworm, targets="binary"))
+    _assert_sequential(nointercept, ref, "budworm.anova_seq_nointercept", ["ldose", "sex"])
+
+
 def test_anova_prints_as_r(sonar):
     cal, _ = sonar
     full = ev.evlogit("y ~ svm1 + svm2 + svm3", cal, targets="binary")

@@ -41,7 +41,9 @@ for (targets in c("binary", "platt")) {
     suppressWarnings(update(fit, as.formula(paste(". ", r)))))
   a <- do.call(anova, c(fits, test = "Chisq"))
   for (col in names(a)) put(paste0("sonar.anova.", targets), col, a[[col]])
-  a <- anova(fits[[3]], fits[[1]], test = "Chisq")  # decreasing order: negative Df, no p-value
+  a <- suppressWarnings(anova(fit, test = "Chisq"))  # one model: terms added sequentially
+  for (col in names(a)) put(paste0("sonar.anova_seq.", targets), col, a[[col]])
+  a <- anova(fits[[3]], fits[[1]], test = "Chisq")  # decreasing order: negative Df
   for (col in names(a)) put(paste0("sonar.anova_down.", targets), col, a[[col]])
 }
 
@@ -56,6 +58,10 @@ b2 <- glm(dead ~ sex + ldose, family = binomial, data = bw, control = ctl)
 b3 <- glm(dead ~ sex * ldose, family = binomial, data = bw, control = ctl)
 a <- anova(b1, b2, b3, test = "Chisq")
 for (col in names(a)) put("budworm.anova", col, a[[col]])
+a <- anova(b3, test = "Chisq")
+for (col in names(a)) put("budworm.anova_seq", col, a[[col]])
+a <- anova(glm(dead ~ ldose + sex - 1, family = binomial, data = bw, control = ctl), test = "Chisq")
+for (col in names(a)) put("budworm.anova_seq_nointercept", col, a[[col]])
 new <- data.frame(ldose = c(0.5, 2, 3.25, 6), sex = c("F", "M", "F", "M"))
 for (type in c("link", "response")) {
   p <- predict(b3, newdata = new, type = type, se.fit = TRUE)
