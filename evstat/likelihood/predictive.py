@@ -198,7 +198,7 @@ def row_scale(A: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
 
 def linear_predictor(A: ArrayLike, beta: ArrayLike) -> NDArray[np.float64]:
     """``A @ beta`` without NaN from overflow: rows whose products overflow (``inf - inf``)
-    are computed as ``r (u . beta)`` (see :func:`row_scale`), which is finite or +-inf.
+    are computed as ``r * (u @ beta)`` (see :func:`row_scale`), which is finite or +-inf.
 
     Examples
     --------
