@@ -21,8 +21,9 @@ def test_boolean_labels_decide_like_text_labels(fitter):
     indexed by [False, True] read as a row mask). The decisions must equal those of the same
     model fitted on the labels as text."""
     d = _bool_data()
-    fit = getattr(ev, fitter)("y ~ s1 + s2", d)
-    text = getattr(ev, fitter)("y ~ s1 + s2", d.assign(y=d["y"].map({False: "False", True: "True"})))
+    kw = {"seed": 0} if fitter == "evnn" else {}  # evnn's random start
+    fit = getattr(ev, fitter)("y ~ s1 + s2", d, **kw)
+    text = getattr(ev, fitter)("y ~ s1 + s2", d.assign(y=d["y"].map({False: "False", True: "True"})), **kw)
     for rc in (None, 0.2):
         got = fit.decide(d.head(12), reject_cost=rc)
         want = text.decide(d.head(12), reject_cost=rc)
