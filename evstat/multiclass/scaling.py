@@ -55,7 +55,8 @@ from scipy import optimize
 from evstat.likelihood import column_scale
 from evstat.formula import schema
 from evstat.glm import GLM_TYPES, GlmVerbs
-from evstat.multiclass.base import MulticlassResults, score_design, softmax
+from evstat.likelihood.multinomial import softmax
+from evstat.multiclass.base import MulticlassResults, score_design
 from evstat.multiclass.coupling import is_ovr
 from evstat.results import register
 
