@@ -5,10 +5,7 @@ The script is not part of the package; it is imported from the checkout (tests/.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pandas as pd
@@ -22,9 +19,7 @@ from sklearn.svm import SVC
 
 import evstat as ev
 from evstat.datasets import load, names
-
-SCRIPT = Path(__file__).resolve().parents[2] / "data" / "make_scores.py"
-CHECKOUT_DATA = SCRIPT.parent
+from make_scores_helpers import CHECKOUT_DATA, import_script
 
 # name -> (class column of the source, classes in sorted order, rows per part train/cal/test,
 #          per-class (train, calibration, test) counts)
@@ -36,18 +31,7 @@ TABLES = {
                  "van": (66, 67, 66)}),
 }
 
-
-def _import_script() -> ModuleType:
-    assert SCRIPT.is_file(), f"{SCRIPT} not found: run the tests from a source checkout"
-    spec = importlib.util.spec_from_file_location("evstat_make_scores_k", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-ms = _import_script()
+ms = import_script()
 
 
 def _columns(classes: list[str]) -> list[str]:
