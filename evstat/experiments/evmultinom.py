@@ -461,6 +461,8 @@ def run_evmultinom(
         Default :data:`DATASETS`.
     """
     from joblib import Parallel, delayed
+
+    from evstat.io.workers import guarded
     from tqdm.auto import tqdm
 
     names = list(datasets or DATASETS)
@@ -484,7 +486,7 @@ def run_evmultinom(
     if jobs == 1:
         [_unit_to_files(d, r, seed, parts) for d, r in it]
     else:
-        Parallel(n_jobs=jobs, batch_size=1)(delayed(_unit_to_files)(d, r, seed, parts) for d, r in it)
+        Parallel(n_jobs=jobs, batch_size=1)(delayed(guarded(_unit_to_files))(d, r, seed, parts) for d, r in it)
     res = [(pd.read_csv(parts / f"{d}_{r}_errors.csv", dtype={"note": "string", "design": "string"}),
             pd.read_csv(parts / f"{d}_{r}_curves.csv")) for d, r in units]
     order = {d: i for i, d in enumerate(DATASETS)}

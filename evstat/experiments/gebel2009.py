@@ -726,6 +726,8 @@ def run_gebel2009(
     """
     from joblib import Parallel, delayed
 
+    from evstat.io.workers import guarded
+
     if int(folds) < 2:
         raise ValueError(f"folds must be at least 2, got {folds}")
     bad = [p for p in parts if p not in PARTS]
@@ -776,7 +778,7 @@ def run_gebel2009(
     for part, d in order:
         t_d = time.perf_counter()
         mine = [u for u in todo if u[0] == part and u[1] == d]
-        chunks = Parallel(n_jobs=jobs)(delayed(_unit)(*u, folds, seed) for u in mine)
+        chunks = Parallel(n_jobs=jobs)(delayed(guarded(_unit))(*u, folds, seed) for u in mine)
         if bar is not None:
             bar.update(len(mine))
         rows: list[dict[str, Any]] = []

@@ -583,6 +583,8 @@ def run_minary2019(
     {10: 1, 50: 1, 90: 1}
     """
     from joblib import Parallel, delayed
+
+    from evstat.io.workers import guarded
     from tqdm.auto import tqdm
 
     rounds, ds, seed, jobs = _validate(rounds, datasets, seed, jobs)
@@ -621,7 +623,7 @@ def run_minary2019(
 
     if todo:
         runner = Parallel(n_jobs=jobs, return_as="generator")
-        results = runner(delayed(_run_unit)(u, seed, meths, svm, tie) for u in todo)
+        results = runner(delayed(guarded(_run_unit))(u, seed, meths, svm, tie) for u in todo)
         with tqdm(total=len(todo), disable=quiet, desc=STUDY, unit="unit", dynamic_ncols=True) as bar:
             for unit, frame in zip(todo, results, strict=True):
                 _write_csv(frame[COLUMNS[unit.part]], out / FILES[unit.part], append=True)
