@@ -90,6 +90,8 @@ import pandas as pd
 from numpy.typing import NDArray
 
 import evstat as ev
+from evstat.experiments.store import Store
+from evstat.io.atomic import atomic_path, write_text
 from evstat.metrics.gebel import correctness_rate, one_minus_rmse, wcr
 from evstat.multiclass import code_matrix
 
@@ -654,6 +656,10 @@ def _previous(out: Path, folds: int, seed: int, classifiers: Sequence[str] | Non
         )
     if not old.get("datasets_done"):
         return None
+    # resume only from files that match the completion record (evstat.experiments.store); a
+    # file cut short or edited means starting over, never trusting it
+    if not Store(out).files_done("tables", [out / "results.csv", out / "table.csv"]):
+        return None
     return {"study": old, "results": pd.read_csv(out / "results.csv"), "table": pd.read_csv(out / "table.csv")}
 
 
@@ -662,13 +668,13 @@ def _write(out: Path, results: pd.DataFrame, table: pd.DataFrame, folds: int, se
            dataset_seconds: dict[str, float], commands: list[str], done: list[str]) -> None:
     results = results.copy()
     results["error"] = results["error"].fillna("")
-    results.to_csv(out / "results.csv", index=False, float_format="%.6g")
-    table.to_csv(out / "table.csv", index=False, float_format="%.4f")
-    comp = comparison(table)
-    comp.to_csv(out / "comparison.csv", index=False, float_format="%.4f")
+    for frame, name, fmt in ((results, "results.csv", "%.6g"), (table, "table.csv", "%.4f"),
+                             (comparison(table), "comparison.csv", "%.4f")):
+        with atomic_path(out / name) as tmp:
+            frame.to_csv(tmp, index=False, float_format=fmt)
     write_claims(out, parts)
     units_done = len(results[["part", "dataset", "classifier", "reduction", "fold"]].drop_duplicates())
-    (out / "study.json").write_text(json.dumps({
+    write_text(out / "study.json", json.dumps({
         "study": "gebel2009", "folds": folds, "seed": seed, "jobs": jobs, "parts": list(parts),
         "classifiers": None if classifiers is None else sorted(classifiers),
         "datasets_done": done, "units_planned": n_units, "units_done": int(units_done),
@@ -676,6 +682,7 @@ def _write(out: Path, results: pd.DataFrame, table: pd.DataFrame, folds: int, se
         "command": commands[-1] if commands else "", "commands": commands,
         "machine": f"{platform.machine()} {platform.system()} {platform.release()}", "python": platform.python_version(),
     }, indent=1), encoding="utf-8")
+    Store(out).mark_files("tables", [out / "results.csv", out / "table.csv"])
 
 
 @dataclass

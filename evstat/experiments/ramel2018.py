@@ -622,7 +622,7 @@ def run_ramel2018(
     >>> res = run_ramel2018(tempfile.mkdtemp(), rounds=1, datasets=["sonar"], folds=20, queries1=10,
     ...                     queries2=1, quiet=True)
     >>> sorted(p.name for p in res["out"].iterdir())[:3]
-    ['claims.csv', 'exp1_ignorance.csv', 'exp1_relative.csv']
+    ['claims.csv', 'completed.json', 'exp1_ignorance.csv']
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -37,7 +37,7 @@ import pandas as pd
 
 from evstat.io.atomic import write_text
 
-__all__ = ["RECORD", "Store", "digest", "read_rows"]
+__all__ = ["RECORD", "Store", "digest", "file_digest", "read_rows"]
 
 #: name of the completion record in a study's folder
 RECORD = "completed.json"
@@ -120,6 +120,28 @@ def read_rows(path: str | Path, columns: Sequence[str], required: Iterable[str] 
     return frame.loc[:, list(columns)].reset_index(drop=True)
 
 
+def file_digest(path: str | Path) -> str | None:
+    """SHA-256 of a file's bytes (``None`` if it cannot be read).
+
+    Examples
+    --------
+    >>> file_digest("/nonexistent/file") is None
+    True
+    """
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _complete_file(path: Path) -> bool:
+    try:
+        raw = Path(path).read_bytes()
+    except OSError:
+        return False
+    return raw.endswith(b"\n") and b"\n" in raw.rstrip(b"\n")  # a header and rows, not cut short
+
+
 class Store:
     """The completion record of a study's folder (see the module docstring).
 
@@ -153,9 +175,7 @@ class Store:
             try:
                 data = json.loads(self.path.read_text(encoding="utf-8"))
                 units = data.get("units", {}) if isinstance(data, Mapping) else {}
-                self.units = {str(k): dict(v) for k, v in units.items()
-                              if isinstance(v, Mapping) and isinstance(v.get("rows"), int)
-                              and isinstance(v.get("sha256"), str)}
+                self.units = {str(k): dict(v) for k, v in units.items() if isinstance(v, Mapping)}
             except (OSError, ValueError, TypeError, AttributeError):
                 self.units = {}  # unreadable: trust nothing, recompute
 
@@ -170,9 +190,25 @@ class Store:
         if self.legacy:
             return expected is None or len(rows) == expected
         rec = self.units.get(key)
-        if rec is None or rec["rows"] != len(rows) or (expected is not None and len(rows) != expected):
+        if rec is None or rec.get("rows") != len(rows) or (expected is not None and len(rows) != expected):
             return False
-        return rec["sha256"] == digest(rows, columns, sort_by, float_format)
+        return rec.get("sha256") == digest(rows, columns, sort_by, float_format)
+
+    def files_done(self, key: str, paths: Sequence[Path]) -> bool:
+        """Whether unit ``key``'s ``paths`` all exist and match the record (:meth:`mark_files`).
+
+        Without a record (legacy): each file exists and ends with a newline (not cut short)."""
+        if self.legacy:
+            return all(_complete_file(p) for p in paths)
+        rec = self.units.get(key, {}).get("files")
+        if not isinstance(rec, Mapping):
+            return False
+        return all(rec.get(Path(p).name) == file_digest(p) for p in paths)
+
+    def mark_files(self, key: str, paths: Sequence[Path]) -> None:
+        """Record unit ``key`` as complete with the SHA-256 of each of its ``paths``."""
+        self.units[key] = {"files": {Path(p).name: file_digest(p) for p in paths}}
+        self.save()
 
     def mark(self, key: str, rows: pd.DataFrame, columns: Sequence[str], sort_by: Sequence[str],
              float_format: str = "%.10g") -> None:

@@ -89,7 +89,8 @@ def _check_header(header: list[str], path: str, what: str, sep: str) -> None:
 
 def _open_binary(path: str, what: str) -> IO[bytes]:
     if path == "-":
-        return sys.stdin.buffer
+        buffer = getattr(sys.stdin, "buffer", None)  # a text stream without one: in-process callers
+        return buffer if buffer is not None else io.BytesIO(sys.stdin.read().encode("utf-8"))
     p = Path(path)
     if p.is_dir():
         raise TableError(f"{_name(path, what)} not found (it is a folder)")
@@ -146,7 +147,7 @@ def read_table(path: str, what: str, sep: str = ",", encoding: str = "utf-8") ->
     except OSError as err:
         raise TableError(f"cannot read {_name(path, what)}: {err.strerror or err}") from None
     finally:
-        if fh is not sys.stdin.buffer:
+        if path != "-":
             fh.close()
     try:
         text = raw.decode(enc)

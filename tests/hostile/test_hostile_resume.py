@@ -148,3 +148,44 @@ def test_no_report_writes_no_figures(reference, tmp_path, monkeypatch):
     assert seen["report"] is False and "--no-report" in seen["command"]
     assert main(["reproduce", "ramel2018", "--rounds", "1", "--quiet", "--out", str(tmp_path)]) == 0
     assert seen["report"] is True
+
+
+# --- evmultinom: each unit's two files, recorded by their SHA-256 ---------------------------
+
+def _fake_unit(calls):
+    def unit(dataset, rnd, seed):
+        calls.append((dataset, rnd))
+        rng = np.random.default_rng([seed, rnd, len(dataset)])
+        n = np.arange(5) * 10 + 10
+        err = pd.DataFrame({"dataset": dataset, "round": rnd, "n_cal": n, "error": rng.random(5)})
+        cur = pd.DataFrame({"dataset": dataset, "round": rnd, "n_cal": n, "curve": rng.random(5)})
+        return err, cur
+    return unit
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_evmultinom_unit_files_cut_at_random_offsets_are_recomputed(tmp_path, monkeypatch, seed):
+    import evstat.experiments.evmultinom as em
+
+    calls: list = []
+    monkeypatch.setattr(em, "unit", _fake_unit(calls))
+    monkeypatch.setattr(em, "markdown_tables", lambda out: "tables\n")
+    monkeypatch.setattr(em, "figures", lambda out: None)
+    ref = tmp_path / "ref"
+    em.run_evmultinom(ref, rounds=3, datasets=["iris", "wine"], quiet=True)
+    out = tmp_path / "run"
+    shutil.copytree(ref, out)
+    rng = np.random.default_rng(seed)
+    files = sorted((out / ".units").glob("*_*.csv"))
+    victim = files[int(rng.integers(len(files)))]
+    at = _cut(victim, rng)
+    calls.clear()
+    res = em.run_evmultinom(out, rounds=3, datasets=["iris", "wine"], quiet=True)
+    dataset, rnd = victim.name.rsplit("_", 1)[0].rsplit("_", 1)
+    assert calls == [(dataset, int(rnd))], f"{victim.name} cut at byte {at}"
+    assert res.units == 1
+    for name in ("error_rates.csv", "reject_curves.csv"):
+        assert (out / name).read_bytes() == (ref / name).read_bytes()
+    calls.clear()
+    em.run_evmultinom(out, rounds=3, datasets=["iris", "wine"], quiet=True)
+    assert calls == []  # complete now: nothing recomputed
