@@ -155,19 +155,28 @@ def _replace_dot(side: str, by: str) -> tuple[str, bool]:
     return "".join(out), found
 
 
-def _render_rhs(rhs: str) -> str:
-    """The right-hand side simplified by patsy's term algebra, in R's order (degree, then
-    appearance); ``- 1`` at the end when there is no intercept, as R prints it."""
-    from patsy import ModelDesc, PatsyError
+def _rhs_terms(rhs: str) -> tuple[bool, list[str]]:
+    """Whether the right-hand side ``rhs`` has an intercept, and its other terms' names after
+    patsy's term algebra, in R's order (by degree, then first appearance)."""
+    from patsy import PatsyError
 
+    from evstat.formula import limits
+
+    text = f"y ~ {rhs}"
+    limits.check_text(text)  # the formula's size limits (FormulaLimitError names the limit)
     try:
-        desc = ModelDesc.from_formula(rhs)
+        terms = limits.model_desc(text).rhs_termlist  # patsy's terms without recursion (long sums)
     except PatsyError as err:
-        raise ValueError(f"cannot simplify the updated right-hand side {rhs!r}: {err}") from None
-    terms = desc.rhs_termlist
+        raise ValueError(f"cannot simplify the right-hand side {rhs[:200]!r}: {err}") from None
     intercept = any(len(t.factors) == 0 for t in terms)
     rest = sorted((t for t in terms if t.factors), key=lambda t: len(t.factors))  # stable: R's order
-    names = [t.name() for t in rest]
+    return intercept, [t.name() for t in rest]
+
+
+def _render_rhs(rhs: str) -> str:
+    """The right-hand side simplified (:func:`_rhs_terms`); ``- 1`` at the end when there is no
+    intercept, as R prints it."""
+    intercept, names = _rhs_terms(rhs)
     if not names:
         return "1" if intercept else "0"
     return " + ".join(names) + ("" if intercept else " - 1")
@@ -753,7 +762,6 @@ def _sequential_anova(fit: GlmVerbs) -> AnovaTable:
     (in R's order), each sub-model refitted with :meth:`GlmVerbs.update` on the same rows; the
     ``NULL`` row is the intercept-only model (class probabilities the mean targets), or without
     an intercept the model with every logit 0 (probabilities 1/K), as R's."""
-    from patsy import ModelDesc
     from scipy.special import xlogy
 
     if not fit._glm_by_terms:
@@ -762,10 +770,7 @@ def _sequential_anova(fit: GlmVerbs) -> AnovaTable:
             "coefficients that belong to formula terms (evlogit, evmultinom); compare fits with "
             "ev.anova(fit0, fit1)"
         )
-    _, rhs = split_formula(fit._glm_old_formula())
-    terms = ModelDesc.from_formula(rhs).rhs_termlist
-    intercept = any(not t.factors for t in terms)
-    names = [t.name() for t in sorted((t for t in terms if t.factors), key=lambda t: len(t.factors))]
+    intercept, names = _rhs_terms(split_formula(fit._glm_old_formula())[1])
     T = fit._glm_targets()
     n, K = T.shape
     base = np.broadcast_to(T.mean(axis=0) if intercept else np.full(K, 1.0 / K), T.shape)
