@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 #: the subpackages and modules reachable as attributes (``ev.metrics``, ``ev.report``, ...)
 _SUBMODULES = (
-    "active", "belief", "bulk", "calibration", "classifiers", "cli", "comparison", "datasets",
+    "active", "belief", "bulk", "calibration", "classifiers", "cli", "comparison", "datasets", "deferred",
     "experiments", "formula", "glm", "io", "lazy", "likelihood", "metrics", "multiclass", "plotting", "report",
     "results", "sklearn", "summary",
 )

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import sys
 from abc import ABC, abstractmethod
 from pathlib import Path
 from collections.abc import Callable, Mapping
@@ -81,16 +80,24 @@ _UPWARD = {"plot": ("evstat.plotting", "plot"), "report": ("evstat.report", "rep
 _REGISTRY: dict[str, type] = {}
 #: method -> (example fitter, class counts it supports), for the contract tests
 _EXAMPLES: dict[str, tuple[Callable[[str, pd.DataFrame], Any], tuple[int, ...]]] = {}
-#: the packages whose modules register the models: imported (importlib, like :func:`upward`)
-#: the first time the registry is read, since ``import evstat`` imports no model
+#: the packages whose modules register the models: all their modules are imported (importlib,
+#: like :func:`upward`) the first time the registry is read, since ``import evstat`` imports no model
 _MODEL_PACKAGES = ("evstat.calibration", "evstat.classifiers", "evstat.multiclass")
 
 
+_LOADED = [False]
+
+
 def _registry() -> dict[str, type]:
-    """The registry, after importing the model packages (once; a cheap check afterwards)."""
-    for package in _MODEL_PACKAGES:
-        if package not in sys.modules:
-            importlib.import_module(package)
+    """The registry, after importing every module of the model packages (once)."""
+    if not _LOADED[0]:
+        import pkgutil
+
+        for package in _MODEL_PACKAGES:
+            pkg = importlib.import_module(package)
+            for info in pkgutil.iter_modules(pkg.__path__, f"{package}."):
+                importlib.import_module(info.name)
+        _LOADED[0] = True
     return _REGISTRY
 
 
