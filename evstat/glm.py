@@ -158,12 +158,16 @@ def _replace_dot(side: str, by: str) -> tuple[str, bool]:
 def _rhs_terms(rhs: str) -> tuple[bool, list[str]]:
     """Whether the right-hand side ``rhs`` has an intercept, and its other terms' names after
     patsy's term algebra, in R's order (by degree, then first appearance)."""
-    from patsy import ModelDesc, PatsyError
+    from patsy import PatsyError
 
+    from evstat.formula import limits
+
+    text = f"y ~ {rhs}"
+    limits.check_text(text)  # the formula's size limits (FormulaLimitError names the limit)
     try:
-        terms = ModelDesc.from_formula(rhs).rhs_termlist
+        terms = limits.model_desc(text).rhs_termlist  # patsy's terms without recursion (long sums)
     except PatsyError as err:
-        raise ValueError(f"cannot simplify the right-hand side {rhs!r}: {err}") from None
+        raise ValueError(f"cannot simplify the right-hand side {rhs[:200]!r}: {err}") from None
     intercept = any(len(t.factors) == 0 for t in terms)
     rest = sorted((t for t in terms if t.factors), key=lambda t: len(t.factors))  # stable: R's order
     return intercept, [t.name() for t in rest]
@@ -313,6 +317,46 @@ class GlmVerbs(Results):
         names = [t.name() for t in info.terms if t.factors]
         intercept = any(not t.factors for t in info.terms)
         return f"{lhs} ~ " + (" + ".join(names) or "1") + ("" if intercept or not names else " - 1")
+
+    #: the largest Newton decrement ``U' I^-1 U`` (twice the log-likelihood a Newton step from
+    #: the saved coefficients would gain) that a saved maximum-likelihood fit may have: a
+    #: converged fit has about 1e-10, an edited coefficient far more; the margin leaves room for
+    #: fits that stopped near a boundary (separation), whose loads must not be refused
+    _GLM_OPTIMUM_TOL: ClassVar[float] = 1e-2
+
+    def _verify_loaded(self, source: str) -> None:
+        """A loaded maximum-likelihood fit must solve its score equations on the saved data.
+
+        The score is ``U = sum_i G_i' (t_i - p_i)`` with ``p_i = softmax(G_i beta)`` and the
+        information ``I = sum_i G_i' (diag p_i - p_i p_i') G_i``; the file is refused when the
+        Newton decrement ``U' I^+ U`` exceeds :attr:`_GLM_OPTIMUM_TOL` (an edited coefficient,
+        even with a recomputed checksum). Penalised fits (their optimum includes a penalty
+        this check does not know) are not checked here. A consistent edit of the class labels
+        (swapped classes and ``positive``) keeps the score equations and is caught only by a
+        signature (``ev.load(path, key=...)``).
+        """
+        super()._verify_loaded(source)
+        if self._glm_penalised():
+            return
+        beta = np.asarray(self._glm_coef(), dtype=np.float64)
+        X, _ = self._design(None)
+        G = self._glm_design(np.asarray(X, dtype=np.float64))
+        T = np.asarray(self._glm_targets(), dtype=np.float64)
+        logp = _log_softmax(G @ beta)
+        P = np.exp(logp)
+        U = np.einsum("nkd,nk->d", G, T - P)
+        GP = np.einsum("nkd,nk->nd", G, P)
+        info = np.einsum("nkd,nk,nke->de", G, P, G) - GP.T @ GP
+        decrement = float(U @ np.linalg.pinv(info, hermitian=True) @ U)
+        if not np.isfinite(decrement) or decrement > self._GLM_OPTIMUM_TOL:
+            from evstat.formula.schema import SchemaError
+
+            raise SchemaError(
+                f"{source} holds {self.method} coefficients that are not the maximum-likelihood "
+                f"estimate on its saved calibration data (the score equations are off: Newton "
+                f"decrement {decrement:.3g} > {self._GLM_OPTIMUM_TOL:g}); the file was edited after "
+                "it was fitted. Refit and save the model again"
+            )
 
     # ---------------------------------------------------------------- derived facts
     @property

@@ -268,6 +268,13 @@ class CalibrationResults(ModelFrameFacts, Results):
         if lazy is not NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
             return lazy
         rc = self._check_decision(strategy, reject_cost)
+        if rc is not None and REJECT in self.classes:
+            raise ValueError(
+                f"a class is named {REJECT!r}, which clashes with the reject action of "
+                f"reject_cost={reject_cost!r}; rename that class (e.g. "
+                f"data[{self.response!r}].replace({{{REJECT!r}: 'rejected'}})) and refit, or decide "
+                "without reject_cost"
+            )
         X, index = self._design(newdata, missing)
         with warnings.catch_warnings():
             # theta's warnings: the evidential strategies do not use it, and the probabilistic
@@ -291,7 +298,7 @@ class CalibrationResults(ModelFrameFacts, Results):
         return decide_binary(bel, pl, self.classes, strategy, rc, index, rho=rho)
 
     #: seconds per (test row x calibration row) of ``predict(type="belief")``: the cost model
-    #: ``seconds ~ rows x n x cost_per_cell`` (docs/large-calibration-sets.md); None where the
+    #: ``seconds ~ rows x n x cost_per_cell`` (docs/guide/large-data.md); None where the
     #: cost per test row does not grow with the calibration size
     cost_per_cell: ClassVar[float | None] = None
 

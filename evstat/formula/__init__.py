@@ -65,8 +65,6 @@ Nothing is silently dropped or clipped: missing values are an error unless ``mis
 infinite values are always an error, and so are non-finite values produced by a transform.
 """
 
-from __future__ import annotations
-
 from evstat.formula import limits, schema, whitelist
 from evstat.formula._parse import expand_dot, response_name, split_formula
 from evstat.formula.classes import CLASS_FRAME, ClassFrame, class_frame

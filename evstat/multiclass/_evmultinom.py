@@ -68,11 +68,12 @@ from scipy.special import expit
 from scipy.stats import chi2, norm
 
 from evstat.belief import MassArray, loss_matrix
-from evstat.belief.decision import decide_bounds
+from evstat.belief.decision import decide_bounds, label_columns
 from evstat.formula import ClassFrame, class_frame
 from evstat.classifiers.base import ClassifierResults
 from evstat.formula import schema
 from evstat.glm import GLM_TYPES, GlmVerbs
+from evstat.likelihood.linear_profile import relative_loglik
 from evstat.likelihood.multinomial import (
     MultinomialLikelihood,
     coefficient_conf_int,
@@ -300,7 +301,9 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         est, se = float(self._lik.B_hat.ravel()[j]), float(np.sqrt(self._lik.cov[j, j]))
         v = est + se * np.linspace(-3.5, 3.5, 21) if values is None else np.atleast_1d(np.asarray(values, float))
         lp, _ = coefficient_profile_loglik(self._lik, j, v)
-        dev = np.maximum(2.0 * (self._lik.loglik_hat - lp), 0.0)
+        # R's rule, as evlogit's: a deviance below 0 by rounding is 0, a clearly negative one
+        # (the profile found a higher likelihood than the fit) stops with R's message
+        dev = -2.0 * relative_loglik(self._lik.loglik_hat, lp)
         return pd.DataFrame({"value": v, "z": np.sign(v - est) * np.sqrt(dev), "pl": np.exp(-0.5 * dev)})
 
     def likelihood_contour(self, B: ArrayLike) -> NDArray[np.float64]:
@@ -446,7 +449,7 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         if inner.any() and (~wide).any():
             u = np.log(t[inner]) - np.log1p(-t[inner])
             lp, _ = functional_profile(self._lik, X[~wide][:, None, :], w, u[None, :])
-            out[np.ix_(~wide, inner)] = np.exp(np.minimum(lp - self._lik.loglik_hat, 0.0))
+            out[np.ix_(~wide, inner)] = np.exp(relative_loglik(self._lik.loglik_hat, lp))
         if inner.any() and wide.any():  # far-out rows: the limit r -> inf, constant in t
             out[np.ix_(wide, inner)] = limit_contour(self._lik, X[wide], w)[:, None]
         return out
@@ -495,7 +498,7 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         return {k: pd.DataFrame(v, index=index, columns=acts) for k, v in (("upper", up), ("lower", lo), ("prob", pr))}
 
     def _losses(self, X: NDArray, L: pd.DataFrame) -> tuple[NDArray, NDArray, NDArray]:
-        mat = L[list(self.classes)].to_numpy(dtype=float)
+        mat = label_columns(L, self.classes)
         m = X.shape[0]
         th = scaled_probs(self._lik.B_hat, X)
         up, lo = np.empty((m, mat.shape[0])), np.empty((m, mat.shape[0]))
@@ -544,7 +547,7 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
             missing_cols = [c for c in self.classes if c not in loss.columns]
             if missing_cols:
                 raise ValueError(f"the loss matrix lacks the class column(s) {missing_cols}; columns must be {list(self.classes)}")
-            if not np.isfinite(loss[list(self.classes)].to_numpy(dtype=float)).all():
+            if not np.isfinite(label_columns(loss, self.classes)).all():
                 raise ValueError("the loss matrix contains NaN or infinite costs; give finite costs")
             L = loss
         else:
@@ -556,11 +559,11 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         rule = STRATEGIES[strategy]
         if rule == "pignistic":
             up = lo = None
-            pr = scaled_probs(self._lik.B_hat, X) @ L[list(self.classes)].to_numpy(dtype=float).T
+            pr = scaled_probs(self._lik.B_hat, X) @ label_columns(L, self.classes).T
         else:
             up, lo, pr = self._losses(X, L)
         res = decide_bounds(list(L.index), upper=up, lower=lo, prob=pr, rule=rule, rho=rho, index=index,
-                            scale=float(np.abs(L[list(self.classes)].to_numpy(dtype=float)).max()))
+                            scale=float(np.abs(label_columns(L, self.classes)).max()))
         acts = pd.Index(list(L.index), dtype=object)
         return pd.Series(pd.Categorical(np.asarray(res.choice, dtype=object), categories=acts), index=index, name="decision")
 

@@ -55,7 +55,8 @@ from scipy import optimize
 from evstat.likelihood import column_scale
 from evstat.formula import schema
 from evstat.glm import GLM_TYPES, GlmVerbs
-from evstat.multiclass.base import MulticlassResults, score_design, softmax
+from evstat.likelihood.multinomial import softmax
+from evstat.multiclass.base import MulticlassResults, score_design
 from evstat.multiclass.coupling import is_ovr
 from evstat.results import register
 
@@ -245,6 +246,17 @@ class _ScalingBase(MulticlassResults, GlmVerbs):
         first class, ``log(p_k / p_0)``) and ``"response"`` (the probabilities) as R's
         ``predict.glm``, with ``se_fit=True`` their standard errors from the inverse observed
         information (the delta method; :mod:`evstat.glm`).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, evstat as ev
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.integers(0, 3, 200)
+        >>> d = pd.DataFrame({f"s_{c}": 2 * (y == c) + rng.normal(0, 1, 200) for c in range(3)}).assign(y=y)
+        >>> fit = ev.temperature("y ~ s_0 + s_1 + s_2", d)
+        >>> link = fit.predict(d.head(2), type="link", se_fit=True)
+        >>> link.columns.tolist()  # log(p_k / p_0) for the classes but the first, and their errors
+        [('fit', 1), ('fit', 2), ('se_fit', 1), ('se_fit', 2)]
         """
         if type in GLM_TYPES or se_fit:
             return self.predict_glm(newdata, type=type, missing=missing, se_fit=se_fit)
@@ -444,6 +456,7 @@ class DirichletCalibration(MatrixScaling):
 
     def _check_inputs(self) -> None:
         X = np.asarray(self._X)[:, self.order]
+        _check_at_most_one(X, self.task_columns, "score column", "calibration data")
         bad = ~(X > 0)
         if bad.any():
             j = int(np.flatnonzero(bad.any(axis=0))[0])
@@ -455,6 +468,7 @@ class DirichletCalibration(MatrixScaling):
 
     def _features(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         S = X[:, self.order]
+        _check_at_most_one(S, self.task_columns, "score column", "new data")
         if (S <= 0).any():
             raise ValueError(
                 f"dirichlet calibrates probabilities: new data have score values <= 0 in "
@@ -576,6 +590,23 @@ def matrix_scaling(formula: str, data: pd.DataFrame, missing: str = "raise") -> 
     ['Intercept[1]', 's1[1]', 's2[1]']
     """
     return _fit_model(MatrixScaling, formula, data, None, missing)
+
+
+#: a probability may exceed 1 by this much (the round-off of a softmax), no more
+_PROB_TOL = 1e-9
+
+
+def _check_at_most_one(S: NDArray[np.float64], columns: Any, what: str, where: str) -> None:
+    """dirichlet's scores are probabilities: a value above 1 is refused (never clipped)."""
+    over = S > 1.0 + _PROB_TOL
+    if over.any():
+        j = int(np.flatnonzero(over.any(axis=0))[0])
+        raise ValueError(
+            f"dirichlet calibrates probabilities: {what} {list(columns)[j]!r} of the {where} has "
+            f"values above 1 in {int(over[:, j].sum())} of {S.shape[0]} rows (largest "
+            f"{float(S[:, j].max()):.6g}); give probabilities in (0, 1] (e.g. expit(score) or the "
+            "classifier's probabilities), or use matrix_scaling for raw scores"
+        )
 
 
 def dirichlet(
