@@ -97,7 +97,9 @@ def fit_logistic_likelihood(
     """Fit the binomial GLM of ``t`` on ``X`` with statsmodels and polish the MLE.
 
     Returns the :class:`LogisticLikelihood` and the statsmodels ``GLMResults``. With
-    ``params`` given (a reloaded model) the likelihood is built at those values.
+    ``params`` given (a reloaded model, a copy, a model shipped to a Dask worker) nothing is
+    estimated: the likelihood is built at those values after checking that they solve the score
+    equations (a check, not an estimation), and the statsmodels result is None.
 
     Raises
     ------
@@ -128,15 +130,9 @@ def fit_logistic_likelihood(
             "coefficients cannot be estimated; add calibration rows with other scores or use a "
             "model with fewer parameters"
         )
-    exog = pd.DataFrame(X, columns=terms)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        glm = sm.GLM(t, exog, family=sm.families.Binomial()).fit(tol=1e-12, maxiter=200)
-    # statsmodels' warnings are not passed on: its IRLS result is only a starting point, the
-    # estimate is polished and checked by newton_mle, and its scale estimate (which warns when
-    # n == p) plays no role for a binomial model
-    separated = any(issubclass(w.category, PerfectSeparationWarning) for w in caught)
+    glm: Any = None
     if params is None:
+        glm, separated = statsmodels_glm(X, t, terms)
         try:
             beta, _ = newton_mle(X, t, start=np.asarray(glm.params, dtype=float))
         except RuntimeError:
@@ -161,6 +157,20 @@ def fit_logistic_likelihood(
     lik = LogisticLikelihood(X=np.ascontiguousarray(X), t=t, beta_hat=beta,
                              loglik_hat=float(loglik_eta(X @ beta, t)), cov=cov)
     return lik, glm
+
+
+def statsmodels_glm(X: NDArray, t: NDArray, terms: list[str]) -> tuple[Any, bool]:
+    """statsmodels' binomial GLM of ``t`` on ``X`` (IRLS) and whether it warned of separation.
+
+    statsmodels' warnings are not passed on: its IRLS result is only a starting point, the
+    estimate is polished and checked by ``newton_mle``, and its scale estimate (which warns when
+    n == p) plays no role for a binomial model.
+    """
+    exog = pd.DataFrame(X, columns=terms)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        glm = sm.GLM(t, exog, family=sm.families.Binomial()).fit(tol=1e-12, maxiter=200)
+    return glm, any(issubclass(w.category, PerfectSeparationWarning) for w in caught)
 
 
 #: largest gradient of the log-likelihood, per calibration row and in the units of the
@@ -274,12 +284,21 @@ class LogitCalibration(CalibrationResults):
         else:
             X, terms = np.asarray(design[0], dtype=float), list(design[1])
         self._terms = terms
-        self._lik, self.glm = fit_logistic_likelihood(X, self.t, terms, params, targets)
+        self._lik, self._glm = fit_logistic_likelihood(X, self.t, terms, params, targets)
         self.predictive_method = "fast"
         self._cal_belief: pd.DataFrame | None = None
         self._profile_ci: dict[float, pd.DataFrame] = {}
 
     # ------------------------------------------------------------------ estimates
+    @property
+    def glm(self) -> Any:
+        """The statsmodels ``GLMResults`` of the fit (its estimates agree with ``params`` to
+        ~1e-10). A reloaded, copied or transported model estimates nothing: there it is fitted
+        on first access."""
+        if self._glm is None:
+            self._glm, _ = statsmodels_glm(self._lik.X, self.t, self._terms)
+        return self._glm
+
     @property
     def terms(self) -> list[str]:
         """Names of the coefficients (the design columns)."""

@@ -26,7 +26,7 @@ from evstat.report.tables import Table, cell, table
 
 __all__ = ["FitSection", "build_context", "named_fits"]
 
-from evstat.metrics.evidential import DECISION_STRATEGIES as STRATEGIES  # noqa: E402  (Minary et al.'s three)
+from evstat.belief import MINARY_STRATEGIES as STRATEGIES  # noqa: E402  (Minary et al.'s three)
 
 
 @dataclass
