@@ -17,30 +17,81 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from evstat import belief, datasets, formula, likelihood  # noqa: E402
-from evstat.belief import Frame, MassArray, MassFunction, combine  # noqa: E402
-from evstat.calibration import (  # noqa: E402
-    avcal,
-    bayescal,
-    betacal,
-    disjoint,
-    evbinning,
-    evlogit,
-    isotonic,
-    normcal,
-    plr,
-    split_conformal,
-    venn_abers,
+from typing import TYPE_CHECKING
+
+#: the subpackages and modules reachable as attributes (``ev.metrics``, ``ev.report``, ...)
+_SUBMODULES = (
+    "active", "belief", "bulk", "calibration", "classifiers", "cli", "comparison", "datasets",
+    "experiments", "formula", "lazy", "likelihood", "metrics", "multiclass", "plotting", "report",
+    "results", "sklearn", "summary",
 )
-from evstat.results import load  # noqa: E402
-from evstat.classifiers import credal_knn, eknn, evnn, gbt  # noqa: E402
-from evstat import multiclass  # noqa: E402
-from evstat.multiclass import dirichlet, ecoc, gebel_dirichlet, matrix_scaling, temperature, vector_scaling  # noqa: E402
-from evstat.multiclass import evmultinom  # noqa: E402
-from evstat.comparison import compare  # noqa: E402
-from evstat import active  # noqa: E402
-from evstat import metrics, plotting  # noqa: E402
-from evstat import report  # noqa: E402  (a callable package: ev.report(...) writes a report)
+#: public names defined in a subpackage: ``{name: module it is imported from}``
+_ATTRIBUTES = {
+    **dict.fromkeys(("Frame", "MassArray", "MassFunction", "combine"), "evstat.belief"),
+    **dict.fromkeys(
+        ("avcal", "bayescal", "betacal", "disjoint", "evbinning", "evlogit", "isotonic", "normcal",
+         "plr", "split_conformal", "venn_abers"),
+        "evstat.calibration",
+    ),
+    "load": "evstat.results",
+    **dict.fromkeys(("credal_knn", "eknn", "evnn", "gbt"), "evstat.classifiers"),
+    **dict.fromkeys(
+        ("dirichlet", "ecoc", "gebel_dirichlet", "matrix_scaling", "temperature", "vector_scaling",
+         "evmultinom"),
+        "evstat.multiclass",
+    ),
+    "compare": "evstat.comparison",
+}
+
+
+def __getattr__(name: str) -> object:
+    """Import a public name on first use (PEP 562): ``import evstat`` itself imports no
+    subpackage, so it stays fast (see "Import-time rules" in docs/architecture.md)."""
+    import importlib
+
+    if name in _SUBMODULES:
+        value: object = importlib.import_module(f"evstat.{name}")
+    elif name in _ATTRIBUTES:
+        value = getattr(importlib.import_module(_ATTRIBUTES[name]), name)
+    else:
+        raise AttributeError(f"module 'evstat' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))
+
+
+if TYPE_CHECKING:  # the same names, eagerly, for type checkers
+    from evstat import active, belief, calibration, classifiers, comparison, datasets  # noqa: F401
+    from evstat import formula, likelihood, metrics, multiclass, plotting, report  # noqa: F401
+    from evstat.belief import Frame, MassArray, MassFunction, combine  # noqa: F401
+    from evstat.calibration import (  # noqa: F401
+        avcal,
+        bayescal,
+        betacal,
+        disjoint,
+        evbinning,
+        evlogit,
+        isotonic,
+        normcal,
+        plr,
+        split_conformal,
+        venn_abers,
+    )
+    from evstat.classifiers import credal_knn, eknn, evnn, gbt  # noqa: F401
+    from evstat.comparison import compare  # noqa: F401
+    from evstat.multiclass import (  # noqa: F401
+        dirichlet,
+        ecoc,
+        evmultinom,
+        gebel_dirichlet,
+        matrix_scaling,
+        temperature,
+        vector_scaling,
+    )
+    from evstat.results import load  # noqa: F401
 
 __all__ = [
     "Frame",

@@ -83,8 +83,35 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
-def _build_parser() -> argparse.ArgumentParser:
-    available = list(methods())
+#: the commands defined in other modules: ``{command: (module, function adding its parser, the
+#: one-line help of ``evstat --help``)}``. Only the command being run gets its full parser, so
+#: ``evstat --help`` and ``evstat report --help`` import none of those modules (nor pandas, scipy,
+#: statsmodels); tests/test_cli.py checks that each one-line help is the full parser's.
+_COMMANDS = {
+    "reproduce": (
+        "evstat.experiments.cli", "add_reproduce_parser",
+        "reproduce a paper's experiments (CSV results and an HTML report); needs "
+        "pip install \"evstat[experiments]\"",
+    ),
+    "query": ("evstat.active.cli", "add_query_parser",
+              "the unlabelled rows to label next (active evidential calibration)"),
+    "predict": ("evstat.bulk", "add_predict_parser",
+                "predict for a large CSV/Parquet file with a saved model (chunked, parallel, Dask)"),
+}
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command of an argument list: its first word that is not an option (the top-level
+    parser's options, ``--help`` and ``--version``, take no value)."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``evstat`` parser; of the commands of :data:`_COMMANDS`, only ``command`` gets its
+    full parser (the others are listed with their one-line help)."""
+    import importlib
+
+    available = [name for name, _, _ in _CANDIDATES]
     parser = _Parser(
         prog="evstat",
         description="evstat: evidential (belief-function) calibration of classifier scores.",
@@ -172,17 +199,11 @@ def _build_parser() -> argparse.ArgumentParser:
                      help="with --pool: simulated labellings per strategy, labels drawn from the model (default 5); "
                           "the cost is 3 x D x Q refits")
     rep.add_argument("-o", "--output", required=True, metavar="REPORT.html", help="HTML file to write")
-    from evstat.experiments.cli import add_reproduce_parser  # `evstat reproduce` (evstat.experiments)
-
-    add_reproduce_parser(sub)
-
-    from evstat.active.cli import add_query_parser  # `evstat query` (evstat.active)
-
-    add_query_parser(sub)
-
-    from evstat.bulk import add_predict_parser  # `evstat predict` (evstat.bulk): large files, Dask
-
-    add_predict_parser(sub)
+    for name, (module, adder, short) in _COMMANDS.items():
+        if name == command:  # `evstat reproduce` (evstat.experiments), `query` (evstat.active), `predict` (evstat.bulk)
+            getattr(importlib.import_module(module), adder)(sub)
+        else:
+            sub.add_parser(name, help=short)
     return parser
 
 
@@ -444,9 +465,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     wrote .../r.html
     0
     """
-    parser = _build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = _build_parser(_command_of(argv))
     try:
-        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, usage errors (already printed)
         return int(exc.code or 0)
     if args.command is None:

@@ -23,7 +23,10 @@ Every verb keeps the index and row order of ``newdata``, repeated labels include
 Upward calls. ``fit.plot()`` and ``fit.report()`` need the presentation layer (plotting,
 report), which sits above the models. They go through one lazy hook, :func:`upward`, that
 imports ``evstat.plotting`` or ``evstat.report`` by name on first use; nothing else in the
-model layers imports upward (the import-linter contract in ``pyproject.toml`` checks it).
+model layers imports upward (the import-linter contract in ``pyproject.toml`` checks it). The
+registry is the other name-based import: ``import evstat`` imports no model, so the first read
+of the registry (:func:`load`, :func:`registered`, ...) imports the model packages
+(``_MODEL_PACKAGES``), whose modules register themselves.
 
 Persistence. ``fit.save(path)`` writes JSON ``{"format": "evstat", "format_version": 1,
 "method": ..., ...}``; :func:`load` dispatches on ``method`` through the registry that
@@ -35,6 +38,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import sys
 from abc import ABC, abstractmethod
 from pathlib import Path
 from collections.abc import Callable, Mapping
@@ -78,6 +82,17 @@ _UPWARD = {"plot": ("evstat.plotting", "plot"), "report": ("evstat.report", "rep
 _REGISTRY: dict[str, type] = {}
 #: method -> (example fitter, class counts it supports), for the contract tests
 _EXAMPLES: dict[str, tuple[Callable[[str, pd.DataFrame], Any], tuple[int, ...]]] = {}
+#: the packages whose modules register the models: imported (importlib, like :func:`upward`)
+#: the first time the registry is read, since ``import evstat`` imports no model
+_MODEL_PACKAGES = ("evstat.calibration", "evstat.classifiers", "evstat.multiclass")
+
+
+def _registry() -> dict[str, type]:
+    """The registry, after importing the model packages (once; a cheap check afterwards)."""
+    for package in _MODEL_PACKAGES:
+        if package not in sys.modules:
+            importlib.import_module(package)
+    return _REGISTRY
 
 
 def upward(verb: str) -> Any:
@@ -143,7 +158,7 @@ def register(
 
 def contract_examples() -> dict[str, tuple[Callable[[str, pd.DataFrame], Any] | None, tuple[int, ...]]]:
     """``{method: (example fitter or None, class counts)}`` for every registered model."""
-    return {m: _EXAMPLES.get(m, (None, (2,))) for m in _REGISTRY}
+    return {m: _EXAMPLES.get(m, (None, (2,))) for m in _registry()}
 
 
 def registered() -> dict[str, type]:
@@ -155,7 +170,7 @@ def registered() -> dict[str, type]:
     >>> "evlogit" in registered() and "eknn" in registered()
     True
     """
-    return dict(_REGISTRY)
+    return dict(_registry())
 
 
 def load(path: str | Path) -> Any:
@@ -222,7 +237,7 @@ def load(path: str | Path) -> Any:
 
 def _known(d: Mapping[str, Any], source: str) -> type:
     method = d.get("method")
-    if not isinstance(method, str) or method not in _REGISTRY:
+    if not isinstance(method, str) or method not in _registry():
         shown = repr(method)[:60]
         raise ValueError(f"{source} holds an unknown calibrator {shown}; known: {sorted(_REGISTRY)}")
     return _REGISTRY[method]
@@ -233,7 +248,7 @@ def schema_of(d: Any, path: str = "") -> Spec:
     if not isinstance(d, dict):
         return _Refuse("must be a saved model (an object)")
     method = d.get("method")
-    if not isinstance(method, str) or method not in _REGISTRY:
+    if not isinstance(method, str) or method not in _registry():
         return _Refuse(f"holds an unknown calibrator {repr(method)[:60]}; known: {sorted(_REGISTRY)}")
     return _REGISTRY[method].schema()
 

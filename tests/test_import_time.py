@@ -1,0 +1,102 @@
+"""Import-time rules (docs/architecture.md, "Import-time rules"): ``import evstat``, ``evstat
+--help`` and ``evstat report --help`` import none of the heavy modules; the public names are
+still there (PEP 562). Checked on the modules imported (``python -X importtime``), never on a
+time: the speed itself is measured by benchmarks/bench_startup.py."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import evstat
+
+ROOT = Path(evstat.__file__).resolve().parent.parent
+
+#: top-level modules that ``import evstat`` and the command line's help must not import
+HEAVY = (
+    "statsmodels", "scipy", "matplotlib", "jinja2", "numba", "llvmlite", "sklearn", "dask",
+    "distributed", "joblib", "venn_abers", "crepes", "pyarrow", "tqdm", "patsy", "pandas",
+)
+
+
+def _imported(*args: str) -> set[str]:
+    """Top-level names of the modules a fresh interpreter imports running ``python -X importtime
+    *args`` with this checkout first on the path."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    run = subprocess.run(
+        [sys.executable, "-X", "importtime", *args], capture_output=True, text=True, env=env, cwd=ROOT,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    lines = [ln for ln in run.stderr.splitlines() if ln.startswith("import time:") and "|" in ln]
+    assert lines, "python -X importtime printed nothing"
+    return {ln.rsplit("|", 1)[1].strip().split(".")[0] for ln in lines}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("-c", "import evstat"), ("-m", "evstat", "--help"), ("-m", "evstat", "report", "--help"),
+     ("-c", "import evstat.cli; evstat.cli._build_parser()")],
+    ids=["import", "help", "report-help", "parser"],
+)
+def test_no_heavy_module_at_startup(args):
+    mods = _imported(*args)
+    assert "evstat" in mods
+    assert sorted(mods.intersection(HEAVY)) == []
+
+
+def test_public_names_are_loaded_on_first_use():
+    code = (
+        "import sys, evstat as ev; assert 'evstat.calibration' not in sys.modules; "
+        "f = ev.evlogit; assert f.__module__ == 'evstat.calibration.logistic', f.__module__; "
+        "assert 'evlogit' in dir(ev) and 'report' in dir(ev); assert callable(ev.report); "
+        "assert ev.multiclass.evmultinom is ev.evmultinom; print(sorted(set(ev.__all__) - set(dir(ev))))"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip() == "[]"
+
+
+def test_every_public_name_resolves():
+    for name in evstat.__all__:
+        assert getattr(evstat, name) is not None, name
+    with pytest.raises(AttributeError, match="module 'evstat' has no attribute 'evlogitt'"):
+        evstat.evlogitt  # noqa: B018
+
+
+def test_star_import_gives_the_public_names():
+    ns: dict[str, object] = {}
+    exec("from evstat import *", ns)
+    assert set(evstat.__all__) <= set(ns)
+
+
+@pytest.mark.parametrize("command", ["reproduce", "query", "predict"])
+def test_command_listed_with_its_own_help(command):
+    """``evstat --help`` lists the commands of other modules without importing them: the
+    one-line help shown there is the one of the full parser, built when the command runs."""
+    from evstat import cli
+
+    def helps(parser):
+        sub = next(a for a in parser._actions if a.dest == "command")
+        return {c.dest: c.help for c in sub._choices_actions}
+
+    full, stub = helps(cli._build_parser(command)), helps(cli._build_parser(None))
+    assert full[command] == stub[command]
+    assert list(full) == list(stub) == ["report", "reproduce", "query", "predict"]
+    rest = {"reproduce": ["minary2019", "--out", "o"], "query": ["y ~ s", "--data", "a", "--pool", "b", "-o", "c"],
+            "predict": ["m.json", "--data", "d.csv", "-o", "p.csv"]}[command]
+    args = cli._build_parser(command).parse_args([command, *rest])
+    assert args.command == command
+
+
+def test_command_of():
+    from evstat.cli import _command_of
+
+    assert _command_of(["--version"]) is None
+    assert _command_of(["query", "y ~ s"]) == "query"
+    assert _command_of(["-h", "report", "--help"]) == "report"
