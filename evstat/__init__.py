@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 #: the subpackages and modules reachable as attributes (``ev.metrics``, ``ev.report``, ...)
 _SUBMODULES = (
     "active", "belief", "bulk", "calibration", "classifiers", "cli", "comparison", "datasets",
-    "experiments", "formula", "lazy", "likelihood", "metrics", "multiclass", "plotting", "report",
-    "results", "sklearn", "summary",
+    "exceptions", "experiments", "formula", "lazy", "likelihood", "metrics", "multiclass",
+    "plotting", "report", "results", "sklearn", "summary",
 )
 #: public names defined in a subpackage: ``{name: module it is imported from}``
 _ATTRIBUTES = {
@@ -41,6 +41,8 @@ _ATTRIBUTES = {
         "evstat.multiclass",
     ),
     "compare": "evstat.comparison",
+    **dict.fromkeys(("EvstatError", "EvstatWarning"), "evstat.exceptions"),
+    **dict.fromkeys(("config_context", "get_config", "set_config"), "evstat._config"),
 }
 
 
@@ -92,8 +94,12 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
         vector_scaling,
     )
     from evstat.results import load  # noqa: F401
+    from evstat._config import config_context, get_config, set_config  # noqa: F401
+    from evstat.exceptions import EvstatError, EvstatWarning  # noqa: F401
 
 __all__ = [
+    "EvstatError",
+    "EvstatWarning",
     "Frame",
     "MassArray",
     "MassFunction",
@@ -105,6 +111,7 @@ __all__ = [
     "betacal",
     "combine",
     "compare",
+    "config_context",
     "datasets",
     "disjoint",
     "credal_knn",
@@ -115,6 +122,7 @@ __all__ = [
     "evmultinom",
     "formula",
     "gbt",
+    "get_config",
     "isotonic",
     "likelihood",
     "load",
@@ -130,6 +138,7 @@ __all__ = [
     "plr",
     "plotting",
     "report",
+    "set_config",
     "split_conformal",
     "venn_abers",
 ]

@@ -114,20 +114,25 @@ class _Writer:
             pd.DataFrame().to_csv(self.path, index=False)
 
 
-def _init_worker(description: dict[str, Any]) -> None:
+def _init_worker(description: dict[str, Any], config: dict[str, Any] | None = None) -> None:
+    """A process-pool worker: the parent's evstat settings (a new process starts from the
+    defaults) and the model, rebuilt from its JSON description (nothing is re-estimated)."""
     global _WORKER_FIT
+    from evstat._config import set_config
     from evstat.results import from_dict
 
+    if config:
+        set_config(**config)
     _WORKER_FIT = from_dict(description)
 
 
 def _predict_chunk(chunk: pd.DataFrame, opts: dict[str, Any], fit: Any = None) -> pd.DataFrame:
-    from evstat.calibration.logistic import progress_bars
+    from evstat._config import config_context
 
     fit = _WORKER_FIT if fit is None else fit
     # no bar per chunk (in a worker process or not): predict_file shows one bar over all rows,
     # or none with quiet=True
-    with progress_bars(False):
+    with config_context(progress_bars=False):
         if opts["type"] == "decision":
             out = fit.decide(chunk, strategy=opts["strategy"], reject_cost=opts["reject_cost"]).to_frame("decision")
             out["decision"] = out["decision"].astype(str)
@@ -226,7 +231,9 @@ def _results(
     # spawned, not forked: a fork copies whatever threads the parent runs (a Dask client, BLAS or
     # OpenMP pools), which is unsafe; the workers rebuild the model from its JSON description
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(n, mp_context=ctx, initializer=_init_worker, initargs=(description,)) as pool:
+    from evstat._config import get_config
+
+    with ProcessPoolExecutor(n, mp_context=ctx, initializer=_init_worker, initargs=(description, get_config())) as pool:
         pending = []
         for chunk in chunks:
             pending.append(pool.submit(_predict_chunk, chunk, opts))

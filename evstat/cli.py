@@ -30,6 +30,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from evstat.exceptions import EvstatError
+
 __all__ = ["EXAMPLES", "MAX_GRID", "main", "methods"]
 
 #: Largest --grid: the decision-region figure evaluates Bel/Pl at grid**2 points (500**2 =
@@ -72,7 +74,7 @@ def methods() -> dict[str, Callable[..., Any]]:
     return out
 
 
-class CommandError(Exception):
+class CommandError(EvstatError):
     """A user error: printed as one line, exit status 2."""
 
 

@@ -19,6 +19,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from evstat._config import get_config
+from evstat.exceptions import EvstatWarning
 from evstat.belief import MassArray, binary_decisions
 from evstat.belief import decide as belief_decide
 from evstat.formula import ModelFrame, schema
@@ -43,13 +45,15 @@ _TYPES = ("prob", "belief", "mass")
 #: belief. For models whose prediction cost grows with the calibration size n (``cost_per_cell``
 #: not None: evlogit, betacal, disjoint over them), that is n test rows x n calibration rows; above
 #: this many calibration rows they use a seeded random subsample of this many rows instead
-#: (said so in the output). ``predict(None)`` and ``augment()`` still compute every row.
+#: (said so in the output). ``predict(None)`` and ``augment()`` still compute every row. The
+#: threshold is the setting ``calibration_sample_rows`` (``evstat.set_config``); this constant
+#: is its default.
 CALIBRATION_SAMPLE_ROWS = 2000
 #: seed of that subsample (numpy ``default_rng``), so that summaries are reproducible
 CALIBRATION_SAMPLE_SEED = 20261126
 
 
-class EmptyCellWarning(UserWarning):
+class EmptyCellWarning(EvstatWarning):
     """Test rows fall where the calibration data say nothing (an empty bin or cell): their
     probability is undefined (NaN) while their belief is vacuous (Bel = 0, Pl = 1)."""
 
@@ -268,15 +272,17 @@ class CalibrationResults(ModelFrameFacts, Results):
         or None for all of them.
 
         None unless the model's prediction cost grows with the calibration size and there are
-        more than ``CALIBRATION_SAMPLE_ROWS`` rows; then a uniform random subsample of that
+        more than ``get_config()["calibration_sample_rows"]`` rows (default
+        ``CALIBRATION_SAMPLE_ROWS``); then a uniform random subsample of that
         many rows without replacement, drawn with ``numpy.random.default_rng(
         CALIBRATION_SAMPLE_SEED)`` (the same rows on every call and every machine).
         """
         n = self.model_frame.n
-        if self.cost_per_cell is None or n <= CALIBRATION_SAMPLE_ROWS:
+        rows = get_config()["calibration_sample_rows"]
+        if self.cost_per_cell is None or n <= rows:
             return None
         rng = np.random.default_rng(CALIBRATION_SAMPLE_SEED)
-        return np.sort(rng.choice(n, size=CALIBRATION_SAMPLE_ROWS, replace=False))
+        return np.sort(rng.choice(n, size=rows, replace=False))
 
     def calibration_sample_note(self) -> str | None:
         """A sentence saying that calibration-row statistics use a subsample, or None."""
@@ -287,7 +293,7 @@ class CalibrationResults(ModelFrameFacts, Results):
             f"computed on a seeded random subsample of {pos.size:,} of the {self.model_frame.n:,} "
             f"calibration rows (seed {CALIBRATION_SAMPLE_SEED}; predicting every row would cost "
             f"about {_duration(self.predicted_seconds(self.model_frame.n))}, growing as n^2; "
-            "evstat.calibration.base.CALIBRATION_SAMPLE_ROWS sets the threshold)"
+            "evstat.set_config(calibration_sample_rows=...) sets the threshold)"
         )
 
     def calibration_belief(self) -> pd.DataFrame:

@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from evstat.exceptions import EvstatWarning
 from evstat.belief import TotalConflictError
 from evstat.results import register
 from evstat.summary import Summary
@@ -63,7 +64,7 @@ __all__ = [
     "initial_gamma",
 ]
 
-class EkNNFitWarning(UserWarning):
+class EkNNFitWarning(EvstatWarning):
     """The leave-one-out optimum of :func:`eknn` is vacuous or on a bound of the search box."""
 
 

@@ -40,6 +40,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from evstat.exceptions import EvstatError
+
 __all__ = [
     "MAX_FILE_BYTES",
     "MODEL_FRAME",
@@ -69,7 +71,7 @@ MAX_FILE_BYTES = 512 * 2**20
 _CHECKSUM_PREFIX = "sha256:"
 
 
-class SchemaError(ValueError):
+class SchemaError(EvstatError, ValueError):
     """A saved model does not match its schema; the message names the field."""
 
 

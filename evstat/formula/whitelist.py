@@ -61,6 +61,8 @@ from patsy import PatsyError
 from patsy.eval import VarLookupDict
 from scipy import special
 
+from evstat.exceptions import EvstatError
+
 __all__ = [
     "BUILTINS",
     "NUMPY_CONSTANTS",
@@ -126,7 +128,7 @@ _DESCRIBE = {
 }
 
 
-class UnsafeFormulaError(ValueError):
+class UnsafeFormulaError(EvstatError, ValueError):
     """A formula (or another evaluated string) contains something outside the whitelist."""
 
 

@@ -52,6 +52,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy import optimize
 
+from evstat.exceptions import EvstatWarning
 from evstat.likelihood import column_scale
 from evstat.formula import schema
 from evstat.multiclass.base import MulticlassResults, score_design, softmax
@@ -71,7 +72,7 @@ __all__ = [
 ]
 
 
-class ScalingFitWarning(UserWarning):
+class ScalingFitWarning(EvstatWarning):
     """The maximum-likelihood fit did not converge (e.g. separable classes)."""
 
 
