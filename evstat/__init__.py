@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 #: the subpackages and modules reachable as attributes (``ev.metrics``, ``ev.report``, ...)
 _SUBMODULES = (
     "active", "belief", "bulk", "calibration", "classifiers", "cli", "comparison", "datasets",
-    "exceptions", "experiments", "formula", "lazy", "likelihood", "metrics", "multiclass",
-    "plotting", "report", "results", "sklearn", "summary",
+    "exceptions", "experiments", "formula", "glm", "io", "lazy", "likelihood", "metrics",
+    "multiclass", "plotting", "report", "results", "sklearn", "summary",
 )
 #: public names defined in a subpackage: ``{name: module it is imported from}``
 _ATTRIBUTES = {
@@ -43,6 +43,7 @@ _ATTRIBUTES = {
     "compare": "evstat.comparison",
     **dict.fromkeys(("EvstatError", "EvstatWarning"), "evstat.exceptions"),
     **dict.fromkeys(("config_context", "get_config", "set_config"), "evstat._config"),
+    **dict.fromkeys(("anova", "lr_test", "update_formula"), "evstat.glm"),
 }
 
 
@@ -67,7 +68,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     from evstat import active, belief, calibration, classifiers, comparison, datasets  # noqa: F401
-    from evstat import formula, likelihood, metrics, multiclass, plotting, report  # noqa: F401
+    from evstat import formula, glm, likelihood, metrics, multiclass, plotting, report  # noqa: F401
     from evstat.belief import Frame, MassArray, MassFunction, combine  # noqa: F401
     from evstat.calibration import (  # noqa: F401
         avcal,
@@ -84,6 +85,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     )
     from evstat.classifiers import credal_knn, eknn, evnn, gbt  # noqa: F401
     from evstat.comparison import compare  # noqa: F401
+    from evstat.glm import anova, lr_test, update_formula  # noqa: F401
     from evstat.multiclass import (  # noqa: F401
         dirichlet,
         ecoc,
@@ -105,6 +107,7 @@ __all__ = [
     "MassFunction",
     "__version__",
     "active",
+    "anova",
     "avcal",
     "bayescal",
     "belief",
@@ -123,9 +126,11 @@ __all__ = [
     "formula",
     "gbt",
     "get_config",
+    "glm",
     "isotonic",
     "likelihood",
     "load",
+    "lr_test",
     "metrics",
     "multiclass",
     "dirichlet",
@@ -140,5 +145,6 @@ __all__ = [
     "report",
     "set_config",
     "split_conformal",
+    "update_formula",
     "venn_abers",
 ]

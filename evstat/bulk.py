@@ -89,13 +89,14 @@ def _chunks(path: Path, chunksize: int) -> tuple[Iterator[pd.DataFrame], int | N
 
 
 class _Writer:
-    def __init__(self, path: Path) -> None:
-        self.path, self.pq, self.first = path, None, True
-        if path.suffix.lower() not in (".csv", ".parquet"):
-            raise ValueError(f"-o {str(path)!r}: use a .csv or .parquet file")
+    """Chunks to one CSV or Parquet file (by ``suffix``); ``path`` is the temporary file of
+    :func:`evstat.io.atomic.atomic_path`, renamed over the output only when every chunk is in."""
+
+    def __init__(self, path: Path, suffix: str) -> None:
+        self.path, self.suffix, self.pq, self.first = path, suffix, None, True
 
     def write(self, frame: pd.DataFrame) -> None:
-        if self.path.suffix.lower() == ".csv":
+        if self.suffix == ".csv":
             frame.to_csv(self.path, mode="w" if self.first else "a", header=self.first, index=False)
         else:
             import pyarrow as pa
@@ -114,16 +115,40 @@ class _Writer:
             pd.DataFrame().to_csv(self.path, index=False)
 
 
-def _init_worker(description: dict[str, Any], config: dict[str, Any] | None = None) -> None:
-    """A process-pool worker: the parent's evstat settings (a new process starts from the
-    defaults) and the model, rebuilt from its JSON description (nothing is re-estimated)."""
+def _output_suffix(output: Path) -> str:
+    suffix = output.suffix.lower()
+    if suffix not in (".csv", ".parquet"):
+        raise ValueError(f"-o {str(output)!r}: use a .csv or .parquet file")
+    return suffix
+
+
+def _init_worker(
+    description: dict[str, Any], parent_pid: int | None = None, config: dict[str, Any] | None = None
+) -> None:
+    """A process-pool worker: dies with its parent, leaves Ctrl-C to it, takes the parent's
+    evstat settings (a new process starts from the defaults) and rebuilds the model from its JSON
+    description (nothing is re-estimated)."""
     global _WORKER_FIT
     from evstat._config import set_config
+    from evstat.io.workers import die_with_parent, ignore_sigint
     from evstat.results import from_dict
 
+    if parent_pid is not None:  # the worker ends when the parent does, even on SIGKILL
+        die_with_parent(parent_pid)
+    ignore_sigint()  # Ctrl-C: the parent reports it and stops the workers
     if config:
         set_config(**config)
     _WORKER_FIT = from_dict(description)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool now: cancel what waits, terminate the workers (no wait for running chunks)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        proc.join(5)
 
 
 def _predict_chunk(chunk: pd.DataFrame, opts: dict[str, Any], fit: Any = None) -> pd.DataFrame:
@@ -175,31 +200,37 @@ def predict_file(
     """
     from tqdm.auto import tqdm
 
+    from evstat.io.atomic import atomic_path, refuse_same_file
     from evstat.results import load
 
     if type not in _TYPES:
         raise ValueError(f"type must be one of {_TYPES}, got {type!r}")
     if chunksize < 1:
         raise ValueError(f"chunksize must be a positive number of rows, got {chunksize}")
+    data, output = Path(data), Path(output)
+    refuse_same_file(output, {"--data": data, "MODEL.json": model})
+    suffix = _output_suffix(output)
     fit = load(model)
     description = fit.to_dict()
     json.dumps(description)  # what travels is plain JSON
-    data, output = Path(data), Path(output)
     if not data.is_file():
         raise FileNotFoundError(f"--data {str(data)!r} not found")
     chunks, total = _chunks(data, chunksize)
     opts = {"type": type, "strategy": strategy, "reject_cost": reject_cost, "keep": list(keep)}
-    writer = _Writer(output)
     rows = 0
-    bar = tqdm(total=total, unit="rows", disable=quiet, desc="evstat predict")
-    try:
-        for out in _results(chunks, fit, description, opts, jobs, scheduler):
-            writer.write(out)
-            rows += len(out)
-            bar.update(len(out))
-    finally:
-        bar.close()
-        writer.close()
+    # written to a temporary file renamed over `output` at the end: a failed or interrupted run
+    # leaves `output` as it was (evstat.io.atomic)
+    with atomic_path(output) as tmp:
+        writer = _Writer(tmp, suffix)
+        bar = tqdm(total=total, unit="rows", disable=quiet, desc="evstat predict")
+        try:
+            for out in _results(chunks, fit, description, opts, jobs, scheduler):
+                writer.write(out)
+                rows += len(out)
+                bar.update(len(out))
+        finally:
+            bar.close()
+            writer.close()
     return rows
 
 
@@ -221,9 +252,7 @@ def _results(
             for fut in pending:
                 yield fut.result()
         return
-    n = (os.cpu_count() or 1) if jobs == -1 else jobs
-    if n < 1:
-        raise ValueError(f"jobs must be a positive number of processes or -1, got {jobs}")
+    n = _jobs(jobs)
     if n == 1:
         for chunk in chunks:
             yield _predict_chunk(chunk, opts, fit)
@@ -233,7 +262,10 @@ def _results(
     ctx = multiprocessing.get_context("spawn")
     from evstat._config import get_config
 
-    with ProcessPoolExecutor(n, mp_context=ctx, initializer=_init_worker, initargs=(description, get_config())) as pool:
+    pool = ProcessPoolExecutor(
+        n, mp_context=ctx, initializer=_init_worker, initargs=(description, os.getpid(), get_config())
+    )
+    try:
         pending = []
         for chunk in chunks:
             pending.append(pool.submit(_predict_chunk, chunk, opts))
@@ -241,6 +273,22 @@ def _results(
                 yield pending.pop(0).result()
         for fut in pending:
             yield fut.result()
+    except BaseException:  # an error, Ctrl-C, SIGTERM, or the consumer stopped: no waiting
+        _stop(pool)
+        raise
+    pool.shutdown()
+
+
+def _jobs(jobs: int) -> int:
+    """Worker processes for ``jobs`` (-1: every processor), capped by the processors available."""
+    import warnings
+
+    from evstat.io.workers import cap_jobs
+
+    n, note = cap_jobs(jobs)
+    if note is not None:
+        warnings.warn(note, UserWarning, stacklevel=3)
+    return n
 
 
 def run_predict(args: argparse.Namespace) -> int:

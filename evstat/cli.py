@@ -32,7 +32,7 @@ from typing import Any, NoReturn
 
 from evstat.exceptions import EvstatError
 
-__all__ = ["EXAMPLES", "MAX_GRID", "main", "methods"]
+__all__ = ["EXAMPLES", "EXIT_SIGINT", "EXIT_SIGTERM", "MAX_GRID", "Terminated", "main", "methods"]
 
 #: Largest --grid: the decision-region figure evaluates Bel/Pl at grid**2 points (500**2 =
 #: 250,000 rows; 20,000 was killed for memory before this bound existed).
@@ -369,6 +369,9 @@ def _report(args: argparse.Namespace) -> str:
     if args.pool == "-" and "-" in (args.data, args.newdata):
         raise CommandError("--pool and --data/--newdata cannot both read standard input ('-'): give a file for one of them")
     out = Path(args.output)
+    from evstat.io.atomic import refuse_same_file
+
+    refuse_same_file(out, {"--data": args.data, "--newdata": args.newdata, "--pool": args.pool})
     if out.parent != Path("") and not out.parent.is_dir():
         raise CommandError(f"cannot write {args.output!r}: folder {str(out.parent)!r} does not exist")
 
@@ -454,10 +457,40 @@ def _show_warning(message: Any, category: Any, filename: str, lineno: int, file:
     print(f"evstat: warning: {' '.join(str(message).split())}", file=sys.stderr)
 
 
+class Terminated(BaseException):
+    """Raised in the main thread on SIGTERM (like ``KeyboardInterrupt`` on SIGINT), so that
+    ``finally`` blocks run: unfinished outputs are removed (:mod:`evstat.io.atomic`) and worker
+    processes stopped. A ``BaseException``: ``except Exception`` does not swallow it."""
+
+
+#: exit status after a signal: 128 + the signal number, as shells report it
+EXIT_SIGINT, EXIT_SIGTERM = 130, 143
+
+
+def _raise_terminated(signum: int, frame: Any) -> NoReturn:
+    raise Terminated()
+
+
+def _interrupted(message: str, status: int, as_command: bool) -> int:
+    """Report a signal in one line. Run as the command (``argv`` None), leave at once: the
+    unfinished outputs are already removed and the workers stopped (their ``finally`` blocks ran),
+    and a worker pool's threads or queues must not hold the exit up."""
+    print(message, file=sys.stderr)
+    if as_command:
+        import os
+
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    return status
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``evstat`` command with ``argv`` (default ``sys.argv[1:]``); returns the exit status.
 
-    Status 0 on success, 2 on a usage or input error (one line on stderr, no traceback).
+    Status 0 on success, 2 on a usage or input error (one line on stderr, no traceback), 130 on
+    SIGINT (Ctrl-C) and 143 on SIGTERM (one line on stderr, no traceback; outputs not finished
+    are not written: an existing output keeps its old content).
 
     Examples
     --------
@@ -467,15 +500,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     wrote .../r.html
     0
     """
-    argv = list(sys.argv[1:] if argv is None else argv)
-    parser = _build_parser(_command_of(argv))
+    import signal
+    import threading
+
+    command = "evstat"
+    in_main = threading.current_thread() is threading.main_thread()
+    old_term = signal.signal(signal.SIGTERM, _raise_terminated) if in_main else None
+    old_warn = warnings.showwarning
+    warnings.showwarning = _show_warning
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # --help, --version, usage errors (already printed)
-        return int(exc.code or 0)
-    if args.command is None:
-        print("evstat: error: choose a command: report, reproduce or query (see 'evstat --help')", file=sys.stderr)
-        return 2
+        words = list(sys.argv[1:] if argv is None else argv)
+        parser = _build_parser(_command_of(words))
+        try:
+            args = parser.parse_args(words)
+        except SystemExit as exc:  # --help, --version, usage errors (already printed)
+            return int(exc.code or 0)
+        if args.command is None:
+            print("evstat: error: choose a command: report, predict, reproduce or query (see 'evstat --help')",
+                  file=sys.stderr)
+            return 2
+        command = f"evstat {args.command}"
+        return _run(args)
+    except KeyboardInterrupt:
+        return _interrupted(f"{command}: interrupted (SIGINT); outputs not finished were not written",
+                            EXIT_SIGINT, argv is None)
+    except Terminated:
+        return _interrupted(f"{command}: terminated (SIGTERM); outputs not finished were not written",
+                            EXIT_SIGTERM, argv is None)
+    finally:
+        warnings.showwarning = old_warn
+        if in_main:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if old_term is None else old_term)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Dispatch a parsed command; returns its exit status."""
     if args.command == "reproduce":
         from evstat.experiments.cli import run_reproduce
 
@@ -488,18 +547,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from evstat.active.cli import run_query
 
         return run_query(args)
-    old = warnings.showwarning
-    warnings.showwarning = _show_warning
     try:
         path = _report(args)
-    except CommandError as err:
+    except (CommandError, ValueError, TypeError, KeyError, FileNotFoundError, OSError) as err:
         print(f"evstat report: error: {_one_line(err)}", file=sys.stderr)
         return 2
-    except (ValueError, TypeError, KeyError, FileNotFoundError, OSError) as err:
-        print(f"evstat report: error: {_one_line(err)}", file=sys.stderr)
-        return 2
-    finally:
-        warnings.showwarning = old
     print(f"wrote {path}")
     return 0
 

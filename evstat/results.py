@@ -50,6 +50,7 @@ import pandas as pd
 from evstat.belief.decision import REJECT, STRATEGIES, check_rho, check_strategy, loss_matrix
 from evstat.belief.frame import Frame
 from evstat.formula import schema
+from evstat.io.atomic import write_text
 from evstat.formula.schema import SchemaError, Spec, read_json, validate, verify_checksum
 from evstat.lazy import NOT_DASK, dispatch
 
@@ -75,6 +76,8 @@ FORMAT = "evstat"
 FORMAT_VERSION = 2
 #: the values of ``predict(type=...)``
 RESULT_TYPES = ("prob", "belief", "mass")
+#: R's predict.glm types, offered by the models with a linear predictor (evstat.glm.GlmVerbs)
+_LINEAR_TYPES = ("link", "response")
 
 #: The one lazy hook upward: verb -> (module, function) of the presentation layer.
 _UPWARD = {"plot": ("evstat.plotting", "plot"), "report": ("evstat.report", "report")}
@@ -409,7 +412,7 @@ class Results(ABC):
             Must contain the score columns of the formula; other columns are ignored. A dask
             DataFrame gives a lazy dask result computed partition by partition
             (:mod:`evstat.lazy`).
-        type : {"prob", "belief", "mass"}
+        type : {"prob", "belief", "mass"}, or ``"link"``, ``"response"`` (linear-predictor models)
             Two classes ``(negative, positive)``: ``"prob"`` a Series ``theta`` = P(positive)
             (theta_hat of a calibrator, BetP of a classifier); ``"belief"`` a DataFrame
             [theta, bel, pl] of {positive}; ``"mass"`` a :class:`evstat.belief.MassArray` on the
@@ -417,11 +420,14 @@ class Results(ABC):
             calibrator). Three or more classes: ``"prob"`` a DataFrame, a column per class;
             ``"belief"`` two-level columns ``(stat, class)``, ``stat`` in theta, bel, pl (so
             ``pred["pl"]`` is the contour function); ``"mass"`` a MassArray on the classes.
+            The models with a linear predictor (``"link"`` in :attr:`result_types`: evlogit,
+            betacal, evmultinom, the scaling calibrators) add R's ``predict.glm`` types
+            ``"link"`` and ``"response"``, with ``se_fit=True`` (:mod:`evstat.glm`).
         missing : {"raise", "drop"}
             Rows of ``newdata`` with missing scores: an error, or dropped from the result.
         **options
-            The model's own options (evmultinom: ``events=``, lower and upper probabilities of
-            sets of classes).
+            The model's own options: ``se_fit`` (linear-predictor models), evmultinom's
+            ``events=`` (lower and upper probabilities of sets of classes).
 
         Returns
         -------
@@ -431,6 +437,14 @@ class Results(ABC):
         lazy = dispatch(self, "predict", newdata, type=type, missing=missing, **options)
         if lazy is not NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
             return lazy
+        linear = "link" in self.result_types
+        if type in _LINEAR_TYPES and not linear or options.get("se_fit") and not linear:
+            have = ", ".join(m for m, c in _registry().items() if "link" in c.result_types)
+            raise ValueError(
+                f"type={type!r}{' with se_fit=True' if options.get('se_fit') else ''} needs a model "
+                f"with a linear predictor ({have}), as R's predict.glm; {self.method} has none: use "
+                "type='prob' for its probabilities"
+            )
         if type not in self.result_types:
             raise ValueError(f"type must be one of {self.result_types}, got {type!r}")
         X, index = self._design(newdata, missing)
@@ -689,5 +703,6 @@ class Results(ABC):
         path = Path(path)
         d = self.to_dict()
         d["checksum"] = schema.checksum(d)
-        path.write_text(json.dumps(d, indent=1, allow_nan=False), encoding="utf-8")
+        # atomic (evstat.io.atomic): an interrupted save leaves the old file, never half a model
+        write_text(path, json.dumps(d, indent=1, allow_nan=False), encoding="utf-8")
         return path

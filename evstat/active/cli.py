@@ -90,7 +90,10 @@ def run_query(args: argparse.Namespace) -> int:
     from evstat.active._query import query
     from evstat.formula.response import level_from_text
 
+    from evstat.io.atomic import atomic_path, refuse_same_file
+
     try:
+        refuse_same_file(args.output, {"--data": args.data, "--pool": args.pool})
         data = _read(args.data, "labelled")
         pool = _read(args.pool, "pool")
         pool.index.name = "pool_row"
@@ -103,7 +106,8 @@ def run_query(args: argparse.Namespace) -> int:
         fit = getattr(calibration, args.method)(args.formula, data, **kwargs)
         chosen = query(fit, pool, n=args.n, strategy=args.strategy, seed=args.seed, batch=args.batch)
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-        chosen.to_csv(args.output, index=True, float_format="%.10g")
+        with atomic_path(args.output) as tmp:
+            chosen.to_csv(tmp, index=True, float_format="%.10g")
     except (ValueError, TypeError, KeyError, OSError) as err:
         print(f"evstat query: error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2

@@ -150,6 +150,15 @@ class BetaCalibration(LogitCalibration):
         Z, _ = _features(s, self.parameters, self.score)
         return np.ascontiguousarray(Z[:, self._active]), index
 
+    _glm_by_terms = False  # its coefficients belong to log(s), -log(1 - s), not to formula terms
+
+    def _glm_settings(self) -> dict[str, Any]:
+        return {"parameters": self.parameters, "targets": self.targets, "refit_negative": self.refit_negative,
+                "positive": self.positive}
+
+    def _glm_refit(self, formula: str, data: pd.DataFrame, **settings: Any) -> BetaCalibration:
+        return betacal(formula, data, **settings)
+
     # ------------------------------------------------------------------ Kull et al.'s parameters
     def _coef(self, j: int) -> float:
         return float(self._lik.beta_hat[self._active.index(j)]) if j in self._active else 0.0

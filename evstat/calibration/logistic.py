@@ -26,6 +26,7 @@ from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
 
 from evstat._config import config_context, get_config
 from evstat.calibration.base import CalibrationResults, _duration
+from evstat.glm import GLM_TYPES, GlmVerbs
 from evstat.results import register
 from evstat.summary import Summary, format_number
 from evstat.formula import MAX_DESIGN_ABS, ModelFrame, model_frame, schema
@@ -235,7 +236,7 @@ def completely_separated(X: NDArray, y: NDArray) -> bool:
     return bool(res.status == 0)
 
 
-class LogitCalibration(CalibrationResults):
+class LogitCalibration(CalibrationResults, GlmVerbs):
     """A fitted evidential logistic calibration (returned by :func:`evlogit`).
 
     Attributes
@@ -470,6 +471,73 @@ class LogitCalibration(CalibrationResults):
         if bar is not None:
             bar.close()
         return th, bel, pl
+
+    def _predict(self, X: NDArray[np.float64], index: pd.Index, type: str, se_fit: bool = False, **options: Any) -> Any:
+        """Predict for new score rows (the calibration rows when ``newdata`` is None).
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame, optional
+            Must contain the score columns of the formula; other columns are ignored.
+        type : {"prob", "belief", "mass", "link", "response"}
+            ``"prob"``: Series ``theta`` = theta_hat(s). ``"belief"``: DataFrame [theta, bel,
+            pl]. ``"mass"``: a :class:`evstat.belief.MassArray` on (negative, positive).
+            ``"link"``: the linear predictor ``beta . x`` (R's ``predict.glm(type = "link")``);
+            ``"response"``: the probability theta_hat, as ``"prob"`` (R's ``type = "response"``).
+        missing : {"raise", "drop"}
+            Rows of ``newdata`` with missing scores: an error, or dropped from the result.
+        se_fit : bool
+            With ``"link"`` or ``"response"``: a DataFrame [fit, se_fit] with the standard error
+            ``sqrt(x' V x)`` of the link (``V`` = :meth:`cov_params`) or, by the delta method,
+            ``theta (1 - theta)`` times it for the response, as R's ``se.fit = TRUE``
+            (:mod:`evstat.glm`).
+
+        Returns
+        -------
+        pandas.Series, pandas.DataFrame or evstat.belief.MassArray
+            Indexed like ``newdata`` in its row order.
+
+        Examples
+        --------
+        >>> import evstat as ev
+        >>> cal = ev.datasets.simulate_gaussian(60, seed=1)
+        >>> fit = ev.evlogit("y ~ x1 + x2", data=cal, targets="binary")
+        >>> eta = fit.predict(cal.head(2), type="link", se_fit=True)
+        >>> list(eta.columns), bool((eta["se_fit"] > 0).all())
+        (['fit', 'se_fit'], True)
+        """
+        if type in GLM_TYPES or se_fit:
+            return self._predict_glm(X, index, type, se_fit)
+        return super()._predict(X, index, type, **options)
+
+    # ------------------------------------------------------------------ glm verbs (evstat.glm)
+    _glm_by_terms = True
+
+    def _glm_design(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        G = np.zeros((X.shape[0], 2, X.shape[1]))
+        G[:, 1, :] = X
+        return G
+
+    def _glm_coef(self) -> NDArray[np.float64]:
+        return self._lik.beta_hat
+
+    def _glm_cov(self) -> NDArray[np.float64] | None:
+        return self._lik.cov
+
+    def _glm_targets(self) -> NDArray[np.float64]:
+        return np.column_stack([1.0 - self.t, self.t])
+
+    def _glm_targets_name(self) -> str:
+        return "Platt targets" if self.targets == "platt" else "0/1 labels"
+
+    def _glm_term_names(self) -> list[str]:
+        return self.terms
+
+    def _glm_settings(self) -> dict[str, Any]:
+        return {"targets": self.targets, "positive": self.positive}
+
+    def _glm_refit(self, formula: str, data: pd.DataFrame, **settings: Any) -> LogitCalibration:
+        return evlogit(formula, data, **settings)
 
     def tidy(self, level: float = 0.95, conf_method: str = "profile") -> pd.DataFrame:
         """Coefficient table: term, estimate, std_error, statistic, p_value, conf_low, conf_high."""

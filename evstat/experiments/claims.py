@@ -37,9 +37,24 @@ Sanity checks
 -------------
 Comparisons that hold by construction are tested too, but reported apart from the findings
 (``Comparison.sanity``): the reject-rate ordering of the three strategies (Bel <= theta_hat <= Pl
-makes the pessimistic cost of the chosen class the largest and the optimistic one the smallest),
-and the larger error-rate spread at 15 calibration rows, which follows from the pessimistic
-strategy rejecting nearly every row there.
+makes the pessimistic cost of the chosen class the largest and the optimistic one the smallest).
+
+Fig. 8 (reject option at R_rej = 0.15 with 200 and with 15 calibration rows)
+------------------------------------------------------------------------------
+The paper's statement is relative: with many calibration rows "the obtained error rates are almost
+equal", with fewer rows "the two points obtained for the evidential approach are more distant".
+It is tested as stated (:func:`fig8_spread_difference`): the spread of the strategies' error
+rates with 15 rows minus their spread with 200 rows (the distance of the two evidential points),
+paired by round, and the same for the reject rates. This is a finding, not a sanity check: nothing in Bel <= theta_hat <= Pl forces
+the spread to shrink with more rows; it does because the belief intervals narrow. (The second pass
+labelled the error-rate spread a sanity check, since at 15 rows the pessimistic strategy rejects
+nearly every row; that is the mechanism the paper describes, not an identity.)
+
+A secondary, absolute reading asks whether the error rates at 200 rows lie within ``DELTA`` of
+each other (an equivalence test per pair of strategies). Neither rule was fixed before the data
+were seen: the absolute margin was written in the second pass (commit 7e862a0), after the first
+pass's README (commit 67a158c) had published the Fig. 8 numbers; the relative reading was written
+in the third pass, after both runs.
 
 Accuracy at equal error (Figs. 9-10)
 ------------------------------------
@@ -67,6 +82,7 @@ __all__ = [
     "Z",
     "accuracy_gap",
     "claims_table",
+    "fig8_spread_difference",
     "frontier_cells",
     "paired_cells",
     "pooled_curves",
@@ -343,6 +359,39 @@ def _fig8_cells(reject_015: pd.DataFrame, what: str, s1: str, s2: str) -> pd.Dat
     return pd.DataFrame({"mean": g.mean(), "se": g.std(ddof=1) / np.sqrt(g.count()), "n": g.count().astype(float)})
 
 
+def fig8_spread_difference(reject_015: pd.DataFrame, small: int, big: int) -> pd.Series:
+    """Fig. 8 read as the paper states it: how far apart the two evidential points are with
+    ``small`` calibration rows, minus how far apart with ``big`` rows, per round.
+
+    The spread in one round and calibration size is the *distance of the two evidential points*,
+    ``|err_optimistic - err_pessimistic|`` (the paper: "the two points obtained for the evidential
+    approach are more distant"). (The range of all three strategies' error rates would be the same
+    number whenever the probabilistic error lies between the two evidential ones, as it did in every
+    round of both committed runs.) The difference small minus big is paired by round (the Fig. 8
+    rounds draw both calibration sizes from one partition), so its standard error is
+    ``sd / sqrt(rounds)``; a positive mean more than ``Z`` standard errors from 0 supports the claim.
+
+    Returns
+    -------
+    Series
+        Indexed by round.
+
+    Examples
+    --------
+    >>> r15 = pd.DataFrame({"round": [0] * 6, "n_cal": [200] * 3 + [15] * 3,
+    ...                     "strategy": ["pessimistic", "optimistic", "probabilistic"] * 2,
+    ...                     "error_rate": [0.02, 0.05, 0.04, 0.0, 0.15, 0.05]})
+    >>> round(float(fig8_spread_difference(r15, 15, 200).iloc[0]), 4)
+    0.12
+    """
+    w = reject_015.pivot_table(index="round", columns=["n_cal", "strategy"], values="error_rate")
+
+    def dist(n: int) -> pd.Series:
+        return (w[(n, "optimistic")] - w[(n, "pessimistic")]).abs()
+
+    return (dist(small) - dist(big)).dropna()
+
+
 def _single(claim: str, finding: str, comparison: str, mean: float, se: float, n: float, kind: str = "direction",
             index: Sequence = ("all",), name: str = "cell") -> Comparison:
     cells = pd.DataFrame({"mean": [mean], "se": [se], "n": [n]}, index=pd.Index(list(index), name=name))
@@ -432,25 +481,29 @@ def claims_table(results: object, front: object | None = None) -> list[Compariso
 
     r15 = results.reject_015  # type: ignore[attr-defined]
     if len(r15):
-        c6 = "Evidential strategies spread apart with few calibration rows (5.4, Figs. 7-8)"
-        f6 = ("'if there are a lot of examples to train the joint calibration, the obtained error rates are almost "
+        f8 = ("'if there are a lot of examples to train the joint calibration, the obtained error rates are almost "
               "equal. Yet, when less training examples are available, the two points obtained for the evidential "
               "approach are more distant from each other'")
-        for what, label in (("error_rate", "error rate"), ("reject_rate", "reject rate")):
-            s1, s2 = ("optimistic", "pessimistic") if what == "error_rate" else ("pessimistic", "optimistic")
-            w = r15.pivot_table(index=["round"], columns=["n_cal", "strategy"], values=what)
-            sizes = sorted({int(c[0]) for c in w.columns})
-            if len(sizes) >= 2:
-                small, big = sizes[0], sizes[-1]
-                d = ((w[(small, s1)] - w[(small, s2)]) - (w[(big, s1)] - w[(big, s2)])).dropna()
-                se = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else np.nan
-                c = _single(c6, f6, f"({s1} - {s2} {label}) at {small} rows minus the same at {big} rows, "
-                            f"R_rej = 0.15", float(d.mean()), se, float(len(d)))
-                # the error-rate spread at few rows follows from the pessimistic strategy rejecting
-                # (nearly) every row there: a sanity check, not a finding
-                c.sanity = what == "error_rate"
-                out.append(c)
-        c6b = "Strategies nearly equal in error with 200 calibration rows (5.4, Fig. 8a)"
+        sizes = sorted({int(v) for v in r15["n_cal"].unique()})
+        if len(sizes) >= 2:
+            small, big = sizes[0], sizes[-1]
+            # the paper's reading: the spread at many rows against the spread at few rows, paired by round
+            c8a = (f"Error rates of the strategies closer with {big} than with {small} calibration rows "
+                   "(5.4, Fig. 8, the paper's relative reading)")
+            d = fig8_spread_difference(r15, small, big)
+            se = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else np.nan
+            out.append(_single(c8a, f8, f"distance of the two evidential points (abs(optimistic - pessimistic) error "
+                               f"rate) at {small} rows minus the same at {big} rows, R_rej = 0.15 (paired by round)",
+                               float(d.mean()), se, float(len(d))))
+            c6 = "Evidential strategies spread apart with few calibration rows (5.4, Figs. 7-8)"
+            w = r15.pivot_table(index=["round"], columns=["n_cal", "strategy"], values="reject_rate")
+            d = ((w[(small, "pessimistic")] - w[(small, "optimistic")])
+                 - (w[(big, "pessimistic")] - w[(big, "optimistic")])).dropna()
+            se = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else np.nan
+            out.append(_single(c6, f8, f"(pessimistic - optimistic reject rate) at {small} rows minus the same at "
+                               f"{big} rows, R_rej = 0.15", float(d.mean()), se, float(len(d))))
+        c6b = ("Strategies nearly equal in error with 200 calibration rows (5.4, Fig. 8a; secondary, absolute "
+               "reading with a margin fixed after the data were seen)")
         f6b = ("'if there are a lot of examples to train the joint calibration, the obtained error rates are almost "
                "equal'")
         big = int(r15["n_cal"].max())

@@ -29,6 +29,7 @@ from evstat.experiments.claims import (
 )
 from evstat.experiments.methods import METHODS
 from evstat.experiments.minary_design import CURVE_CAL_SIZES, DATASETS, FIG8_CAL_SIZES
+from evstat.io.atomic import write_text
 
 __all__ = [
     "curve_summary",
@@ -696,7 +697,7 @@ def write_outputs(results: Any, command: str | None = None, date: Any = None, fr
     html, comparisons = render_html(results, command=command, date=date, frontier_grid=frontier_grid)
     claims_frame(comparisons).to_csv(out / "claims.csv", index=False, float_format="%.6g", lineterminator="\n")
     path = out / "report.html"
-    path.write_text(html, encoding="utf-8", newline="\n")
+    write_text(path, html, encoding="utf-8", newline="\n")
     return path
 
 

@@ -72,6 +72,7 @@ from evstat.belief.decision import decide_bounds
 from evstat.formula import ClassFrame, class_frame
 from evstat.classifiers.base import ClassifierResults
 from evstat.formula import schema
+from evstat.glm import GLM_TYPES, GlmVerbs
 from evstat.likelihood.multinomial import (
     MultinomialLikelihood,
     coefficient_conf_int,
@@ -101,7 +102,7 @@ def _event_name(ev: Sequence[Hashable]) -> str:
     return "{" + ", ".join(str(c) for c in ev) + "}"
 
 
-class MultinomCalibration(ClassifierResults):
+class MultinomCalibration(ClassifierResults, GlmVerbs):
     """A fitted evidential multinomial calibration (returned by :func:`evmultinom`).
 
     Attributes
@@ -360,16 +361,25 @@ class MultinomCalibration(ClassifierResults):
 
     def _predict(
         self, X: NDArray, index: pd.Index, type: str, events: Sequence[Iterable[Hashable]] | None = None,
+        se_fit: bool = False,
     ) -> Any:
         """Predict for new score rows (the calibration rows when ``newdata`` is None).
 
         Parameters
         ----------
-        type : {"prob", "belief", "mass"}
+        type : {"prob", "belief", "mass", "link", "response"}
             ``"prob"``: theta_hat (K = 2: a Series of P(positive); else a DataFrame, a column per
             class). ``"belief"``: K = 2 a DataFrame [theta, bel, pl]; else two-level columns
             ``(stat, class)`` with ``stat`` in theta, bel, pl (lower and upper probabilities of
-            every class). ``"mass"``: K = 2 only (module docstring).
+            every class). ``"mass"``: K = 2 only (module docstring). ``"link"``: the linear
+            predictors ``log(theta_k / theta_baseline) = B_k . x`` (K = 2: a Series; else a
+            DataFrame, a column per class but the baseline); ``"response"``: theta_hat as
+            ``"prob"`` (R's ``predict.glm`` types; :mod:`evstat.glm`).
+        se_fit : bool
+            With ``"link"`` or ``"response"``: standard errors too, ``sqrt(J V J')`` with ``V``
+            the covariance of the coefficients and ``J`` the gradient of the prediction (the
+            delta method); K = 2 a DataFrame [fit, se_fit], else two-level columns
+            ``(stat, class)``, ``stat`` in fit, se_fit. (R's ``nnet`` has no ``se.fit``.)
         events : sequence of sets of classes, optional
             With ``type="belief"``: the lower and upper probabilities of these events instead of
             the singletons, columns ``(stat, "{a, b}")``.
@@ -399,6 +409,10 @@ class MultinomCalibration(ClassifierResults):
         >>> b["pl"].round(6).to_numpy().tolist()
         [[0.000209, 0.262431, 1.0], [0.000209, 0.262431, 1.0]]
         """
+        if type in GLM_TYPES or se_fit:
+            if events is not None:
+                raise ValueError("events= goes with type='belief', not with the link or response predictions")
+            return self._predict_glm(X, index, type, se_fit)
         if events is not None:
             if type != "belief":
                 raise ValueError("events= goes with type='belief' (lower and upper probabilities of the events)")
@@ -433,6 +447,38 @@ class MultinomCalibration(ClassifierResults):
         if inner.any() and wide.any():  # far-out rows: the limit r -> inf, constant in t
             out[np.ix_(wide, inner)] = limit_contour(self._lik, X[wide], w)[:, None]
         return out
+
+    # ---------------------------------------------------------------- glm verbs (evstat.glm)
+    _glm_by_terms = True
+
+    def _glm_design(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        m, p = X.shape
+        K = self.n_classes
+        G = np.zeros((m, K, (K - 1) * p))
+        for k in range(1, K):
+            G[:, k, (k - 1) * p : k * p] = X
+        return G
+
+    def _glm_coef(self) -> NDArray[np.float64]:
+        return self._lik.B_hat.ravel()
+
+    def _glm_cov(self) -> NDArray[np.float64] | None:
+        return self._lik.cov
+
+    def _glm_targets(self) -> NDArray[np.float64]:
+        return np.asarray(self._lik.T, dtype=np.float64)
+
+    def _glm_targets_name(self) -> str:
+        return "Platt targets" if self.targets == "platt" else "0/1 labels"
+
+    def _glm_term_names(self) -> list[str]:
+        return [f"{c}: {t}" for c, t in self._flat_index()]
+
+    def _glm_settings(self) -> dict[str, Any]:
+        return {"targets": self.targets}
+
+    def _glm_refit(self, formula: str, data: pd.DataFrame, **settings: Any) -> MultinomCalibration:
+        return evmultinom(formula, data, **settings)
 
     # ---------------------------------------------------------------- decisions
     def expected_losses(

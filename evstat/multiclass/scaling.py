@@ -55,6 +55,7 @@ from scipy import optimize
 from evstat.exceptions import EvstatWarning
 from evstat.likelihood import column_scale
 from evstat.formula import schema
+from evstat.glm import GLM_TYPES, GlmVerbs
 from evstat.multiclass.base import MulticlassResults, score_design, softmax
 from evstat.multiclass.coupling import is_ovr
 from evstat.results import register
@@ -186,7 +187,7 @@ def _fit_linear_softmax(
     return t, hess(t), converged
 
 
-class _ScalingBase(MulticlassResults):
+class _ScalingBase(MulticlassResults, GlmVerbs):
     """Shared machinery: design tensors, the fit, parameters, persistence."""
 
     title: ClassVar[str] = "Multi-class scaling calibration"
@@ -233,6 +234,45 @@ class _ScalingBase(MulticlassResults):
     def _probs_block(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         G = self._G(self._features(X))
         return softmax(np.einsum("nkp,p->nk", G, self.coef))
+
+    # ---- glm verbs (evstat.glm)
+    def _predict(self, X: NDArray[np.float64], index: pd.Index, type: str, se_fit: bool = False, **options: Any) -> Any:
+        """Predict for new score rows (the training rows when ``newdata`` is None).
+
+        ``type`` ``"prob"``, ``"belief"``, ``"mass"`` as every K-class calibrator
+        (:class:`evstat.classifiers.ClassifierResults`); ``"link"`` (the logits relative to the
+        first class, ``log(p_k / p_0)``) and ``"response"`` (the probabilities) as R's
+        ``predict.glm``, with ``se_fit=True`` their standard errors from the inverse observed
+        information (the delta method; :mod:`evstat.glm`).
+        """
+        if type in GLM_TYPES or se_fit:
+            return self._predict_glm(X, index, type, se_fit)
+        return super()._predict(X, index, type, **options)
+
+    def _glm_design(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        return self._G(self._features(X))
+
+    def _glm_coef(self) -> NDArray[np.float64]:
+        return np.asarray(self.coef, dtype=np.float64)
+
+    def _glm_cov(self) -> NDArray[np.float64] | None:
+        return self.cov
+
+    def _glm_targets(self) -> NDArray[np.float64]:
+        return _onehot(self.training_codes(), self.n_classes)
+
+    def _glm_term_names(self) -> list[str]:
+        return self._names()
+
+    def _glm_formula(self) -> str:
+        f = self.formula  # score_design appended " - 1" (the calibrators add their own intercepts)
+        return f[: -len(" - 1")] if f.endswith(" - 1") else f
+
+    def _glm_settings(self) -> dict[str, Any]:
+        return {"code": self.code} if self.uses_code else {}
+
+    def _glm_refit(self, formula: str, data: pd.DataFrame, **settings: Any) -> Any:
+        return _FITTERS[self.method](formula, data, **settings)
 
     # ---- parameters
     @property
@@ -394,6 +434,12 @@ class DirichletCalibration(MatrixScaling):
     def penalised(self) -> bool:
         """True with ODIR regularisation (reg_lambda or reg_mu > 0)."""
         return self.reg_lambda > 0 or self.reg_mu > 0
+
+    def _glm_penalised(self) -> bool:
+        return self.penalised
+
+    def _glm_settings(self) -> dict[str, Any]:
+        return {"code": self.code, "reg_lambda": self.reg_lambda, "reg_mu": self.reg_mu}
 
     def _check_inputs(self) -> None:
         X = np.asarray(self._X)[:, self.order]
@@ -571,6 +617,13 @@ def dirichlet(
     if not (np.isfinite(lam) and lam >= 0 and np.isfinite(mu) and mu >= 0):
         raise ValueError(f"reg_lambda and reg_mu must be finite and >= 0, got {reg_lambda!r}, {reg_mu!r}")
     return _fit_model(DirichletCalibration, formula, data, code, missing, reg_lambda=lam, reg_mu=mu)
+
+
+#: the fitter of every scaling calibrator (``update`` refits with it)
+_FITTERS: dict[str, Any] = {
+    "temperature": temperature, "vector_scaling": vector_scaling, "matrix_scaling": matrix_scaling,
+    "dirichlet": dirichlet,
+}
 
 
 def contract_code(y: pd.Series) -> pd.DataFrame:

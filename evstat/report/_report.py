@@ -9,6 +9,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
+from evstat.io.atomic import write_text
 from evstat.report._build import build_context
 
 __all__ = ["TEMPLATES", "render_report", "report"]
@@ -167,5 +168,5 @@ def report(
         fits, newdata, y, title, date, reject_cost=reject_cost, bins=bins, grid=grid, seed=seed,
         provenance=provenance, notes=notes, pool=pool, queries=queries, draws=draws,
     )
-    path.write_text(html, encoding="utf-8", newline="\n")
+    write_text(path, html, encoding="utf-8", newline="\n")  # atomic: a failure leaves the old file
     return path
