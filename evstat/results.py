@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from dataclasses import dataclass
 import sys
 from abc import ABC, abstractmethod
 from pathlib import Path
@@ -55,6 +56,7 @@ from evstat.formula.schema import SchemaError, Spec, read_json, validate, verify
 from evstat.lazy import NOT_DASK, dispatch
 
 __all__ = [
+    "Capabilities",
     "FORMAT",
     "FORMAT_VERSION",
     "REJECT",
@@ -81,6 +83,44 @@ _LINEAR_TYPES = ("link", "response")
 
 #: The one lazy hook upward: verb -> (module, function) of the presentation layer.
 _UPWARD = {"plot": ("evstat.plotting", "plot"), "report": ("evstat.report", "report")}
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a results class supports, declared once per class (``capabilities = Capabilities(...)``)
+    and read by ``decide``, plotting, the report and the contract tests (instead of probing for
+    methods); ``tests/test_capabilities.py`` checks every registered class's declaration
+    against its members.
+
+    Attributes
+    ----------
+    profiles : bool
+        Coefficients with a profile likelihood: ``params``, ``profile(...)``,
+        ``conf_int(method="profile")`` (the ``"profile"`` figure, the report's coefficient table).
+    contours : bool
+        A predictive contour ``predictive_contour(newdata)`` (the ``"contours"`` figure).
+    densities : bool
+        Fitted class-conditional score densities ``densities(s)`` (bayescal).
+    k_class_mass : bool
+        ``predict(type="mass")`` for K >= 3. False for a model whose K-class predictions are lower
+        and upper probabilities that are not those of a mass function (evmultinom): it refuses
+        ``type="mass"`` for K >= 3 with a message, and the contract tests check that refusal.
+    default_strategy : str
+        The strategy of ``decide(strategy=None)``.
+    extra_strategies : tuple of str
+        The model's own, non loss-based decision strategies beyond
+        :data:`evstat.belief.STRATEGIES` (the evidential classifiers' ``"credal"``).
+    """
+
+    profiles: bool = False
+    contours: bool = False
+    densities: bool = False
+    k_class_mass: bool = True
+    default_strategy: str = "pessimistic"
+    extra_strategies: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_strategy(self.default_strategy, self.extra_strategies)
+
 
 _REGISTRY: dict[str, type] = {}
 #: method -> (example fitter, class counts it supports), for the contract tests
@@ -300,10 +340,9 @@ class Results(ABC):
     """
 
     method: ClassVar[str] = "model"
-    #: False for a model whose K >= 3 predictions are lower and upper probabilities that are not
-    #: those of a mass function (evmultinom): its ``predict(type="mass")`` refuses K >= 3 with a
-    #: message, and the contract tests check that refusal instead
-    k_class_mass: ClassVar[bool] = True
+    #: what the model supports, declared once per class (read by plotting, the report, decide
+    #: and the contract tests instead of probing for methods)
+    capabilities: ClassVar[Capabilities] = Capabilities()
 
     # ---------------------------------------------------------------- facts
     @property
@@ -389,17 +428,12 @@ class Results(ABC):
         :data:`evstat.belief.STRATEGIES`; ``rho`` is checked."""
 
     def _decide_extra(self, X: np.ndarray, index: pd.Index, strategy: str) -> pd.Series:
-        """Decisions of a strategy of :attr:`extra_strategies` (not loss-based)."""
+        """Decisions of a strategy of ``capabilities.extra_strategies`` (not loss-based)."""
         raise NotImplementedError(f"{self.method} declares no strategy {strategy!r}")
 
     # ---------------------------------------------------------------- the verbs (template methods)
     #: the values ``predict(type=...)`` accepts
     result_types: ClassVar[tuple[str, ...]] = RESULT_TYPES
-    #: the model's own decision strategies beyond :data:`evstat.belief.STRATEGIES`, which are not
-    #: loss-based (the evidential classifiers' ``"credal"``)
-    extra_strategies: ClassVar[tuple[str, ...]] = ()
-    #: the strategy of ``decide(strategy=None)``
-    default_strategy: ClassVar[str] = "pessimistic"
 
     def predict(
         self, newdata: pd.DataFrame | None = None, type: str = "prob", missing: str = "raise", **options: Any
@@ -478,10 +512,11 @@ class Results(ABC):
         newdata : pandas.DataFrame or dask.dataframe.DataFrame, optional
             Score rows (the training rows when None); a dask DataFrame gives a lazy result.
         strategy : str, optional
-            One of :data:`evstat.belief.STRATEGIES`, or of the model's :attr:`extra_strategies`
+            One of :data:`evstat.belief.STRATEGIES`, or of the model's
+            ``capabilities.extra_strategies``
             (the evidential classifiers' ``"credal"``: the focal set of maximal mass, which may
             be a class, a meta-class or the outlier class; an object Series). Default: the
-            model's :attr:`default_strategy`.
+            model's ``capabilities.default_strategy``.
         reject_cost : float in [0, 1], optional
             Cost of the reject action (0-1 costs for the classes).
         missing : {"raise", "drop"}
@@ -511,9 +546,10 @@ class Results(ABC):
         )
         if lazy is not NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
             return lazy
-        strategy = check_strategy(self.default_strategy if strategy is None else strategy, self.extra_strategies)
+        caps = self.capabilities
+        strategy = check_strategy(caps.default_strategy if strategy is None else strategy, caps.extra_strategies)
         r = check_rho(rho)
-        if strategy in self.extra_strategies:
+        if strategy in caps.extra_strategies:
             if reject_cost is not None or loss is not None:
                 raise ValueError(
                     f"strategy={strategy!r} is not loss-based; it takes neither reject_cost nor loss"

@@ -27,7 +27,7 @@ from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
 from evstat._config import config_context, get_config
 from evstat.calibration.base import CalibrationResults, _duration
 from evstat.glm import GLM_TYPES, GlmVerbs
-from evstat.results import register
+from evstat.results import Capabilities, register
 from evstat.summary import Summary, format_number
 from evstat.formula import MAX_DESIGN_ABS, ModelFrame, model_frame, schema
 from evstat.likelihood import (
@@ -264,6 +264,7 @@ class LogitCalibration(CalibrationResults, GlmVerbs):
     """
 
     method = "evlogit"
+    capabilities = Capabilities(profiles=True, contours=True)
 
     def __init__(
         self,

@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 from evstat.belief import Frame, MassArray
 from evstat.belief import decide as belief_decide
 from evstat.formula import CLASS_FRAME, ClassFrame, schema
-from evstat.results import Results
+from evstat.results import Capabilities, Results
 from evstat.summary import Summary
 
 __all__ = ["ClassifierResults", "OUTLIER"]
@@ -227,7 +227,7 @@ class ClassifierResults(Results):
         return self.predict(newdata, type="belief", missing=missing)
 
     #: the credal decision of Liu, Pan and Dezert (paper 002), beside the loss-based strategies
-    extra_strategies: ClassVar[tuple[str, ...]] = ("credal",)
+    capabilities: ClassVar[Capabilities] = Capabilities(extra_strategies=("credal",))
 
     def _decide(
         self, X: NDArray[np.float64], strategy: str, loss: pd.DataFrame | None, rho: float, reject_cost: float | None

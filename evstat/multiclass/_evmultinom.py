@@ -89,7 +89,7 @@ from evstat.likelihood.multinomial import (
     multinomial_targets,
     predictive_bounds,
 )
-from evstat.results import register
+from evstat.results import Capabilities, register
 from evstat.summary import Summary, format_number
 
 __all__ = ["MultinomCalibration", "evmultinom"]
@@ -117,7 +117,9 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
     """
 
     method: ClassVar[str] = "evmultinom"
-    k_class_mass: ClassVar[bool] = False
+    #: lower and upper probabilities, not masses, for K >= 3 (and so no credal decision);
+    #: coefficient profiles
+    capabilities: ClassVar[Capabilities] = Capabilities(k_class_mass=False, profiles=True)
 
     def __init__(self, cf: ClassFrame, params: ArrayLike | None = None, targets: str = "platt") -> None:
         super().__init__(cf)
@@ -515,9 +517,6 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
             up[:, a] = mn + (mx - mn) * u_
             lo[:, a] = mn + (mx - mn) * l_
         return up, lo, th @ mat.T
-
-    #: evmultinom's predictions are lower and upper probabilities, not masses: no credal decision
-    extra_strategies: ClassVar[tuple[str, ...]] = ()
 
     def _decide(
         self, X: NDArray, strategy: str, loss: pd.DataFrame | None, rho: float, reject_cost: float | None
