@@ -104,6 +104,9 @@ class Capabilities:
         ``predict(type="mass")`` for K >= 3. False for a model whose K-class predictions are lower
         and upper probabilities that are not those of a mass function (evmultinom): it refuses
         ``type="mass"`` for K >= 3 with a message, and the contract tests check that refusal.
+    refit : bool
+        ``fit.refit(data)`` fits the same formula with the same options on other data (what
+        active learning's ``update`` calls).
     default_strategy : str
         The strategy of ``decide(strategy=None)``.
     extra_strategies : tuple of str
@@ -115,6 +118,7 @@ class Capabilities:
     contours: bool = False
     densities: bool = False
     k_class_mass: bool = True
+    refit: bool = False
     default_strategy: str = "pessimistic"
     extra_strategies: tuple[str, ...] = ()
 
@@ -426,6 +430,31 @@ class Results(ABC):
         otherwise a checked loss matrix, one row per action, the classes as columns in
         :attr:`classes` order (and ``reject_cost`` is None). ``strategy`` is one of
         :data:`evstat.belief.STRATEGIES`; ``rho`` is checked."""
+
+    def refit(self, data: pd.DataFrame) -> Any:
+        """The same model (formula and options) fitted on ``data``; ``self`` is unchanged. For the
+        models that declare ``capabilities.refit`` (active learning's ``update`` calls it).
+
+        Examples
+        --------
+        >>> import evstat as ev
+        >>> d = ev.datasets.simulate_gaussian(40, seed=3)
+        >>> ev.evlogit("y ~ x1", d.iloc[:20]).refit(d).nobs
+        40
+        """
+        if not self.capabilities.refit:
+            have = ", ".join(m for m, c in _registry().items() if c.capabilities.refit)
+            raise ValueError(
+                f"{self.method} does not declare how to refit itself (the models that do: {have}); "
+                f"fit it again with its own function on the new data"
+            )
+        if not isinstance(data, pd.DataFrame):
+            raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+        return self._refit(data)
+
+    def _refit(self, data: pd.DataFrame) -> Any:
+        """The hook of :meth:`refit` (models with ``capabilities.refit``)."""
+        raise NotImplementedError
 
     def _decide_extra(self, X: np.ndarray, index: pd.Index, strategy: str) -> pd.Series:
         """Decisions of a strategy of ``capabilities.extra_strategies`` (not loss-based)."""

@@ -264,7 +264,10 @@ class LogitCalibration(CalibrationResults, GlmVerbs):
     """
 
     method = "evlogit"
-    capabilities = Capabilities(profiles=True, contours=True)
+    capabilities = Capabilities(profiles=True, contours=True, refit=True)
+
+    def _refit(self, data: pd.DataFrame) -> LogitCalibration:
+        return evlogit(self.formula, data, targets=self.targets, positive=self.positive)
 
     def __init__(
         self,
