@@ -9,7 +9,9 @@ keeps its builtin base too (``SchemaError`` is a ``ValueError``, ``EkNNFitWarnin
 The classes live next to the code that raises them and are importable from there; this module
 defines only the two bases and imports nothing, so that every layer can import it
 (``tests/test_exceptions.py`` checks that every error and warning class of evstat derives from
-them):
+them). ``evstat.cli.Terminated`` (SIGTERM) derives from ``BaseException`` on purpose, as
+``KeyboardInterrupt`` does, so that ``except Exception`` does not swallow it; it is a signal, not
+an error, and stays outside this rule:
 
 ==========================  =====================  =========================================
 class                       builtin base           raised or warned by
@@ -20,6 +22,8 @@ class                       builtin base           raised or warned by
 ``DogmaticMassError``       ValueError             the cautious rule on a dogmatic mass function
 ``CommandError``            Exception              the ``evstat`` command line (exit status 2;
                                                    ``evstat.cli``)
+``SameFileError``           ValueError             an output that is one of the inputs
+                                                   (``evstat.io.atomic``)
 ``EmptyClassWarning``       UserWarning            a response level with no rows
 ``EmptyCellWarning``        UserWarning            test rows in an empty bin or cell
 ``ConflictWarning``         UserWarning            disjoint calibration's conflict

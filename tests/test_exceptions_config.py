@@ -27,10 +27,12 @@ def test_every_error_and_warning_derives_from_the_bases():
     found = {}
     for mod in _evstat_modules():
         for obj in vars(mod).values():
-            if isinstance(obj, type) and issubclass(obj, BaseException) and obj.__module__.startswith("evstat"):
+            # errors and warnings (Exception subclasses); a BaseException-only class is a signal
+            # such as evstat.cli.Terminated (SIGTERM), kept out of `except Exception` on purpose
+            if isinstance(obj, type) and issubclass(obj, Exception) and obj.__module__.startswith("evstat"):
                 found[f"{obj.__module__}.{obj.__qualname__}"] = obj
     found = {k: v for k, v in found.items() if v not in (EvstatError, EvstatWarning)}
-    assert len(found) >= 11, sorted(found)
+    assert len(found) >= 12, sorted(found)
     bad = [k for k, c in found.items() if not issubclass(c, EvstatWarning if issubclass(c, Warning) else EvstatError)]
     assert not bad, f"not derived from evstat.exceptions' bases: {bad}"
 
@@ -116,15 +118,21 @@ def test_sample_rows_setting_drives_the_calibration_subsample():
         assert pos.size == 25 and "set_config(calibration_sample_rows" in fit.calibration_sample_note()
 
 
+@pytest.mark.slow
 def test_process_pool_workers_get_the_parents_settings():
-    """evstat predict's workers start from the defaults; their initializer applies the parent's
-    settings (evstat.bulk._init_worker)."""
+    """evstat predict's spawned workers start from the defaults; their initializer applies the
+    parent's settings (evstat.bulk._init_worker, as predict_file passes them)."""
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
     from evstat import bulk
 
     fit = ev.evlogit("y ~ x1", ev.datasets.simulate_gaussian(30, seed=1))
-    try:
-        bulk._init_worker(fit.to_dict(), {**ev.get_config(), "progress_min_rows": 9})
-        assert ev.get_config()["progress_min_rows"] == 9
-        assert bulk._WORKER_FIT.params.equals(fit.params)
-    finally:
-        ev.set_config(progress_min_rows=50_000)
+    config = {**ev.get_config(), "progress_min_rows": 9}
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(1, mp_context=ctx, initializer=bulk._init_worker,
+                             initargs=(fit.to_dict(), os.getpid(), config)) as pool:
+        assert pool.submit(_config.get_config).result(timeout=300)["progress_min_rows"] == 9
+    with ProcessPoolExecutor(1, mp_context=ctx) as pool:  # without the initializer: the defaults
+        assert pool.submit(_config.get_config).result(timeout=300)["progress_min_rows"] == 50_000
