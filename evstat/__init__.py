@@ -13,8 +13,6 @@ Examples
 (2, 3)
 """
 
-from __future__ import annotations
-
 __version__ = "0.1.0"
 
 from typing import TYPE_CHECKING
@@ -63,7 +61,8 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))
+    """``dir(evstat)``: the public names and the subpackages, not the helpers of this file."""
+    return sorted(set(__all__) | set(_SUBMODULES))
 
 
 if TYPE_CHECKING:  # the same names, eagerly, for type checkers

@@ -26,7 +26,7 @@ import argparse
 import inspect
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -102,6 +102,17 @@ _COMMANDS = {
 }
 
 
+#: every command of ``evstat``, in the order of ``evstat --help``
+_COMMAND_NAMES = ("report", *_COMMANDS)
+_HELP_HINTS = tuple(f"'evstat {c} --help'" for c in _COMMAND_NAMES)
+
+
+def _or(words: Iterable[str]) -> str:
+    """``a, b, c or d``."""
+    w = list(words)
+    return w[0] if len(w) == 1 else f"{', '.join(w[:-1])} or {w[-1]}"
+
+
 def _command_of(argv: Sequence[str]) -> str | None:
     """The command of an argument list: its first word that is not an option (the top-level
     parser's options, ``--help`` and ``--version``, take no value)."""
@@ -117,7 +128,8 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="evstat",
         description="evstat: evidential (belief-function) calibration of classifier scores.",
-        epilog="Run 'evstat report --help', 'evstat reproduce --help' or 'evstat query --help' for the options of a command.",
+        # Every command, from the one list of commands (a new command is named without editing this).
+        epilog=f"Run {_or(_HELP_HINTS)} for the options of a command.",
     )
     from evstat import __version__
 
@@ -516,8 +528,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except SystemExit as exc:  # --help, --version, usage errors (already printed)
             return int(exc.code or 0)
         if args.command is None:
-            print("evstat: error: choose a command: report, predict, reproduce or query (see 'evstat --help')",
-                  file=sys.stderr)
+            print(f"evstat: error: choose a command: {_or(_COMMAND_NAMES)} (see 'evstat --help')", file=sys.stderr)
             return 2
         command = f"evstat {args.command}"
         return _run(args)

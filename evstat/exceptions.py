@@ -18,6 +18,7 @@ class                       builtin base           raised or warned by
 ==========================  =====================  =========================================
 ``SchemaError``             ValueError             a saved model that does not match its schema
 ``UnsafeFormulaError``      ValueError             a formula outside the whitelist
+``FormulaLimitError``       ValueError             a formula beyond the size limits
 ``TotalConflictError``      ValueError             Dempster's rule on totally conflicting masses
 ``DogmaticMassError``       ValueError             the cautious rule on a dogmatic mass function
 ``CommandError``            Exception              the ``evstat`` command line (exit status 2;

@@ -140,12 +140,16 @@ def _replace_dot(side: str, by: str) -> tuple[str, bool]:
 def _rhs_terms(rhs: str) -> tuple[bool, list[str]]:
     """Whether the right-hand side ``rhs`` has an intercept, and its other terms' names after
     patsy's term algebra, in R's order (by degree, then first appearance)."""
-    from patsy import ModelDesc, PatsyError
+    from patsy import PatsyError
 
+    from evstat.formula import limits
+
+    text = f"y ~ {rhs}"
+    limits.check_text(text)  # the formula's size limits (FormulaLimitError names the limit)
     try:
-        terms = ModelDesc.from_formula(rhs).rhs_termlist
+        terms = limits.model_desc(text).rhs_termlist  # patsy's terms without recursion (long sums)
     except PatsyError as err:
-        raise ValueError(f"cannot simplify the right-hand side {rhs!r}: {err}") from None
+        raise ValueError(f"cannot simplify the right-hand side {rhs[:200]!r}: {err}") from None
     intercept = any(len(t.factors) == 0 for t in terms)
     rest = sorted((t for t in terms if t.factors), key=lambda t: len(t.factors))  # stable: R's order
     return intercept, [t.name() for t in rest]

@@ -22,8 +22,6 @@ Examples
 (2, True)
 """
 
-from __future__ import annotations
-
 from evstat.active.loop import simulate, test_metrics
 from evstat.active._query import STRATEGIES, check_pool, criterion, pool_belief, query
 from evstat.active._update import labelled_data, update

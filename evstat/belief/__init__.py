@@ -30,8 +30,6 @@ Examples
 'reject'
 """
 
-from __future__ import annotations
-
 from evstat.belief import measures, rules, transforms
 from evstat.belief.combination import RULES, combine
 from evstat.belief.decision import (

@@ -1,7 +1,5 @@
 """Calibrators, one module each, sharing one results protocol (:mod:`.base`)."""
 
-from __future__ import annotations
-
 from evstat.calibration._disjoint import (
     ConflictWarning,
     DisjointCalibration,

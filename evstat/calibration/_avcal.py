@@ -236,7 +236,7 @@ class AssignmentValueCalibration(PointCalibration):
     rho : float
         Smoothing factor of the simple normalisation.
     scale : float or None
-        M = max |s| of the calibration rows (``prescale="normcal"``).
+        ``M = max |s|`` of the calibration rows (``prescale="normcal"``).
     partitions : pandas.DataFrame
         One row per assigned class (negative, positive): ``kind``, ``n`` (N_T), ``p_t``,
         ``p_a``, ``n_a``, ``n_opt``, ``objective``, ``gridded`` (see the module docstring).

@@ -194,7 +194,7 @@ class BayesCalibration(PointCalibration):
         return alap_logpdf(s, row["mode"], row["beta"], row["gamma"])
 
     def log_odds(self, s: Any) -> NDArray[np.float64]:
-        """log(pi_+ f_+(s)) - log(pi_- f_-(s)) for scores ``s`` (after the transform)."""
+        """``log(pi_+ f_+(s)) - log(pi_- f_-(s))`` for scores ``s`` (after the transform)."""
         x = np.asarray(s, dtype=np.float64)
         neg, pos = self.params.loc["negative"], self.params.loc["positive"]
         with np.errstate(over="ignore", invalid="ignore"):
@@ -241,7 +241,7 @@ class BayesCalibration(PointCalibration):
         return self._theta(np.asarray(X, dtype=np.float64)[:, self._col])
 
     def densities(self, s: Any) -> pd.DataFrame:
-        """The fitted class-conditional densities f_-(s), f_+(s) at scores ``s`` (on the scale
+        """The fitted class-conditional densities ``f_-(s)``, ``f_+(s)`` at scores ``s`` (on the scale
         after the transform), columns named by the classes."""
         x = np.asarray(s, dtype=np.float64)
         return pd.DataFrame(

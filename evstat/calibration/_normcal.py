@@ -9,7 +9,7 @@ goes to 0.5. The method uses no labels: it is a pre-calibration (for assignment 
 Gebel's Dirichlet calibration), not a calibration of the assessment uncertainty, as the thesis
 says.
 
-Test scores beyond the calibration range (|s| > M) would leave [0, 1]; they are clipped to
+Test scores beyond the calibration range (``|s| > M``) would leave [0, 1]; they are clipped to
 +-M (the thesis's rule, as the issue asks), which ``beyond="raise"`` turns into an error
 instead. For K scores the thesis takes M over all rows and columns; a binary calibrator has one
 score column.
@@ -48,21 +48,21 @@ def _check_rho(rho: Any) -> float:
 
 
 def normalise_scores(s: Any, scale: float, rho: float = 1.05) -> NDArray[np.float64]:
-    """Gebel's eq. 4.1 with a given ``scale`` = max |s| of the calibration data (no clipping).
+    """Gebel's eq. 4.1 with a given ``scale`` = ``max |s|`` of the calibration data (no clipping).
 
     Parameters
     ----------
     s : array-like
         Scores (any shape).
     scale : float
-        M = max |s| over the calibration data (> 0).
+        ``M = max |s|`` over the calibration data (> 0).
     rho : float
         Smoothing factor >= 1.
 
     Returns
     -------
     numpy.ndarray
-        (s + rho M) / (2 rho M), in [0, 1] for |s| <= rho M.
+        ``(s + rho M) / (2 rho M)``, in [0, 1] for ``|s| <= rho M``.
 
     Examples
     --------
@@ -81,9 +81,9 @@ class NormalisedCalibration(PointCalibration):
     rho : float
         Smoothing factor.
     scale : float
-        M = max |s| over the calibration rows.
+        ``M = max |s|`` over the calibration rows.
     beyond : {"clip", "raise"}
-        What test scores with |s| > M get.
+        What test scores with ``|s| > M`` get.
     """
 
     method = "normcal"
@@ -117,7 +117,7 @@ class NormalisedCalibration(PointCalibration):
         return normalise_scores(s, self.scale, self.rho)
 
     def tidy(self) -> pd.DataFrame:
-        """One row per parameter: ``rho`` (smoothing factor) and ``scale`` (M = max |s|)."""
+        """One row per parameter: ``rho`` (smoothing factor) and ``scale`` (``M = max |s|``)."""
         return pd.DataFrame({"term": ["rho", "scale"], "estimate": [self.rho, self.scale]})
 
     def glance(self) -> pd.DataFrame:
@@ -177,7 +177,7 @@ def normcal(
     rho : float
         Smoothing factor >= 1 (1.05 as in the thesis).
     beyond : {"clip", "raise"}
-        Test scores with |s| > M: clipped to +-M (default, the thesis's rule) or an error.
+        Test scores with ``|s| > M``: clipped to +-M (default, the thesis's rule) or an error.
     positive, missing
         As :func:`evstat.evlogit`.
 

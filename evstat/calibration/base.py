@@ -257,7 +257,7 @@ class CalibrationResults(ModelFrameFacts, Results):
         return np.asarray(belief_decide(masses, loss, strategy=strategy, rho=rho).choice, dtype=object)
 
     #: seconds per (test row x calibration row) of ``predict(type="belief")``: the cost model
-    #: ``seconds ~ rows x n x cost_per_cell`` (docs/large-calibration-sets.md); None where the
+    #: ``seconds ~ rows x n x cost_per_cell`` (docs/guide/large-data.md); None where the
     #: cost per test row does not grow with the calibration size
     cost_per_cell: ClassVar[float | None] = None
 

@@ -19,8 +19,6 @@ Examples
 ['theta', 'bel', 'pl']
 """
 
-from __future__ import annotations
-
 from evstat.classifiers.base import OUTLIER, ClassifierResults
 from evstat.classifiers.credal import CredalKNNClassifier, credal_knn, ec_dbar, ec_masses, ec_support
 from evstat.classifiers._eknn import (

@@ -17,8 +17,6 @@ Examples
 (10, 50, 90)
 """
 
-from __future__ import annotations
-
 from evstat.experiments.methods import METHODS, available_methods, method_errors, predict_methods
 from evstat.experiments.minary2019 import DATASETS, StudyResults, load_results, run_minary2019
 from evstat.experiments.partition import TABLE2, EnsembleSizes, ensemble_partitions, reject_partition

@@ -14,7 +14,8 @@ Modules: :mod:`~evstat.formula._parse` (the split on ``~``: :func:`split_formula
 :mod:`~evstat.formula.frame` (:class:`ModelFrame`, :func:`model_frame`),
 :mod:`~evstat.formula.classes` (:class:`ClassFrame`, :func:`class_frame`),
 :mod:`~evstat.formula._json` (index and level JSON), :mod:`~evstat.formula.schema` (saved-file
-schemas), :mod:`~evstat.formula.whitelist` (what a formula may call).
+schemas), :mod:`~evstat.formula.whitelist` (what a formula may call),
+:mod:`~evstat.formula.limits` (how large a formula may be).
 
 Formula language
 ----------------
@@ -49,15 +50,23 @@ Formula language
   calibration, the nearest-neighbour and ball classifiers) refuse factor terms with
   :meth:`ModelFrame.require_numeric`.
 * Every other column used on the right must be numeric.
+* ``.`` means every column of ``data`` but the response, as in R: ``y ~ .`` uses them all,
+  ``y ~ . - id`` all but ``id``, ``y ~ . + np.log(s)`` adds a transform
+  (:func:`expand_dot`). The model's formula is the expanded one, as R's ``formula(fit)``.
+* Size limits (:mod:`evstat.formula.limits`): at most 200,000 characters, nesting depth 100
+  (brackets, runs of signs, the syntax tree of a term), 10,000 terms after expansion,
+  formula-level powers up to 32, numbers of at most 100 digits and integer constants within
+  63 bits (``2**70`` is refused before it is computed; write ``2.0**70``). A formula beyond a
+  limit is refused with a :class:`~evstat.formula.limits.FormulaLimitError` (a ``ValueError``)
+  naming the limit, on every path: fitting, the command line and loading a saved model. A
+  formula naming 2,000 score columns (written out or as ``.``) is fine.
 
 Nothing is silently dropped or clipped: missing values are an error unless ``missing="drop"``,
 infinite values are always an error, and so are non-finite values produced by a transform.
 """
 
-from __future__ import annotations
-
-from evstat.formula import schema, whitelist
-from evstat.formula._parse import response_name, split_formula
+from evstat.formula import limits, schema, whitelist
+from evstat.formula._parse import expand_dot, response_name, split_formula
 from evstat.formula.classes import CLASS_FRAME, ClassFrame, class_frame
 from evstat.formula.design import MAX_DESIGN_ABS
 from evstat.formula.frame import FORMAT, FORMAT_VERSION, ModelFrame, model_frame
@@ -73,6 +82,8 @@ __all__ = [
     "ModelFrame",
     "class_frame",
     "code_response",
+    "expand_dot",
+    "limits",
     "model_frame",
     "response_name",
     "schema",

@@ -1,4 +1,5 @@
-"""Parsing a formula: the split on ``~``, the response name, the variables of the right-hand side.
+"""Parsing a formula: the split on ``~``, the response name, the variables of the right-hand side,
+and R's ``.`` (every other column of the data).
 
 Every part of evstat that reads a formula's text (the model frames, the command line) goes
 through :func:`split_formula` and :func:`response_name`; nothing else splits on ``~``.
@@ -7,11 +8,14 @@ through :func:`split_formula` and :func:`response_name`; nothing else splits on 
 from __future__ import annotations
 
 import ast
+import keyword
+from collections.abc import Iterable
+from typing import Any
 
-import patsy
 from patsy import PatsyError
+from patsy.parse_formula import _default_ops, _tokenize_formula
 
-from evstat.formula import whitelist
+from evstat.formula import limits, whitelist
 
 #: Names a formula may use that are not data columns (the whitelisted functions).
 KNOWN_NAMES = set(whitelist.function_names()) | {"np", "numpy"}
@@ -112,7 +116,7 @@ def _lhs_name(lhs: str) -> str:
     """The response column named by the left-hand side ``lhs``: a bare name or ``Q("name")``."""
     try:
         node = ast.parse(lhs, mode="eval").body
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # limits: checked later
         node = None
     if (
         isinstance(node, ast.Call)
@@ -130,7 +134,7 @@ def _lhs_name(lhs: str) -> str:
 def _rhs_codes(rhs: str, formula: str) -> list[str]:
     """The Python code of every factor on the right-hand side, in formula order."""
     try:
-        desc = patsy.ModelDesc.from_formula(rhs)
+        desc = limits.model_desc(rhs)
     except PatsyError as err:
         raise ValueError(f"cannot parse the right-hand side of formula {formula!r}: {err}") from None
     codes: list[str] = []
@@ -149,7 +153,7 @@ def _names_in(code: str) -> list[tuple[str, bool]]:
     """
     try:
         tree = ast.parse(code.strip(), mode="eval")
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []  # patsy reports the syntax error with its own caret diagram
     bound = {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
     bound |= {
@@ -170,3 +174,84 @@ def _names_in(code: str) -> list[tuple[str, bool]]:
             found.append((node.lineno, node.col_offset, node.args[0].value, True))
     found.sort()
     return [(name, quoted) for _, _, name, quoted in found]
+
+
+def _column_term(name: Any, formula: str) -> str:
+    """A column as a formula term: bare if it is a plain identifier, else ``Q("name")``."""
+    if not isinstance(name, str):
+        raise ValueError(
+            f"formula {formula[:80]!r} uses '.' (every other column), but data has the column "
+            f"label {name!r}, which is not a string; a formula can only name string columns: "
+            "rename the columns, e.g. data.columns = data.columns.astype(str)"
+        )
+    plain = (
+        name.isidentifier()
+        and not keyword.iskeyword(name)
+        and name not in KNOWN_NAMES
+        and not name.startswith("_")
+    )
+    return name if plain else f"Q({name!r})"
+
+
+def expand_dot(formula: str, columns: Iterable[Any]) -> str:
+    """Replace R's ``.`` on the right-hand side by every column of the data but the response.
+
+    As in R (``lm(y ~ ., data)``), ``.`` stands for all columns not on the left-hand side, in
+    the data's order, as one parenthesised sum, so it combines with the other operators:
+    ``y ~ . - id`` is every column but ``id`` (and the response), ``y ~ . + log(s)`` adds a
+    transformed column, ``y ~ s:.`` interacts ``s`` with each column. Column names that are not
+    plain identifiers are quoted as ``Q("name")``. A formula without ``.`` is returned unchanged;
+    a ``.`` inside Python code (``np.log``, ``0.5``) is not a term and is left alone. The
+    expanded formula is the model's formula (R's ``formula(fit)`` shows the expansion too).
+
+    Parameters
+    ----------
+    formula : str
+        ``"response ~ terms"``.
+    columns : iterable
+        The data's column labels (strings).
+
+    Returns
+    -------
+    str
+        The formula with each ``.`` term replaced by ``(c1 + c2 + ...)``.
+
+    Raises
+    ------
+    ValueError
+        ``.`` is used and a column label is not a string, or the data has no column besides the
+        response.
+
+    Examples
+    --------
+    >>> from evstat.formula import expand_dot
+    >>> expand_dot("y ~ . - id", ["y", "s1", "svm 2", "id"])
+    "y ~ (s1 + Q('svm 2') + id) - id"
+    >>> expand_dot("y ~ np.log(s) + 0.5", ["y", "s"])
+    'y ~ np.log(s) + 0.5'
+    """
+    if "." not in formula:
+        return formula
+    try:
+        tokens = list(_tokenize_formula(formula, [op.token_type for op in _default_ops]))
+    except (PatsyError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return formula  # the whitelist reports a formula that does not tokenise
+    dots = [t.origin for t in tokens if t.type == "PYTHON_EXPR" and t.extra == "."]
+    if not dots:
+        return formula
+    lhs, _ = split_formula(formula)
+    response = _lhs_name(lhs)
+    names = [c for c in columns if c != response]
+    if not names:
+        raise ValueError(
+            f"formula {formula[:80]!r} uses '.' (every column but the response {response!r}), "
+            "but data has no other column"
+        )
+    expansion = "(" + " + ".join(_column_term(c, formula) for c in names) + ")"
+    out, last = [], 0
+    for origin in dots:
+        out.append(formula[last : origin.start])
+        out.append(expansion)
+        last = origin.end
+    out.append(formula[last:])
+    return "".join(out)

@@ -16,7 +16,7 @@ import pandas as pd
 import patsy
 from patsy import PatsyError
 
-from evstat.formula import whitelist
+from evstat.formula import limits, whitelist
 from evstat.formula._util import _SHOW, _fmt_labels, _fmt_values, _native, _rows
 
 #: Relative tolerance for collinearity: a design column whose component orthogonal to the
@@ -199,7 +199,7 @@ def _design(rhs: str, columns: Mapping[str, Any], n: int, formula: str) -> Any:
     try:
         with np.errstate(all="ignore"):
             return patsy.dmatrix(
-                rhs, _patsy_frame(columns, n), eval_env=_eval_env(), NA_action=_NA_NONE,
+                limits.model_desc(rhs), _patsy_frame(columns, n), eval_env=_eval_env(), NA_action=_NA_NONE,
                 return_type="matrix",
             )
     except PatsyError as err:
@@ -282,9 +282,39 @@ def _collinear_report(X: np.ndarray, terms: list[str]) -> tuple[int, int, list[i
 
     Returns ``(rank, first_dependent_column, independent_columns_before_it)``; the dependent
     column is -1 when the design has full column rank.
+
+    Fast path (for wide designs, e.g. 2,000 score columns): the Cholesky factor ``L`` of the
+    Gram matrix of the unit-norm columns (one matrix product and one LAPACK call); ``L[j, j]``
+    is column j's distance from the span of the columns before it, the quantity the sequential
+    check compares with the tolerance. The Gram matrix squares the condition number, so the
+    fast path only answers "full rank" when every ``L[j, j]`` is at least
+    :data:`_FAST_RANK_MARGIN` (far above the tolerance and far above the rounding error of the
+    Gram matrix); any smaller distance (a dependent or nearly dependent column) goes to the
+    sequential Gram-Schmidt below, the obviously correct path, which decides and names the
+    columns. ``tests/hostile/test_formula_bounds.py`` checks that the two paths agree.
     """
     norms = np.linalg.norm(X, axis=0)
-    basis = np.empty((X.shape[0], 0))
+    if X.shape[1] > _FAST_RANK_MIN_COLUMNS and X.shape[0] >= X.shape[1] and np.all(norms > 0):
+        U = X / norms
+        try:
+            diag = np.diagonal(np.linalg.cholesky(U.T @ U))
+        except np.linalg.LinAlgError:
+            diag = np.zeros(1)
+        if np.all(diag >= _FAST_RANK_MARGIN):
+            return X.shape[1], -1, []
+    return _collinear_sequential(X, norms)
+
+
+#: designs wider than this use the fast full-rank check of :func:`_collinear_report`
+_FAST_RANK_MIN_COLUMNS = 50
+#: the fast check answers "full rank" only when every distance is at least this
+_FAST_RANK_MARGIN = 1e-4
+
+
+def _collinear_sequential(X: np.ndarray, norms: np.ndarray) -> tuple[int, int, list[int]]:
+    """The sequential Gram-Schmidt rank check of :func:`_collinear_report` (reference path)."""
+    basis_all = np.empty((X.shape[0], X.shape[1]))
+    basis = basis_all[:, :0]
     independent: list[int] = []
     first = -1
     first_independent: list[int] = []
@@ -301,8 +331,9 @@ def _collinear_report(X: np.ndarray, terms: list[str]) -> tuple[int, int, list[i
             if first < 0:
                 first, first_independent = j, list(independent)
             continue
-        basis = np.column_stack([basis, r / resid_norm])
+        basis_all[:, len(independent)] = r / resid_norm
         independent.append(j)
+        basis = basis_all[:, : len(independent)]
     return len(independent), first, first_independent
 
 

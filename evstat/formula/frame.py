@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 import patsy
 
-from evstat.formula import schema, whitelist
+from evstat.formula import limits, schema, whitelist
 from evstat.formula._json import _index_from_json, _index_to_json, _json_scalar
-from evstat.formula._parse import KNOWN_NAMES, _lhs_name, _names_in, _rhs_codes, split_formula
+from evstat.formula._parse import KNOWN_NAMES, _lhs_name, _names_in, _rhs_codes, expand_dot, split_formula
 from evstat.formula._util import _available, _check_missing_arg, _fmt_labels, _fmt_values, _rows
 from evstat.formula.design import (
     _build_X,
@@ -607,6 +607,9 @@ def _evaluate(
         )
     if min_rows is not None and (not isinstance(min_rows, numbers.Integral) or min_rows < 0):
         raise ValueError(f"min_rows must be a non-negative integer or None, got {min_rows!r}")
+    split_formula(formula)  # the form of the formula first (type, one '~', both sides)
+    limits.check_text(formula)  # its size, before '.' multiplies it
+    formula = expand_dot(formula, data.columns)
     lhs, rhs = split_formula(formula)
     whitelist.check_formula(formula, columns=data.columns)  # before anything is evaluated
     response = _lhs_name(lhs)

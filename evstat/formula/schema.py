@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from evstat.exceptions import EvstatError
+from evstat.formula import limits
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -437,7 +438,7 @@ def _model_frame_spec(two_levels: bool) -> Dict:
         {
             "format": Str(choices=["evstat.ModelFrame"]),
             "version": Int(choices=[1]),
-            "formula": Str(max_len=10_000),
+            "formula": Str(max_len=limits.MAX_LENGTH),  # the formula's own limit
             "response": Str(max_len=10_000),
             "classes": (List(Scalar(), length=2, what="levels") if two_levels
                         else List(Scalar(), min_len=2, max_len=100_000, what="levels")),

@@ -40,6 +40,13 @@ Evaluation environment
 dictionary, so even code that escaped the syntax check could not reach ``__import__`` or
 ``open``. The environment keeps these properties in the copies patsy makes of it (``subset``).
 
+Size limits
+-----------
+Before any of this, the formula's size is checked against :mod:`evstat.formula.limits` (length,
+nesting depth, digits of a number, bits of an integer constant, number of terms), so that no
+formula can hang or exhaust the machine while it is parsed or evaluated; the formula-level parse
+runs without recursion.
+
 Column names that are not Python identifiers must be quoted: ``y ~ svm 1`` is refused with a
 message saying that ``svm 1`` is not a column name and how to write it (``Q("svm 1")``).
 """
@@ -62,9 +69,12 @@ from patsy.eval import VarLookupDict
 from scipy import special
 
 from evstat.exceptions import EvstatError
+from evstat.formula import limits
+from evstat.formula.limits import FormulaLimitError
 
 __all__ = [
     "BUILTINS",
+    "FormulaLimitError",
     "NUMPY_CONSTANTS",
     "NUMPY_FUNCTIONS",
     "PATSY_FUNCTIONS",
@@ -221,6 +231,12 @@ def _python_keyword(code: str) -> str | None:
 
 def _syntax_message(code: str, formula: str, columns: Any) -> str:
     code = code.strip()
+    if code == ".":
+        return (
+            f"formula {formula[:80]!r} uses '.' (every column but the response), which needs "
+            "the data: it is expanded by model_frame/class_frame and the fitters; a saved model "
+            "holds the expanded formula"
+        )
     word = _python_keyword(code)
     if word is not None:
         return (
@@ -269,6 +285,12 @@ def _describe_callee(func: ast.AST) -> str:
         return type(func).__name__
 
 
+def _column_set(columns: Iterable[str] | None) -> frozenset | None:
+    if columns is None or isinstance(columns, frozenset):
+        return columns
+    return frozenset(c for c in columns if isinstance(c, str))
+
+
 def check_code(code: str, formula: str | None = None, columns: Iterable[str] | None = None) -> None:
     """Check one Python expression (a formula factor) against the whitelist.
 
@@ -287,6 +309,9 @@ def check_code(code: str, formula: str | None = None, columns: Iterable[str] | N
     UnsafeFormulaError
         (a ``ValueError``) naming the term and what is not allowed, or saying how to quote a
         column name that is not an identifier.
+    FormulaLimitError
+        (a ``ValueError``) the term exceeds a size limit of :mod:`evstat.formula.limits`
+        (nesting, digits, integer constants); the message names the limit.
 
     Examples
     --------
@@ -298,14 +323,24 @@ def check_code(code: str, formula: str | None = None, columns: Iterable[str] | N
     evstat.formula.whitelist.UnsafeFormulaError: term "open('x')" of formula "open('x')" is not allowed: the function 'open' is not one of the documented formula functions. ...
     """
     formula = code if formula is None else formula
-    cols = None if columns is None else frozenset(c for c in columns if isinstance(c, str))
+    cols = _column_set(columns)
     if not isinstance(code, str):
         raise TypeError(f"a formula term must be a string, got {type(code).__name__}")
+    limits.check_text(code)
     try:
         tree = ast.parse(code.strip(), mode="eval")
     except (SyntaxError, ValueError):
         raise UnsafeFormulaError(_syntax_message(code, formula, cols)) from None
+    except (RecursionError, MemoryError):  # a chain of operators deeper than the parser's stack
+        raise FormulaLimitError(
+            f"term {code.strip()[:40]!r}... of formula {formula[:40]!r}... nests more than "
+            f"{limits.MAX_DEPTH} levels (operators, calls and brackets); the limit is "
+            f"{limits.MAX_DEPTH} (evstat.formula.limits.MAX_DEPTH). Split the expression into "
+            "several terms or compute it as a data column"
+        ) from None
+    limits.check_depth(tree.body, code, formula)
     _check_node(tree.body, code, formula, False, cols)
+    limits.check_constants(tree.body, code, formula)
 
 
 def _check_node(node: ast.AST, code: str, formula: str, string_ok: bool, cols: frozenset | None = None) -> None:
@@ -419,6 +454,9 @@ def check_formula(formula: str, columns: Iterable[str] | None = None) -> None:
     ------
     UnsafeFormulaError
         (a ``ValueError``) naming the offending term.
+    FormulaLimitError
+        (a ``ValueError``) the formula exceeds a size limit of :mod:`evstat.formula.limits`
+        (length, nesting, digits, integer constants, terms); the message names the limit.
     TypeError
         ``formula`` is not a string.
 
@@ -438,14 +476,17 @@ def check_formula(formula: str, columns: Iterable[str] | None = None) -> None:
     if not isinstance(formula, str):
         raise TypeError(f"formula must be a string such as 'y ~ s1 + s2', got {type(formula).__name__}")
     if "\x00" in formula:
-        raise UnsafeFormulaError(f"formula {formula!r} contains a NUL character")
+        raise UnsafeFormulaError(f"formula {formula[:80]!r} contains a NUL character")
+    limits.check_text(formula)
     try:
-        desc = patsy.ModelDesc.from_formula(formula)
+        desc = limits.model_desc(formula)
+    except FormulaLimitError:
+        raise
     except PatsyError as err:
         side = "formula"
         if "~" in formula:
             try:
-                patsy.ModelDesc.from_formula(formula.rsplit("~", 1)[1])
+                limits.model_desc(formula.rsplit("~", 1)[1])
             except PatsyError as rhs_err:
                 side, err = "the right-hand side of formula", rhs_err
             except Exception:  # noqa: BLE001 - only choosing the wording of the message
@@ -453,8 +494,11 @@ def check_formula(formula: str, columns: Iterable[str] | None = None) -> None:
         raise UnsafeFormulaError(f"cannot parse {side} {formula!r}: {' '.join(str(err).split())}") from None
     except (SyntaxError, ValueError, TypeError, RecursionError) as err:  # tokeniser errors
         raise UnsafeFormulaError(f"cannot parse formula {formula!r}: {err}") from None
+    cols = _column_set(columns)
+    seen: set[str] = set()
     for term in [*desc.lhs_termlist, *desc.rhs_termlist]:
         for factor in term.factors:
             code = getattr(factor, "code", None)
-            if code is not None:
-                check_code(code, formula, columns)
+            if code is not None and code not in seen:
+                seen.add(code)
+                check_code(code, formula, cols)

@@ -8,5 +8,3 @@
 
 The lowest layer of evstat: it imports nothing else of evstat.
 """
-
-from __future__ import annotations

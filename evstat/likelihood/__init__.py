@@ -13,8 +13,6 @@
   profiles and predictive lower/upper probabilities of sets of classes (evmultinom).
 """
 
-from __future__ import annotations
-
 from evstat.likelihood.bernoulli import bernoulli_belief, binomial_belief, binomial_contour
 from evstat.likelihood.coefficient_profile import CoefficientProfile, profile_conf_int
 from evstat.likelihood.contour import ParameterContour

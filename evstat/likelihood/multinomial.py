@@ -151,8 +151,9 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, log_expit, logsumexp
 from scipy.stats import chi2
 
-from evstat.likelihood.linear_profile import relative_loglik
+from evstat.likelihood.linear_profile import SWEEP_BLOCK, TILE, _columns, relative_loglik
 from evstat.likelihood.predictive import row_scale
+from evstat.likelihood.quadrature import adaptive_clenshaw_curtis
 
 __all__ = [
     "MultinomialLikelihood",
@@ -168,6 +169,7 @@ __all__ = [
     "predictive_bounds",
     "region_contours",
     "scaled_probs",
+    "softmax",
     "wide_rows",
 ]
 
@@ -279,11 +281,20 @@ def multinomial_loglik(
 def multinomial_probs(B: NDArray, X: NDArray) -> NDArray:
     """Class probabilities (n, K) of the multinomial logit with coefficients ``B`` (K - 1, p),
     the first class the baseline (softmax of ``[0, X B']``, overflow-free)."""
-    return _softmax_rows(np.c_[np.zeros(X.shape[0]), X @ B.T])
+    return softmax(np.c_[np.zeros(X.shape[0]), X @ B.T])
 
 
-def _softmax_rows(z: NDArray) -> NDArray:
-    """Row-wise softmax of logits ``z`` (n, K), shifted by the row maximum (no overflow)."""
+def softmax(z: ArrayLike) -> NDArray[np.float64]:
+    """Row-wise softmax of logits ``z`` (n, K), shifted by the row maximum (no overflow): the
+    one softmax of evstat (the multinomial likelihood, evmultinom and the scaling calibrators
+    of :mod:`evstat.multiclass`).
+
+    Examples
+    --------
+    >>> softmax([[0.0, 0.0], [1000.0, 0.0]]).tolist()
+    [[0.5, 0.5], [1.0, 0.0]]
+    """
+    z = np.asarray(z, dtype=float)
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=1, keepdims=True)
@@ -497,21 +508,187 @@ def _retract_py(Bb, x, xx, w, u, K, p, eta):  # pragma: no cover - compiled by n
     return True
 
 
-def _kernel_py(X, XXs, T, K, xs, ws, us, Bs, chain, tol, max_iter, out_l, out_lam, ok):  # pragma: no cover
+def _msweep_py(Xc, Tt, K, beta, E, Z, D, scratch, MX, TOT, R, W, g, H):  # pragma: no cover
+    """One pass over the calibration rows at ``beta`` (flattened (K - 1, p)): returns l(beta),
+    fills the score ``g`` (K - 1, P) and the information blocks ``H`` (npair, P, P), block ``c``
+    of the pair of non-baseline classes ``k <= k2`` (in that order) holding
+    ``sum_i theta_ik (1{k = k2} - theta_ik2) x_i x_i'`` (the padding entries are 0).
+
+    The two-class sweep of :mod:`evstat.likelihood.linear_profile` (:func:`~evstat.likelihood.
+    linear_profile._sweep_py`) carried to K classes: the design column by column (``Xc``,
+    padded with zero columns to a multiple of ``TILE``), the targets class by class (``Tt``,
+    (K, n)), the rows in blocks of ``E.shape[1]`` that stay in the cache. Per block: the linear
+    predictors of each class (four columns per loop), their row maximum ``mx`` (with eta_0 = 0),
+    the shifted exponentials ``exp(eta_k - mx)`` by the branch-free vectorised exponential
+    (:func:`~evstat.likelihood.linear_profile._exp_neg_abs_py`, the arguments are <= 0), their
+    sum ``tot`` and the log-likelihood ``sum_k T_ik eta_ik - mx_i - log tot_i`` (the targets of
+    a row sum to 1; the ``log tot_i`` as logs of products of 32 factors in [1, K]), the
+    probabilities, the residuals ``T_ik - theta_ik`` and the ``K (K - 1) / 2`` weight vectors;
+    then per tile of four columns the score in 4 scalars per class and, per pair of classes,
+    the information tile by the two-class kernel's tile accumulators
+    (:func:`~evstat.likelihood.linear_profile._tile_diag_py`, ``_tile_off_py``).
+    """
+    P, n = Xc.shape
+    p = beta.shape[0] // (K - 1)
+    npair = H.shape[0]
+    blk = E.shape[1]
+    for k in range(K - 1):
+        for j in range(P):
+            g[k, j] = 0.0
+    for c in range(npair):
+        for j in range(P):
+            for j2 in range(P):
+                H[c, j, j2] = 0.0
+    ll = 0.0
+    for s in range(0, n, blk):
+        m = min(blk, n - s)
+        mx = MX[:m]
+        for i in range(m):
+            mx[i] = 0.0
+        for k in range(1, K):
+            ek = E[k, :m]
+            o = (k - 1) * p
+            for q in range(0, P, TILE):
+                c0 = Xc[q, s:s + m]
+                c1 = Xc[q + 1, s:s + m]
+                c2 = Xc[q + 2, s:s + m]
+                c3 = Xc[q + 3, s:s + m]
+                b0 = beta[o + q] if q < p else 0.0
+                b1 = beta[o + q + 1] if q + 1 < p else 0.0
+                b2 = beta[o + q + 2] if q + 2 < p else 0.0
+                b3 = beta[o + q + 3] if q + 3 < p else 0.0
+                if q == 0:
+                    for i in range(m):
+                        ek[i] = c0[i] * b0 + c1[i] * b1 + c2[i] * b2 + c3[i] * b3
+                else:
+                    for i in range(m):
+                        ek[i] += c0[i] * b0 + c1[i] * b1 + c2[i] * b2 + c3[i] * b3
+            tk = Tt[k, s:s + m]
+            for i in range(m):
+                mx[i] = max(mx[i], ek[i])
+                ll += tk[i] * ek[i]
+        tot = TOT[:m]
+        db = D[:m]
+        sb = scratch[:m]
+        for k in range(K):
+            zk = Z[k, :m]
+            if k == 0:
+                for i in range(m):
+                    db[i] = -mx[i]
+            else:
+                ek = E[k, :m]
+                for i in range(m):
+                    db[i] = ek[i] - mx[i]
+            _exp_neg_abs(db, zk, sb)  # exp(-|eta_k - mx|) = exp(eta_k - mx)
+            if k == 0:
+                for i in range(m):
+                    tot[i] = zk[i]
+            else:
+                for i in range(m):
+                    tot[i] += zk[i]
+        for i in range(m):
+            ll -= mx[i]
+        for i0 in range(0, m, 32):  # sum of log tot as logs of products of 32 factors in [1, K]
+            prod = 1.0
+            for i in range(i0, min(i0 + 32, m)):
+                prod *= tot[i]
+            ll -= np.log(prod)
+        for i in range(m):
+            tot[i] = 1.0 / tot[i]
+        for k in range(1, K):
+            zk = Z[k, :m]
+            tk = Tt[k, s:s + m]
+            rk = R[k - 1, :m]
+            for i in range(m):
+                zk[i] *= tot[i]
+                rk[i] = tk[i] - zk[i]
+        c = 0
+        for k in range(1, K):
+            zk = Z[k, :m]
+            for k2 in range(k, K):
+                wc = W[c, :m]
+                if k2 == k:
+                    for i in range(m):
+                        wc[i] = zk[i] * (1.0 - zk[i])
+                else:
+                    z2 = Z[k2, :m]
+                    for i in range(m):
+                        wc[i] = -zk[i] * z2[i]
+                c += 1
+        for q in range(0, P, TILE):
+            c0 = Xc[q, s:s + m]
+            c1 = Xc[q + 1, s:s + m]
+            c2 = Xc[q + 2, s:s + m]
+            c3 = Xc[q + 3, s:s + m]
+            for k in range(K - 1):
+                rk = R[k, :m]
+                g0 = g1 = g2 = g3 = 0.0
+                for i in range(m):
+                    r = rk[i]
+                    g0 += r * c0[i]
+                    g1 += r * c1[i]
+                    g2 += r * c2[i]
+                    g3 += r * c3[i]
+                g[k, q] += g0
+                g[k, q + 1] += g1
+                g[k, q + 2] += g2
+                g[k, q + 3] += g3
+            for c in range(npair):
+                _tile_diag(W[c, :m], c0, c1, c2, c3, H[c], q)
+            for r0 in range(q + TILE, P, TILE):
+                d0 = Xc[r0, s:s + m]
+                d1 = Xc[r0 + 1, s:s + m]
+                d2 = Xc[r0 + 2, s:s + m]
+                d3 = Xc[r0 + 3, s:s + m]
+                for c in range(npair):
+                    _tile_off(W[c, :m], c0, c1, c2, c3, d0, d1, d2, d3, H[c], q, r0)
+    for c in range(npair):
+        for j in range(P):
+            for j2 in range(j + 1, P):
+                H[c, j2, j] = H[c, j, j2]
+    return ll
+
+
+def _sweep_block_py(n: int, K: int) -> int:
+    """Calibration rows per block of :func:`_msweep_py`: its work arrays (about ``(K - 1) (K +
+    6) / 2 + 4`` doubles per row) within about 32 KB (the L1 cache), 64 to ``SWEEP_BLOCK``."""
+    per_row = (K - 1) * (K + 6) // 2 + 4
+    return max(1, min(n, SWEEP_BLOCK, max(64, 4096 // per_row)))
+
+
+def _kernel_py(Xc, Tt, K, xs, ws, us, Bs, chain, mle, B_hat, u0s, tan0s, l_hat, tol, max_iter,
+               out_l, out_lam, ok, passes):  # pragma: no cover
     """KKT Newton for each problem b (see the module docstring); compiled by numba.
 
-    ``XXs`` holds the upper triangles of ``x_i x_i'`` (n, p (p + 1) / 2), ``T`` the targets
-    (n, K). ``chain[b]``: start problem b from the solution of problem b - 1 (same row and
-    weights, a neighbouring u) moved along that solution's tangent ``dB/du`` (the KKT system
-    with right-hand side (0, 1)) and retracted; otherwise from ``Bs[b]``.
+    ``Xc`` holds the design column by column (padded, :func:`~evstat.likelihood.linear_profile.
+    _columns`), ``Tt`` the targets class by class (K, n); every Newton iteration is one pass
+    :func:`_msweep_py`. ``chain[b]``: problem b continues the path of problem b - 1 (same row
+    and weights, a neighbouring u): it starts from the previous solution moved along that
+    solution's tangent ``dB/du`` (the KKT system with right-hand side (0, 1)), plus a quadratic
+    term through the solution before it when the step is at most 4 of the last spacings (as
+    the two-class kernel), retracted. Otherwise from ``Bs[b]``; with ``mle`` a new path takes
+    the MLE as its first solution (``B_hat`` at ``u0s[b] = g(B_hat)``, tangent ``tan0s[b]``,
+    the Wald direction), so that ``Bs[b]`` should be the Wald start, a node at ``u0s[b]`` is
+    the MLE itself (``l_hat``, slope 0, no pass) and the path's second node already has a
+    quadratic term. ``passes[0]`` counts the passes over the calibration rows.
     """
-    n, p = X.shape
+    P, n = Xc.shape
+    p = B_hat.shape[1]
     d = (K - 1) * p
     q = d + 1
-    P = XXs.shape[1]
     npair = (K - 1) * K // 2
+    blk = _sweep_block(n, K)
+    E = np.empty((K, blk))
+    Z = np.empty((K, blk))
+    Dv = np.empty(blk)
+    scratch = np.empty(blk)
+    MX = np.empty(blk)
+    TOT = np.empty(blk)
+    R = np.empty((K - 1, blk))
+    W = np.empty((npair, blk))
+    gP = np.empty((K - 1, P))
+    HP = np.empty((npair, P, P))
     eta = np.empty(K)
-    th = np.empty(K)
     av = np.empty(K)
     bv = np.empty(K)
     gl = np.empty(d)
@@ -523,10 +700,11 @@ def _kernel_py(X, XXs, T, K, xs, ws, us, Bs, chain, tol, max_iter, out_l, out_la
     prev_B = np.empty(d)
     prev_step = np.empty(d)
     last_B = np.empty(d)
+    older_B = np.empty(d)
     last_tan = np.zeros(d)
-    hh = np.empty((npair, P))
-    last_ok = False
+    links = 0
     last_u = 0.0
+    older_u = 0.0
     last_lam = 0.0
     for b in range(xs.shape[0]):
         x = xs[b]
@@ -536,11 +714,37 @@ def _kernel_py(X, XXs, T, K, xs, ws, us, Bs, chain, tol, max_iter, out_l, out_la
         xx = 0.0
         for j in range(p):
             xx += x[j] * x[j]
-        warm = chain[b] and last_ok
+        if not chain[b]:
+            links = 0
+            if mle:  # a new path: the MLE is its first solution
+                for j in range(d):
+                    last_B[j] = B_hat[j // p, j % p]
+                    last_tan[j] = tan0s[b, j]
+                last_u = u0s[b]
+                last_lam = 0.0
+                links = 1
+                if u == last_u:  # the node is the MLE
+                    for j in range(d):
+                        Bb[j] = last_B[j]
+                    out_l[b] = l_hat
+                    out_lam[b] = 0.0
+                    ok[b] = True
+                    continue
+        warm = links > 0
         if warm:
+            du = u - last_u
             for j in range(d):
-                Bb[j] = last_B[j] + (u - last_u) * last_tan[j]
-        last_ok = False
+                Bb[j] = last_B[j] + du * last_tan[j]
+            if links > 1:
+                # a quadratic term within a few spacings of the last two solutions only: its
+                # rounding error grows like (du / d2)^2
+                d2 = older_u - last_u
+                if abs(du) <= 4.0 * abs(d2) and d2 != 0.0:
+                    for j in range(d):
+                        c2 = (older_B[j] - last_B[j] - d2 * last_tan[j]) / (d2 * d2)
+                        Bb[j] += c2 * du * du
+        cont = links
+        links = 0
         if not _retract(Bb, x, xx, w, u, K, p, eta):
             if not warm:
                 continue
@@ -556,41 +760,8 @@ def _kernel_py(X, XXs, T, K, xs, ws, us, Bs, chain, tol, max_iter, out_l, out_la
         for _ in range(max_iter + 80):
             if newton >= max_iter:
                 break
-            # one pass: log-likelihood, score and information
-            ll = 0.0
-            for k in range(d):
-                gl[k] = 0.0
-            for c in range(npair):
-                for r in range(P):
-                    hh[c, r] = 0.0
-            for i in range(n):
-                mx = 0.0
-                for k in range(1, K):
-                    s = 0.0
-                    for j in range(p):
-                        s += X[i, j] * Bb[(k - 1) * p + j]
-                    eta[k] = s
-                    if s > mx:
-                        mx = s
-                eta[0] = 0.0
-                tot = 0.0
-                for k in range(K):
-                    th[k] = np.exp(eta[k] - mx)
-                    tot += th[k]
-                lt = mx + np.log(tot)
-                for k in range(K):
-                    th[k] /= tot
-                    ll += T[i, k] * (eta[k] - lt)
-                c = 0
-                for k in range(1, K):
-                    rk = T[i, k] - th[k]
-                    for j in range(p):
-                        gl[(k - 1) * p + j] += rk * X[i, j]
-                    for k2 in range(k, K):
-                        wt = th[k] * ((1.0 if k == k2 else 0.0) - th[k2])
-                        for r in range(P):
-                            hh[c, r] += wt * XXs[i, r]
-                        c += 1
+            ll = _msweep(Xc, Tt, K, Bb, E, Z, Dv, scratch, MX, TOT, R, W, gP, HP)
+            passes[0] += 1
             if ll < prev_l - 1e-12 * (1.0 + abs(prev_l)):
                 size *= 0.5
                 if size < 1e-12:
@@ -612,19 +783,18 @@ def _kernel_py(X, XXs, T, K, xs, ws, us, Bs, chain, tol, max_iter, out_l, out_la
                     ok[b] = True
                     break
                 continue
-            # unpack the information (upper triangles, pairs k <= k2) into H = Hessian of l
+            # the score and the Hessian of l (minus the information blocks) at full size
+            for k in range(K - 1):
+                for j in range(p):
+                    gl[k * p + j] = gP[k, j]
             c = 0
             for k in range(K - 1):
                 for k2 in range(k, K - 1):
-                    r = 0
                     for j in range(p):
-                        for j2 in range(j, p):
-                            v = -hh[c, r]
+                        for j2 in range(p):
+                            v = -HP[c, j, j2]
                             H[k * p + j, k2 * p + j2] = v
                             H[k2 * p + j2, k * p + j] = v
-                            H[k * p + j2, k2 * p + j] = v
-                            H[k2 * p + j, k * p + j2] = v
-                            r += 1
                     c += 1
             # g's gradient and Hessian in eta at the current (feasible) point
             for k in range(1, K):
@@ -741,10 +911,21 @@ def _kernel_py(X, XXs, T, K, xs, ws, us, Bs, chain, tol, max_iter, out_l, out_la
                 out_l[b] = ll + 0.5 * max(dec, 0.0)
                 out_lam[b] = lam
                 ok[b] = True
-                last_ok = True
+                # the path's next prediction starts from the final Newton step (retracted): the
+                # point of the last pass is only within the decrement of the maximiser, and
+                # predictions built on it alternated between one and two passes per node
+                for j in range(d):
+                    prev_B[j] = Bb[j]
+                    Bb[j] += step[j]
+                if not _retract(Bb, x, xx, w, u, K, p, eta):
+                    for j in range(d):
+                        Bb[j] = prev_B[j]
+                links = cont + 1
+                older_u = last_u
                 last_u = u
                 last_lam = lam
                 for j in range(d):
+                    older_B[j] = last_B[j]
                     last_B[j] = Bb[j]
                     last_tan[j] = tan[j]
                 break
@@ -765,27 +946,52 @@ def _kernel_py(X, XXs, T, K, xs, ws, us, Bs, chain, tol, max_iter, out_l, out_la
 
 _KERNEL = None
 _retract = None
+_msweep = None
+_sweep_block = _sweep_block_py
+_exp_neg_abs = _tile_diag = _tile_off = None
 
 
 def _kernel() -> Any:
-    global _KERNEL, _retract
+    """The compiled Newton kernel (numba, compiled on first use and cached on disk); the sweep
+    reuses the two-class kernel's compiled exponential and tile accumulators."""
+    global _KERNEL, _retract, _msweep, _sweep_block, _exp_neg_abs, _tile_diag, _tile_off
     if _KERNEL is None:
         import numba
 
+        from evstat.likelihood import linear_profile as lpm
+
+        lpm._kernel()
+        _exp_neg_abs, _tile_diag, _tile_off = lpm._exp_neg_abs, lpm._tile_diag, lpm._tile_off
         _retract = numba.njit(cache=True)(_retract_py)
+        _sweep_block = numba.njit(cache=True)(_sweep_block_py)
+        # the sums over the rows may be reordered (SIMD reductions) and use numpy's error
+        # model (no ZeroDivisionError branch per division), as the two-class sweep
+        _msweep = numba.njit(cache=True, error_model="numpy", fastmath={"reassoc", "contract"})(_msweep_py)
+        # serial on purpose (fork safety of `evstat predict --jobs`: see linear_profile._kernel)
         _KERNEL = numba.njit(cache=True)(_kernel_py)
     return _KERNEL
 
 
-def _wald_start(lik: MultinomialLikelihood, x: NDArray, w: NDArray, u: NDArray) -> NDArray:
+#: passes over the calibration rows run by the kernel in this process (profiling, benchmarks)
+_PASSES = [0]
+
+
+def _wald_path(lik: MultinomialLikelihood, x: NDArray, w: NDArray) -> tuple[NDArray, NDArray]:
+    """``g(B_hat)`` (m,) and the Wald direction ``cov G / (G' cov G)`` (m, d) of each row: the
+    tangent ``dB/du`` at the MLE of the path of constrained maximisers."""
     m = x.shape[0]
-    Bh = np.broadcast_to(lik.B_hat, (m, lik.K - 1, lik.p))
-    g0, G = _grad_g(np.ascontiguousarray(Bh), x, w)
+    Bh = np.ascontiguousarray(np.broadcast_to(lik.B_hat, (m, lik.K - 1, lik.p)))
+    g0, G = _grad_g(Bh, x, w)
     SG = G @ lik.cov
     var = np.einsum("md,md->m", SG, G)
     with np.errstate(invalid="ignore", divide="ignore"):
-        f = np.where(var > 0, (u - g0) / var, 0.0)
-    return Bh.reshape(m, -1) + SG * f[:, None]
+        tan = np.where(var[:, None] > 0, SG / var[:, None], 0.0)
+    return g0, tan
+
+
+def _wald_start(lik: MultinomialLikelihood, x: NDArray, w: NDArray, u: NDArray) -> NDArray:
+    g0, tan = _wald_path(lik, x, w)
+    return lik.B_hat.reshape(1, -1) + tan * (u - g0)[:, None]
 
 
 def functional_profile(
@@ -835,30 +1041,36 @@ def functional_profile(
     links = links.reshape(-1)
     out_l = np.full(u.size, np.nan)
     out_s = np.zeros(u.size)
-    X = np.ascontiguousarray(lik.X)
-    iu, ju = np.triu_indices(lik.p)
-    XXs = np.ascontiguousarray(X[:, iu] * X[:, ju])
-    T = np.ascontiguousarray(lik.T, dtype=float)
+    Xc = _columns(np.asarray(lik.X, dtype=float))
+    Tt = np.ascontiguousarray(np.asarray(lik.T, dtype=float).T)
+    B_hat = np.ascontiguousarray(lik.B_hat, dtype=float)
     kern = _kernel()
     step = max(1, CHUNK_CELLS // max(lik.n, 1))
+    passes = np.zeros(1, dtype=np.int64)
+
+    def run(xb: NDArray, wb: NDArray, ub: NDArray, B0: NDArray, cl: NDArray, mle: bool,
+            u0: NDArray, tan0: NDArray) -> tuple[NDArray, NDArray, NDArray]:
+        ok = np.zeros(ub.size, dtype=bool)
+        ll, lam = np.full(ub.size, np.nan), np.zeros(ub.size)
+        kern(Xc, Tt, int(lik.K), np.ascontiguousarray(xb), np.ascontiguousarray(wb), np.ascontiguousarray(ub),
+             np.ascontiguousarray(B0), cl, mle, B_hat, np.ascontiguousarray(u0), np.ascontiguousarray(tan0),
+             float(lik.loglik_hat), float(tol), int(max_iter), ll, lam, ok, passes)
+        return ll, lam, ok
+
     for s0 in range(0, u.size, step):
         sl = slice(s0, s0 + step)
-        B0 = np.ascontiguousarray(_wald_start(lik, x[sl], w[sl], u[sl]) if start is None else start[sl])
-        ok = np.zeros(B0.shape[0], dtype=bool)
-        ll = np.full(B0.shape[0], np.nan)
-        lam = np.zeros(B0.shape[0])
+        g0, tan0 = _wald_path(lik, x[sl], w[sl])
+        wald = start is None
+        B0 = lik.B_hat.reshape(1, -1) + tan0 * (u[sl] - g0)[:, None] if wald else start[sl]
         cl = links[sl].copy()
         if cl.size:
             cl[0] = False
-        kern(X, XXs, T, int(lik.K), x[sl], w[sl], u[sl], B0, cl, float(tol), int(max_iter), ll, lam, ok)
+        ll, lam, ok = run(x[sl], w[sl], u[sl], B0, cl, wald and chain, g0, tan0)
         bad = np.flatnonzero(~ok)
-        if bad.size and cl.any():  # a failed warm start: again from the Wald start
-            B1 = np.ascontiguousarray(_wald_start(lik, x[sl][bad], w[sl][bad], u[sl][bad]))
-            ok1 = np.zeros(bad.size, dtype=bool)
-            ll1, lam1 = np.full(bad.size, np.nan), np.zeros(bad.size)
-            kern(X, XXs, T, int(lik.K), np.ascontiguousarray(x[sl][bad]), np.ascontiguousarray(w[sl][bad]),
-                 np.ascontiguousarray(u[sl][bad]), B1, np.zeros(bad.size, dtype=bool), float(tol), int(max_iter),
-                 ll1, lam1, ok1)
+        if bad.size and chain:  # a failed warm start: again from the Wald start
+            B1 = lik.B_hat.reshape(1, -1) + tan0[bad] * (u[sl][bad] - g0[bad])[:, None]
+            ll1, lam1, ok1 = run(x[sl][bad], w[sl][bad], u[sl][bad], B1, np.zeros(bad.size, dtype=bool), False,
+                                 g0[bad], tan0[bad])
             ll[bad], lam[bad], ok[bad] = ll1, lam1, ok1
             bad = bad[~ok1]
         if bad.size:
@@ -866,6 +1078,7 @@ def functional_profile(
             lam[bad] = np.nan
         out_l[sl] = ll
         out_s[sl] = lam
+    _PASSES[0] += int(passes[0])
     return out_l.reshape(shape), out_s.reshape(shape)
 
 
@@ -1152,7 +1365,7 @@ def scaled_probs(B: NDArray, X: ArrayLike) -> NDArray[np.float64]:
     z = np.c_[np.zeros(V.shape[0]), V @ B.T]
     with np.errstate(over="ignore", invalid="ignore"):
         e = r[:, None] * (z - z.max(axis=1, keepdims=True))
-    return _softmax_rows(np.where(np.isnan(e), 0.0, e))  # NaN: r = 0, a zero row
+    return softmax(np.where(np.isnan(e), 0.0, e))  # NaN: r = 0, a zero row
 
 
 #: rows with ``r sd`` above this also start every node's Newton from each face between two
@@ -1219,12 +1432,6 @@ def face_starts(lik: MultinomialLikelihood, x: ArrayLike, w: ArrayLike) -> list[
 
 
 # ---------------------------------------------------------------------------- quadrature
-def _cc_rules() -> tuple[Any, Any]:
-    from evstat.likelihood.predictive import _CC8, _CC16
-
-    return _CC16, _CC8
-
-
 def _wald_u(lik: MultinomialLikelihood, x: NDArray, w: NDArray) -> tuple[NDArray, NDArray]:
     m = x.shape[0]
     Bh = np.ascontiguousarray(np.broadcast_to(lik.B_hat, (m, lik.K - 1, lik.p)))
@@ -1252,39 +1459,22 @@ def _panels(
     lik: MultinomialLikelihood, x: NDArray, w: NDArray, a: NDArray, b: NDArray, side: int, acc: float,
     profile: Any, max_depth: int = 40, ids: NDArray | None = None,
 ) -> tuple[NDArray, NDArray]:
-    """Adaptive Clenshaw-Curtis integral of pl_w(expit u) t (1 - t) over [a, b] for every row,
-    and the bound on the mass beyond the far end (``a`` for side -1, ``b`` for side +1; module
-    docstring). The nodes of a panel are solved as a chain from the end nearest ``u_hat``."""
-    m = x.shape[0]
-    ids = np.arange(m) if ids is None else ids
-    (u16, w16), (_, w8) = _cc_rules()
-    rows = np.arange(m)
-    a, b = a.copy(), b.copy()
-    integral = np.zeros(m)
-    far = np.zeros(m)
-    for depth in range(max_depth):
-        uu = a[:, None] + (b - a)[:, None] * u16[None, :]
-        if side < 0:  # chain from the upper end (nearest u_hat) downwards
-            lp, _ = profile(ids[rows], x[rows][:, None, :], w[rows][:, None, :], uu[:, ::-1])
-            lp = lp[:, ::-1]
-        else:
-            lp, _ = profile(ids[rows], x[rows][:, None, :], w[rows][:, None, :], uu)
+    """Adaptive Clenshaw-Curtis integral of pl_w(expit u) t (1 - t) over [a, b] for every row
+    (:func:`evstat.likelihood.quadrature.adaptive_clenshaw_curtis`, the integrator shared with
+    evlogit), and the bound on the mass beyond the far end (``a`` for side -1, ``b`` for side
+    +1; module docstring). The nodes of a panel are solved as a chain from the end nearest
+    ``u_hat``."""
+    ids = np.arange(x.shape[0]) if ids is None else ids
+
+    def evaluate(rows: NDArray, uu: NDArray) -> tuple[NDArray, NDArray]:
+        lp, _ = profile(ids[rows], x[rows][:, None, :], w[rows][:, None, :], uu)
         logpl = relative_loglik(lik.loglik_hat, lp)
-        f = np.exp(logpl + log_expit(uu) + log_expit(-uu))
-        k16 = (b - a) * (f @ w16)
-        k8 = (b - a) * (f[:, ::2] @ w8)
-        if depth == 0:
-            end = uu[:, 0] if side < 0 else uu[:, -1]
-            far = np.exp(logpl[:, 0] if side < 0 else logpl[:, -1]) * expit(-np.abs(end))
-            far = np.where(np.abs(end) >= U_MAX, np.minimum(far, np.exp(-U_MAX)), far)
-        ok = (np.abs(k16 - k8) <= acc) | (depth == max_depth - 1)
-        np.add.at(integral, rows[ok], k16[ok])
-        if ok.all():
-            break
-        bad = ~ok
-        mid = 0.5 * (a[bad] + b[bad])
-        rows = np.concatenate([rows[bad], rows[bad]])
-        a, b = np.concatenate([a[bad], mid]), np.concatenate([mid, b[bad]])
+        return np.exp(logpl + log_expit(uu) + log_expit(-uu)), logpl
+
+    integral, uu, _, logpl = adaptive_clenshaw_curtis(a, b, evaluate, side, acc, max_depth)
+    end, lend = (uu[:, 0], logpl[:, 0]) if side < 0 else (uu[:, -1], logpl[:, -1])
+    far = np.exp(lend) * expit(-np.abs(end))
+    far = np.where(np.abs(end) >= U_MAX, np.minimum(far, np.exp(-U_MAX)), far)
     return integral, far
 
 

@@ -67,6 +67,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, log_expit, logit
 
 from evstat.likelihood.bernoulli import bernoulli_belief
+from evstat.likelihood.quadrature import adaptive_clenshaw_curtis
 from evstat.likelihood.linear_profile import (
     LogisticLikelihood,
     relative_loglik,
@@ -125,22 +126,6 @@ def _tail_bound(
     return tail_hi + np.where(lo > eta_hat, tail_lo, 0.0)
 
 
-def _clenshaw_curtis(N: int) -> tuple[NDArray, NDArray]:
-    """Clenshaw-Curtis nodes (on [0, 1], from 0 to 1) and weights of order ``N`` (even)."""
-    k = np.arange(N + 1)
-    j = np.arange(1, N // 2 + 1)
-    b = np.where(2 * j == N, 1.0, 2.0)
-    s = (b[None, :] * np.cos(2.0 * np.outer(k, j) * np.pi / N) / (4.0 * j**2 - 1.0)).sum(axis=1)
-    c = np.where((k == 0) | (k == N), 1.0, 2.0)
-    w = c / N * (1.0 - s)
-    return (1.0 - np.cos(k * np.pi / N)) / 2.0, w / 2.0
-
-
-_CC16 = _clenshaw_curtis(16)
-_CC8 = _clenshaw_curtis(8)
-PANELS = 1  # initial panels per side (bisected where the nested rules disagree)
-
-
 #: Newton tolerance of the profiles at the quadrature nodes: the profile log-likelihood is then
 #: accurate to about NODE_TOL**1.5 / sqrt(n) (measured: 2e-12 at n = 1000, J = 3, against
 #: 1e-10), i.e. a relative error of the integrand far below the quadrature's, and about half of
@@ -158,35 +143,17 @@ def _side_integral_adaptive(
     acc: float,
     max_depth: int = 40,
 ) -> tuple[NDArray, NDArray]:
-    """Adaptive, vectorised Clenshaw-Curtis integral of f over one side of eta_hat.
-
-    The interval starts as one panel (``PANELS``); on every panel f is evaluated at the 17 nodes of the
-    Clenshaw-Curtis rule of order 16, whose odd nodes form the rule of order 8. A panel is
-    accepted when the two rules differ by at most ``acc`` (the order-16 error is then far smaller:
-    for analytic integrands the errors fall geometrically with the order), otherwise it is
-    bisected, all rows and panels at once. Returns the integrals and the tail bounds at the
+    """Adaptive, vectorised Clenshaw-Curtis integral of f over one side of eta_hat
+    (:func:`evstat.likelihood.quadrature.adaptive_clenshaw_curtis`, the integrator shared with
+    evmultinom), from one panel per row. Returns the integrals and the tail bounds at the
     interval ends.
     """
-    m = A.shape[0]
     lo, hi = _side_interval(eta_hat, sigma, side, width)
-    u16, w16 = _CC16
-    _, w8 = _CC8
-    panels = PANELS
-    edges = np.linspace(0.0, 1.0, panels + 1)
-    rows = np.repeat(np.arange(m), panels)
-    ends = lo[:, None] + (hi - lo)[:, None] * edges[None, :]
-    ends[:, 0], ends[:, -1] = lo, hi  # exactly: hi (side -1) or lo (side +1) may be eta_hat
-    a, b = ends[:, :-1].ravel(), ends[:, 1:].ravel()
-    integral = np.zeros(m)
-    f_lo = d_lo = f_hi = d_hi = np.zeros(m)
-    for depth in range(max_depth):
-        eta = a[:, None] + (b - a)[:, None] * u16[None, :]
-        eta[:, 0], eta[:, -1] = a, b  # the ends exactly (eta_hat is one end of a panel or none)
-        # each panel's nodes as one continuation path, from the end nearer eta_hat outwards;
-        # a node at eta_hat is the MLE itself (l_p = l_hat, slope 0): it is not solved, and the
+
+    def evaluate(rows: NDArray, path: NDArray) -> tuple[NDArray, NDArray]:
+        # each panel's nodes as one continuation path, from the end nearer eta_hat outwards; a
+        # node at eta_hat is the MLE itself (l_p = l_hat, slope 0): it is not solved, and the
         # path's first solved node starts from the Wald path, which is the MLE's tangent
-        order = slice(None, None, -1) if side < 0 else slice(None)
-        path = eta[:, order]
         solve = path != eta_hat[rows][:, None]
         lp = np.full(path.shape, lik.loglik_hat)
         slope = np.zeros(path.shape)
@@ -194,26 +161,12 @@ def _side_integral_adaptive(
             lik, np.broadcast_to(A[rows][:, None, :], path.shape + A.shape[1:])[solve], path[solve],
             tol=NODE_TOL, chain=True,
         )
-        lp, slope = lp[:, order], slope[:, order]
-        logf = relative_loglik(lik.loglik_hat, lp) + log_expit(eta) + log_expit(-eta)
-        f = np.exp(logf)
-        k16 = (b - a) * (f @ w16)
-        k8 = (b - a) * (f[:, ::2] @ w8)
-        if depth == 0:
-            first = np.arange(m) * panels
-            last = first + panels - 1
-            dlogf = slope + 1.0 - 2.0 * expit(eta)
-            f_lo, d_lo = f[first, 0], dlogf[first, 0]
-            f_hi, d_hi = f[last, -1], dlogf[last, -1]
-        ok = (np.abs(k16 - k8) <= acc) | (depth == max_depth - 1)
-        np.add.at(integral, rows[ok], k16[ok])
-        if ok.all():
-            break
-        bad = ~ok
-        mid = 0.5 * (a[bad] + b[bad])
-        rows = np.concatenate([rows[bad], rows[bad]])
-        a, b = np.concatenate([a[bad], mid]), np.concatenate([mid, b[bad]])
-    tail = _tail_bound(f_lo, d_lo, f_hi, d_hi, lo, hi, eta_hat, side)
+        f = np.exp(relative_loglik(lik.loglik_hat, lp) + log_expit(path) + log_expit(-path))
+        return f, slope
+
+    integral, eta, f, slope = adaptive_clenshaw_curtis(lo, hi, evaluate, side, acc, max_depth)
+    dlogf = slope + 1.0 - 2.0 * expit(eta)
+    tail = _tail_bound(f[:, 0], dlogf[:, 0], f[:, -1], dlogf[:, -1], lo, hi, eta_hat, side)
     return integral, tail
 
 
@@ -245,7 +198,7 @@ def row_scale(A: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
 
 def linear_predictor(A: ArrayLike, beta: ArrayLike) -> NDArray[np.float64]:
     """``A @ beta`` without NaN from overflow: rows whose products overflow (``inf - inf``)
-    are computed as ``r (u . beta)`` (see :func:`row_scale`), which is finite or +-inf.
+    are computed as ``r * (u @ beta)`` (see :func:`row_scale`), which is finite or +-inf.
 
     Examples
     --------

@@ -16,8 +16,6 @@ Modules: ``probabilistic`` (error rate, Brier score and decomposition, log loss)
 confusion table of credal decisions: sets of classes) and ``summary`` (``score_predictions``).
 """
 
-from __future__ import annotations
-
 from evstat.metrics.credal import (
     credal_confusion,
     credal_error_rate,

@@ -100,7 +100,7 @@ def one_minus_rmse(y: ArrayLike, p: ArrayLike) -> float:
     1 - RMSE = 1 - (1/N) sum_i sqrt((1/K) sum_k (I(c_i = k) - P(k | x_i))^2).
 
     Note the root is taken per row, before averaging (as in the thesis), so this is not
-    1 - sqrt(Brier). For K = 2 the row term is |y_i - p_i|: 1 - RMSE = 1 - mean |y - p|.
+    1 - sqrt(Brier). For K = 2 the row term is ``|y_i - p_i|``: ``1 - RMSE = 1 - mean |y - p|``.
 
     Parameters
     ----------
@@ -132,11 +132,11 @@ def wcr(y: ArrayLike, p: ArrayLike) -> float:
     Cf_kj = mean over T_k of P(j | x_i) (the average confidence in class j) and CR_kj = share of
     T_k whose true class is j. Then
 
-        WCR = 1 - (1/K^2) sum_k sum_j |Cf_kj - CR_kj|.
+        ``WCR = 1 - (1/K^2) sum_k sum_j |Cf_kj - CR_kj|``.
 
     Empty partitions (a class never assigned) have no Cf or CR; they add nothing to the sum while
     the divisor stays K^2 (a documented choice; the thesis does not treat this case). For K = 2,
-    WCR = 1 - (d_0 + d_1)/2 with d_k = |mean p - mean y| over T_k.
+    WCR = 1 - (d_0 + d_1)/2 with ``d_k = |mean p - mean y|`` over T_k.
 
     Parameters
     ----------

@@ -162,7 +162,7 @@ def spiegelhalter_z(y: ArrayLike, p: ArrayLike) -> SpiegelhalterResult:
 
     z = sum (y_i - p_i)(1 - 2 p_i) / sqrt(sum (1 - 2 p_i)^2 p_i (1 - p_i)); under the hypothesis
     that y_i ~ Bernoulli(p_i) independently, z is approximately standard normal. The p-value is
-    two-sided, 2 (1 - Phi(|z|)).
+    two-sided, ``2 (1 - Phi(|z|))``.
 
     Parameters
     ----------

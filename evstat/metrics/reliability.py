@@ -81,7 +81,7 @@ def ece(
     level: float = 0.95,
     seed: int | np.random.Generator | None = None,
 ) -> float | BootstrapEstimate:
-    """Expected calibration error: sum_b (n_b / N) |mean p in b - frequency of y = 1 in b|.
+    """Expected calibration error: ``sum_b (n_b / N) |mean p in b - frequency of y = 1 in b|``.
 
     Parameters
     ----------
@@ -131,7 +131,7 @@ def mce(
     level: float = 0.95,
     seed: int | np.random.Generator | None = None,
 ) -> float | BootstrapEstimate:
-    """Maximum calibration error: max over non-empty bins of |mean p in b - frequency in b|.
+    """Maximum calibration error: max over non-empty bins of ``|mean p in b - frequency in b|``.
 
     Same bins, bootstrap and arguments as :func:`ece`.
 

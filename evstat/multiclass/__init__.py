@@ -15,8 +15,6 @@
 Every other fitted model returns the K-class results protocol (:class:`MulticlassResults`).
 """
 
-from __future__ import annotations
-
 from evstat.multiclass.codes import KINDS, check_code, code_matrix, n_tasks
 from evstat.multiclass.coupling import COUPLINGS, couple
 

@@ -73,6 +73,7 @@ from evstat.formula import ClassFrame, class_frame
 from evstat.classifiers.base import ClassifierResults
 from evstat.formula import schema
 from evstat.glm import GLM_TYPES, GlmVerbs
+from evstat.likelihood.linear_profile import relative_loglik
 from evstat.likelihood.multinomial import (
     MultinomialLikelihood,
     coefficient_conf_int,
@@ -302,7 +303,9 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         est, se = float(self._lik.B_hat.ravel()[j]), float(np.sqrt(self._lik.cov[j, j]))
         v = est + se * np.linspace(-3.5, 3.5, 21) if values is None else np.atleast_1d(np.asarray(values, float))
         lp, _ = coefficient_profile_loglik(self._lik, j, v)
-        dev = np.maximum(2.0 * (self._lik.loglik_hat - lp), 0.0)
+        # R's rule, as evlogit's: a deviance below 0 by rounding is 0, a clearly negative one
+        # (the profile found a higher likelihood than the fit) stops with R's message
+        dev = -2.0 * relative_loglik(self._lik.loglik_hat, lp)
         return pd.DataFrame({"value": v, "z": np.sign(v - est) * np.sqrt(dev), "pl": np.exp(-0.5 * dev)})
 
     def likelihood_contour(self, B: ArrayLike) -> NDArray[np.float64]:
@@ -445,7 +448,7 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         if inner.any() and (~wide).any():
             u = np.log(t[inner]) - np.log1p(-t[inner])
             lp, _ = functional_profile(self._lik, X[~wide][:, None, :], w, u[None, :])
-            out[np.ix_(~wide, inner)] = np.exp(np.minimum(lp - self._lik.loglik_hat, 0.0))
+            out[np.ix_(~wide, inner)] = np.exp(relative_loglik(self._lik.loglik_hat, lp))
         if inner.any() and wide.any():  # far-out rows: the limit r -> inf, constant in t
             out[np.ix_(wide, inner)] = limit_contour(self._lik, X[wide], w)[:, None]
         return out

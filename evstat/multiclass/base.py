@@ -150,13 +150,6 @@ def code_from_dict(d: Mapping[str, Any], levels: tuple) -> pd.DataFrame:
     return check_code(df)
 
 
-def softmax(z: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Row-wise softmax in a stable form."""
-    z = z - z.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
-
-
 class MulticlassResults(ClassifierResults):
     """Base class of the fitted multi-class calibrators (not instantiated directly).
 

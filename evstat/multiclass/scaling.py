@@ -56,7 +56,8 @@ from evstat.exceptions import EvstatWarning
 from evstat.likelihood import column_scale
 from evstat.formula import schema
 from evstat.glm import GLM_TYPES, GlmVerbs
-from evstat.multiclass.base import MulticlassResults, score_design, softmax
+from evstat.likelihood.multinomial import softmax
+from evstat.multiclass.base import MulticlassResults, score_design
 from evstat.multiclass.coupling import is_ovr
 from evstat.results import register
 
@@ -244,6 +245,17 @@ class _ScalingBase(MulticlassResults, GlmVerbs):
         first class, ``log(p_k / p_0)``) and ``"response"`` (the probabilities) as R's
         ``predict.glm``, with ``se_fit=True`` their standard errors from the inverse observed
         information (the delta method; :mod:`evstat.glm`).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, evstat as ev
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.integers(0, 3, 200)
+        >>> d = pd.DataFrame({f"s_{c}": 2 * (y == c) + rng.normal(0, 1, 200) for c in range(3)}).assign(y=y)
+        >>> fit = ev.temperature("y ~ s_0 + s_1 + s_2", d)
+        >>> link = fit.predict(d.head(2), type="link", se_fit=True)
+        >>> link.columns.tolist()  # log(p_k / p_0) for the classes but the first, and their errors
+        [('fit', 1), ('fit', 2), ('se_fit', 1), ('se_fit', 2)]
         """
         if type in GLM_TYPES or se_fit:
             return self._predict_glm(X, index, type, se_fit)

@@ -4,23 +4,23 @@ Every function takes a fitted calibrator (any :class:`evstat.calibration.Calibra
 optional new data and an optional matplotlib ``ax``, draws on it (or on a new figure) and returns
 the Axes. ``fit.plot(kind=...)`` dispatches to them through :func:`plot`:
 
-=====================  ==============================  ============================================
-kind                   function                        applies to
-=====================  ==============================  ============================================
-``"reliability"``      :func:`reliability_diagram`     every calibrator (needs labels)
-``"calibration_map"``  :func:`calibration_map`         one score column (J = 1)
-``"decision_regions"`` :func:`decision_regions`        two or more score columns (J >= 2)
-``"contours"``         :func:`predictive_contours`     calibrators with ``predictive_contour``
-``"profile"``          :func:`coefficient_profile`     calibrators with coefficient profiles
-``"reject_curve"``     :func:`reject_curve`            every calibrator (needs labels)
-``"ignorance"``        :func:`ignorance_histogram`     every calibrator
-``"class_regions"``    :func:`class_regions`           any number of classes, J >= 2
-``"belief_map"``       :func:`class_contours`          any number of classes, J >= 2
-``"class_reliability"`` :func:`class_reliability_diagram` any number of classes (top-label view)
-``"classwise_reliability"`` :func:`class_reliability_diagram` any number of classes (classwise)
-``"ternary"``          :func:`ternary_plot`            three classes
-``"score_densities"``  :func:`score_densities`         one score column (class-conditional)
-=====================  ==============================  ============================================
+===========================  =================================  =======================================
+kind                         function                           applies to
+===========================  =================================  =======================================
+``"reliability"``            :func:`reliability_diagram`        every calibrator (needs labels)
+``"calibration_map"``        :func:`calibration_map`            one score column (J = 1)
+``"decision_regions"``       :func:`decision_regions`           two or more score columns (J >= 2)
+``"contours"``               :func:`predictive_contours`        calibrators with ``predictive_contour``
+``"profile"``                :func:`coefficient_profile`        calibrators with coefficient profiles
+``"reject_curve"``           :func:`reject_curve`               every calibrator (needs labels)
+``"ignorance"``              :func:`ignorance_histogram`        every calibrator
+``"class_regions"``          :func:`class_regions`              any number of classes, J >= 2
+``"belief_map"``             :func:`class_contours`             any number of classes, J >= 2
+``"class_reliability"``      :func:`class_reliability_diagram`  any number of classes (top-label view)
+``"classwise_reliability"``  :func:`class_reliability_diagram`  any number of classes (classwise)
+``"ternary"``                :func:`ternary_plot`               three classes
+``"score_densities"``        :func:`score_densities`            one score column (class-conditional)
+===========================  =================================  =======================================
 
 With three or more classes, ``"decision_regions"`` draws :func:`class_regions` (what
 ``fit.decide`` answers over the plane: classes, reject, meta-classes, outliers) and
@@ -30,8 +30,6 @@ other kinds are two-class figures.
 Colours are the Okabe-Ito colour-blind-safe palette; strategies and classes also differ by line
 style and marker.
 """
-
-from __future__ import annotations
 
 from typing import Any, Callable
 

@@ -30,8 +30,9 @@ def reliability_diagram(
     Per bin the plot shows the observed frequency of y = 1 with its Wilson interval, and the
     interval [mean Bel({1}), mean Pl({1})] of the bin's rows as a shaded band
     (``metrics.interval_coverage``): a well-calibrated evidential prediction has the observed
-    frequency inside the band. The diagonal is perfect calibration. A histogram of theta_hat
-    (right axis, rows per bin of width 0.05) sits at the bottom.
+    frequency inside the band. The diagonal is perfect calibration. A histogram of theta_hat in
+    the same bins (right axis, rows per bin, counted as the reliability table counts them) sits
+    at the bottom.
 
     Parameters
     ----------
@@ -92,8 +93,12 @@ def reliability_diagram(
     pos = mpl_text(results.positive)
     if hist:
         ax2 = ax.twinx()
-        counts, _, _ = ax2.hist(th, bins=np.linspace(0.0, 1.0, 21), color="0.55", alpha=0.35,
-                                edgecolor="white", linewidth=0.5)
+        # the diagram's own bins (edges and right-closed counts of the reliability table)
+        every = metrics.reliability_table(yy, th, bins=bins, strategy=strategy, level=level, drop_empty=False)
+        counts = every["n"].to_numpy(dtype=float)
+        lower, upper = every["lower"].to_numpy(dtype=float), every["upper"].to_numpy(dtype=float)
+        ax2.bar(lower, counts, width=upper - lower, align="edge", color="0.55", alpha=0.35,
+                edgecolor="white", linewidth=0.5)
         top = max(float(np.max(counts)), 1.0)
         ax2.set_ylim(0.0, top * 4.0)
         ticks = np.unique(np.round(np.linspace(0.0, top, 3)))

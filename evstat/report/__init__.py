@@ -14,8 +14,6 @@ date line (fix it with ``date=``).
 ``ev.report(path, fits, ...)`` is ``ev.report.report(path, fits, ...)``.
 """
 
-from __future__ import annotations
-
 import sys
 import types
 from typing import Any

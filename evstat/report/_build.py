@@ -12,14 +12,15 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from markupsafe import Markup
 
 from evstat import metrics
 from evstat.calibration.peers import ConformalSets, VennAbersCalibration
 from evstat.comparison import compare, named_fits
 from evstat.plotting.data import calibration_scores, evaluation_labels, prediction_cache, predictions
 from evstat.plotting.data import rows as n_rows
+from evstat.report._coverage import expected_covered
 from evstat.report._figures import ReportFigure, comparison_figure, fit_figures
+from evstat.report._glossary import GLANCE, GOF_OF_GLANCE, INFO_OF_GLANCE, SHOWN_ELSEWHERE
 from evstat.report._kclass import kclass_comparison, kclass_decisions, kclass_eval, kclass_figures, kclass_tables
 from evstat.report._outlook import outlook_section
 from evstat.report.tables import Table, cell, table
@@ -36,8 +37,17 @@ class FitSection:
     method: str
     formula: str
     eval_name: str
-    summary_html: Markup
+    #: the heading: the name, with the method in parentheses only when it differs
+    title: str = ""
+    #: the summary's title without the method (e.g. "Evidential logistic calibration")
+    description: str = ""
+    #: the summary's header lines not already in the overview
+    info: list[tuple[str, str]] = field(default_factory=list)
+    #: the summary's own tables (cells, blocks, ...), with explained headers
+    summary_tables: list[Table] = field(default_factory=list)
+    summary_notes: list[str] = field(default_factory=list)
     coefficients: Table | None = None
+    #: the one goodness-of-fit table: the summary's and glance()'s facts, each once
     glance: Table | None = None
     metrics: list[Table] = field(default_factory=list)
     metric_notes: list[str] = field(default_factory=list)
@@ -106,17 +116,101 @@ def _coefficients(fit: Any, notes: list[str]) -> Table | None:
     return None
 
 
-def _glance(fit: Any) -> Table | None:
+#: summary header lines the overview already shows (formula, response, row counts)
+_OVERVIEW_INFO = frozenset({"Formula", "Response", "Observations", "Training rows", "Calibration rows"})
+#: summary tables the report replaces: its coefficient table (with Wald intervals), the one
+#: goodness-of-fit table and the one ignorance table
+_GOF_TABLES = ("Goodness of fit", "Fit on the calibration rows")
+
+
+def model_title(name: str, method: str) -> str:
+    """The model's heading: ``"evlogit"``, or ``"joint (evlogit)"`` when the name differs."""
+    return name if name == method else f"{name} ({method})"
+
+
+def _describe(sec: FitSection, summ: Any, fit: Any, coefficients: bool) -> Any:
+    """Split ``fit.summary()`` over the section: description, header lines not in the overview,
+    its own tables (with explained headers); the coefficient, goodness-of-fit and ignorance
+    tables are left to the report's (each thing once). Returns the summary's goodness-of-fit
+    tables for :func:`_fit_table`."""
+    title = str(summ.title)
+    suffix = f" ({fit.method})"
+    sec.description = title[: -len(suffix)] if title.endswith(suffix) else title
+    sec.info = [(str(k), str(v)) for k, v in summ.info if k not in _OVERVIEW_INFO]
+    gof = []
+    tips = {str(c): f"Score column {c}: its value, bin or coefficient in this row" for c in fit.score_columns}
+    tips.update({str(c): f"Class {c}" for c in fit.classes})
+    for t in summ.tables:
+        if t.title == "Coefficients" and coefficients:
+            continue
+        if t.title in _GOF_TABLES:
+            gof.append(t)
+            continue
+        if t.title.startswith("Ignorance m({0,1})"):
+            continue
+        cells = t.cells()
+        frame = pd.DataFrame(cells, columns=[str(c) for c in t.frame.columns])
+        if t.show_index:
+            frame.insert(0, "", [str(i) for i in t.frame.index])
+        tab = table(frame, t.title, notes=t.notes, tips=tips)
+        tab.numeric = [not (t.show_index and j == 0) for j in range(len(tab.columns))]
+        sec.summary_tables.append(tab)
+    sec.summary_notes = list(summ.notes)
+    return gof
+
+
+def _fit_table(fit: Any, summ: Any, gof: list[Any]) -> Table | None:
+    """The one goodness-of-fit table: the rows of the summary's goodness-of-fit table (with its
+    df and notes) and every ``glance()`` fact not shown elsewhere in the report."""
+    rows: list[dict[str, str]] = []
+    notes: list[str] = []
+    shown: set[str] = set()
+    labels: list[str] = []
+    has_df = False
+    for t in gof:
+        notes += t.notes
+        if t.show_index:  # rows are statistics: label, value[, df]
+            has_df = has_df or "df" in t.frame.columns
+            for label, cells in zip(t.frame.index, t.cells()):
+                row = dict(zip([str(c) for c in t.frame.columns], cells))
+                rows.append({"statistic": str(label), "value": row.get("value", cells[0]), "df": row.get("df", "")})
+                labels.append(str(label))
+        else:  # one row, a column per statistic (its glance name)
+            for col, v in zip(t.frame.columns, t.cells()[0]):
+                shown.add(str(col))
+                rows.append({"statistic": GLANCE.get(str(col), (str(col), ""))[0], "value": v, "df": ""})
+    for key, names in GOF_OF_GLANCE.items():
+        if key.startswith("df") and not has_df:
+            continue
+        if any(lab.startswith(n) for lab in labels for n in names):
+            shown.add(key)
+    info = {str(k) for k, _ in summ.info}
     g = getattr(fit, "glance", None)
-    if not callable(g):
+    explained = []
+    if callable(g):
+        for key, value in g().iloc[0].items():
+            key = str(key)
+            if key in SHOWN_ELSEWHERE or key in shown or any(i in info for i in INFO_OF_GLANCE.get(key, ())):
+                continue
+            if value is None or (isinstance(value, str) and not value.strip()):
+                continue
+            label, why = GLANCE.get(key, (key, ""))
+            rows.append({"statistic": label, "value": cell(value, 6), "df": ""})
+            explained.append(f"{label}: {why}" if why else f"{label}: glance() column {key!r}")
+    if not rows:
         return None
-    row = g().iloc[0]
-    frame = pd.DataFrame({"value": [cell(v, 6) for v in row.to_numpy()]}, index=[str(i) for i in row.index])
-    return table(frame, "One-row summary (glance)", index="statistic")
+    frame = pd.DataFrame(rows)
+    if not (has_df and any(r["df"] for r in rows)):
+        frame = frame.drop(columns="df")
+    if explained:
+        notes.append("; ".join(explained) + ".")
+    tab = table(frame, f"Goodness of fit on the calibration rows ({fit.nobs} rows)", notes=notes)
+    tab.numeric = [False] + [True] * (len(tab.columns) - 1)
+    return tab
 
 
-def _label_metrics(fit: Any, pred: pd.DataFrame, y: np.ndarray, bins: int, reject_cost: float,
-                   eval_name: str, sec: FitSection) -> None:
+def _label_metrics(fit: Any, pred: pd.DataFrame, y: np.ndarray, bins: int, eval_name: str, sec: FitSection) -> None:
+    """Scores, calibration tests and the one reliability table (with the band's coverage)."""
     theta = pred["theta"].to_numpy(dtype=float)
     ok = np.isfinite(theta)
     if not ok.all():
@@ -134,12 +228,12 @@ def _label_metrics(fit: Any, pred: pd.DataFrame, y: np.ndarray, bins: int, rejec
     sp = _safe(notes, "Scores", metrics.score_predictions, yy, th, bel=bel, pl=pl)
     if sp is not None:
         sec.metrics.append(table(
-            sp.to_frame().T,
+            sp.drop("mean_ignorance").to_frame().T,
             f"Scores on the {eval_name}",
             columns={"n": "n", "error_rate": "error rate", "brier": "Brier", "log_loss": "log loss",
-                     "ece": "ECE (10 bins)", "mean_ignorance": "mean ignorance", "betp_brier": "Brier of BetP"},
-            notes=["error rate at theta_hat > 0.5; Brier, log loss and ECE of theta_hat; mean "
-                   "ignorance = mean of Pl - Bel; Brier of BetP = Brier score of (Bel + Pl) / 2."],
+                     "ece": "ECE (10 bins)", "betp_brier": "Brier of BetP"},
+            notes=["error rate at theta_hat > 0.5; Brier, log loss and ECE of theta_hat; Brier of "
+                   "BetP = Brier score of (Bel + Pl) / 2. The ignorance is summarised below."],
         ))
     rows = []
     hl = _safe(notes, "Hosmer-Lemeshow test", metrics.hosmer_lemeshow, yy, th, g=10)
@@ -151,72 +245,111 @@ def _label_metrics(fit: Any, pred: pd.DataFrame, y: np.ndarray, bins: int, rejec
         rows.append({"test": "Spiegelhalter z", "statistic": sz.statistic, "df": "", "p-value": sz.pvalue})
     if rows:
         sec.metrics.append(table(
-            pd.DataFrame(rows), "Goodness-of-fit tests of theta_hat",
+            pd.DataFrame(rows), f"Calibration tests of theta_hat on the {eval_name}",
             notes=["Hosmer-Lemeshow grouped as R's ResourceSelection::hoslem.test; small p-values "
                    "indicate miscalibration."],
         ))
-    rt = _safe(notes, "Reliability table", metrics.reliability_table, yy, th, bins=bins)
-    if rt is not None:
-        sec.metrics.append(table(
-            rt, f"Reliability table ({bins} equal-width bins of theta_hat)",
-            columns={"bin": "bin", "lower": "from", "upper": "to", "n": "n",
-                     "mean_prediction": "mean theta_hat", "observed_frequency": "observed frequency",
-                     "wilson_lower": "Wilson 95% lower", "wilson_upper": "Wilson 95% upper"},
-        ))
-    ic = _safe(notes, "Interval coverage", metrics.interval_coverage, yy, bel, pl, th, bins=bins)
-    if ic is not None:
-        cov = int(ic["covered"].sum())
-        sec.metrics.append(table(
-            ic, "Interval coverage: does [mean Bel, mean Pl] of each bin cover the observed frequency?",
-            columns={"bin": "bin", "lower": "from", "upper": "to", "n": "n",
-                     "mean_prediction": "mean theta_hat", "observed_frequency": "observed frequency",
-                     "mean_bel": "mean Bel", "mean_pl": "mean Pl", "covered": "covered"},
-            notes=[f"Covered in {cov} of {len(ic)} non-empty bins."],
-        ))
-    # decisions
-    drows = []
-    for label, strategy, rc in (
-        [(f"{s}, R_rej = {reject_cost:g}", s, reject_cost) for s in STRATEGIES]
-        + [("evidential, no reject (BetP > 0.5)", "pessimistic", None),
-           ("probabilistic, no reject (theta_hat > 0.5)", "probabilistic", None)]
-    ):
-        d = metrics.decide_binary(bel, pl, strategy, rc, p=th)
-        dm = metrics.decision_metrics(yy, d)
-        drows.append({"rule": label, **dm.to_dict()})
-    dt = pd.DataFrame(drows)
-    for c in ("n", "n_decided", "n_rejected", "n_correct", "n_errors"):
-        dt[c] = dt[c].astype(np.int64)
-    sec.decisions.append(table(
-        dt, f"Decisions on the {eval_name} (0-1 costs, reject cost R_rej)",
-        columns={"rule": "strategy", "n": "n", "n_decided": "decided", "n_rejected": "rejected",
-                 "n_errors": "errors", "error_rate": "error rate", "accuracy": "accuracy",
-                 "reject_rate": "reject rate"},
-        notes=["Minary et al. (2019), eqs. 8-11 and section 5.4: pessimistic = minimise the upper "
-               "expected cost (1 - Bel), optimistic = the lower one (1 - Pl), probabilistic = "
-               "1 - theta_hat; reject when R_rej is below the chosen cost. Error rate = errors / n; "
-               "accuracy = correct / decided."],
-    ))
+    rel = _safe(notes, "Reliability table", _reliability, yy, th, bel, pl, bins)
+    if rel is not None:
+        sec.metrics.append(rel)
 
 
-def _prediction_tables(fit: Any, pred: pd.DataFrame, reject_cost: float, name: str, sec: FitSection) -> None:
+def _reliability(y: np.ndarray, theta: np.ndarray, bel: np.ndarray, pl: np.ndarray, bins: int) -> Table:
+    """One reliability table: per bin of theta_hat the observed frequency with its Wilson
+    interval and the band [mean Bel, mean Pl], whether it covers the frequency, and a note with
+    the number of covered bins to expect (:mod:`evstat.report._coverage`)."""
+    rt = metrics.reliability_table(y, theta, bins=bins)
+    ic = metrics.interval_coverage(y, bel, pl, theta, bins=bins)
+    frame = rt.merge(ic[["bin", "mean_bel", "mean_pl", "covered"]], on="bin", validate="one_to_one")
+    edges = np.linspace(0.0, 1.0, bins + 1)  # the uniform bins of both tables
+    expect = expected_covered(theta, edges, ic["mean_bel"].to_numpy(), ic["mean_pl"].to_numpy())
+    k, cov = len(ic), int(ic["covered"].sum())
+    return table(
+        frame, f"Reliability table ({bins} equal-width bins of theta_hat) and coverage of the [Bel, Pl] band",
+        columns={"bin": "bin", "lower": "from", "upper": "to", "n": "n",
+                 "mean_prediction": "mean theta_hat", "observed_frequency": "observed frequency",
+                 "wilson_lower": "Wilson 95% lower", "wilson_upper": "Wilson 95% upper",
+                 "mean_bel": "mean Bel", "mean_pl": "mean Pl", "covered": "covered"},
+        notes=[
+            f"The band [mean Bel, mean Pl] covers the observed frequency in {cov} of {k} non-empty "
+            f"bins. If every row's theta_hat were its true probability, we would expect about "
+            f"{expect:.1f} of {k} (each bin's count of positives is then a sum of independent "
+            "Bernoulli(theta_hat) draws; exact binomial-type calculation).",
+            "The band is not a confidence interval for a bin's frequency: Pl - Bel measures how "
+            "loosely the calibration rows pin down theta (the calibrator's estimation "
+            "uncertainty) and holds none of the sampling noise of the few rows in a bin, so "
+            "small bins miss it often even for a well-calibrated model. Far fewer covered bins "
+            "than expected means the band is too narrow or theta_hat is off; the Wilson interval "
+            "is the one that describes the frequency's own noise.",
+        ],
+    )
+
+
+def _ignorance(fit: Any, pred: pd.DataFrame, name: str, sec: FitSection) -> None:
+    """The one ignorance table: Pl - Bel on the calibration rows and on the rows predicted."""
+    rows, labels = [], []
+    cb = getattr(fit, "calibration_belief", None)
+    calib_note = ""
+    if callable(cb) and not name.startswith("calibration data"):
+        b = cb()
+        rows.append(metrics.ignorance_summary(b["bel"].to_numpy(dtype=float), b["pl"].to_numpy(dtype=float)))
+        labels.append("calibration rows")
+        note = fit.calibration_sample_note() if callable(getattr(fit, "calibration_sample_note", None)) else None
+        calib_note = f" Calibration rows: {note}." if note else ""
     bel, pl = pred["bel"].to_numpy(dtype=float), pred["pl"].to_numpy(dtype=float)
-    theta = pred["theta"].to_numpy(dtype=float)
-    if bel.size == 0:
+    if bel.size:
+        rows.append(metrics.ignorance_summary(bel, pl))
+        labels.append(name)
+    if not rows:
         return
-    ig = metrics.ignorance_summary(bel, pl)
-    sec.metrics.append(table(ig.to_frame().T, f"Ignorance m({{0,1}}) = Pl - Bel on the {name}"))
-    neg, pos = fit.classes
-    rows = []
-    for s in STRATEGIES:
-        ok = np.isfinite(theta) if s == "probabilistic" else np.ones(theta.size, dtype=bool)
-        d = metrics.decide_binary(bel[ok], pl[ok], s, reject_cost, p=theta[ok])
-        codes = np.array([2 if v == "reject" else int(v) for v in d])
-        rows.append({"strategy": s, "neg": int((codes == 0).sum()), "pos": int((codes == 1).sum()),
-                     "rej": int((codes == 2).sum())})
-    sec.decisions.append(table(
-        pd.DataFrame(rows), f"Decisions on the {name} at R_rej = {reject_cost:g} (counts)",
-        columns={"strategy": "strategy", "neg": f"decide {neg}", "pos": f"decide {pos}", "rej": "reject"},
+    frame = pd.DataFrame(rows, index=labels)
+    frame["n"] = frame["n"].astype(np.int64)
+    sec.metrics.append(table(
+        frame, "Ignorance m({0,1}) = Pl - Bel", index="rows",
+        notes=[f"Mean and quantiles of Pl({{1}}) - Bel({{1}}) per row: the mass the evidential "
+               f"prediction leaves on 'either class'.{calib_note}"],
     ))
+
+
+def _decision_table(fit: Any, pred: pd.DataFrame, y: np.ndarray | None, costs: list[float],
+                    name: str, caption_costs: str) -> Table:
+    """Decisions of the three strategies at each reject cost in ``costs`` on the rows of
+    ``pred`` (counts; with labels ``y`` also errors and rates, and the two rules without reject)."""
+    theta = pred["theta"].to_numpy(dtype=float)
+    ok = np.isfinite(theta)
+    bel, pl, th = (pred[c].to_numpy(dtype=float)[ok] for c in ("bel", "pl", "theta"))
+    yy = None if y is None else np.asarray(y)[ok]
+    neg, pos = fit.classes
+    rules = [(s, s, rc) for rc in costs for s in STRATEGIES]
+    if yy is not None:
+        rules += [("evidential, no reject (BetP > 0.5)", "pessimistic", None),
+                  ("probabilistic, no reject (theta_hat > 0.5)", "probabilistic", None)]
+    rows = []
+    for label, strategy, rc in rules:
+        d = np.asarray(metrics.decide_binary(bel, pl, strategy, rc, p=th), dtype=object)
+        row: dict[str, Any] = {"strategy": label, "R_rej": "" if rc is None else f"{rc:g}",
+                               "neg": int((d == 0).sum()), "pos": int((d == 1).sum()),
+                               "rej": int((d == "reject").sum())}
+        if yy is not None:
+            dm = metrics.decision_metrics(yy, metrics.decide_binary(bel, pl, strategy, rc, p=th))
+            row.update(errors=int(dm["n_errors"]), error_rate=dm["error_rate"], accuracy=dm["accuracy"],
+                       reject_rate=dm["reject_rate"])
+        rows.append(row)
+    columns = {"strategy": "strategy", "R_rej": "R_rej", "neg": f"decide {neg}", "pos": f"decide {pos}",
+               "rej": "rejected"}
+    if yy is not None:
+        columns.update(errors="errors", error_rate="error rate", accuracy="accuracy", reject_rate="reject rate")
+    tab = table(
+        pd.DataFrame(rows), f"Decisions on the {name} {caption_costs}",
+        columns=columns,
+        notes=["Minary et al. (2019), eqs. 8-11 and section 5.4, 0-1 costs: pessimistic = minimise "
+               "the upper expected cost (1 - Bel for the positive class, Pl for the negative), "
+               "optimistic = the lower one (1 - Pl, Bel), probabilistic = under theta_hat; reject "
+               "when R_rej is below the chosen class's cost."
+               + (" Error rate = errors / n; accuracy = correct / decided." if yy is not None else "")],
+    )
+    tab.numeric[1] = True
+    return tab
 
 
 def _eval_rows(fit: Any, newdata: pd.DataFrame | None, y: Any) -> tuple[pd.DataFrame | None, np.ndarray, str, np.ndarray | None]:
@@ -291,8 +424,9 @@ def _kclass_section(fit: Any, name: str, i: int, ev: tuple, newdata: pd.DataFram
     """The section and overview row of a model with K >= 3 classes."""
     eval_data, codes, eval_name = ev
     sec = FitSection(name=name, anchor=_anchor(name, used), method=fit.method, formula=fit.formula,
-                     eval_name=eval_name, summary_html=Markup(fit.summary().as_html()))
-    sec.glance = _glance(fit)
+                     eval_name=eval_name, title=model_title(name, fit.method))
+    summ = fit.summary()
+    sec.glance = _fit_table(fit, summ, _describe(sec, summ, fit, False))
     sec.metrics.extend(kclass_tables(fit, eval_data, codes, eval_name, bins))
     sec.decisions.append(kclass_decisions(fit, eval_data, codes, eval_name, rc))
     pred_name = eval_name.replace(", in-sample", "")
@@ -305,11 +439,16 @@ def _kclass_section(fit: Any, name: str, i: int, ev: tuple, newdata: pd.DataFram
         ign = np.asarray(fit.predict(pred_data, type="mass").values)[:, -1]  # m(Omega), the full frame
     else:  # lower/upper probabilities without a mass function (evmultinom): its own .ignorance
         ign = fit.augment(None if pred_data is None else pred_data.reset_index(drop=True))[".ignorance"].to_numpy()
+    sec.metrics.append(table(
+        pd.DataFrame([metrics.ignorance_summary(np.zeros_like(ign), ign)], index=[pred_name]).astype({"n": np.int64}),
+        "Ignorance m(Omega)", index="rows",
+        notes=["Mean and quantiles of the mass on the whole frame (for evmultinom, its lower/upper "
+               "probabilities' own ignorance) per row."],
+    ))
     row = {
-        "model": name, "method": fit.method, "formula": fit.formula,
+        "model": model_title(name, fit.method), "formula": fit.formula,
         "calibration rows": f"{fit.nobs} ({_counts_text(fit)})",
         "J": len(fit.score_columns), "positive class": f"none ({fit.n_classes} classes)",
-        "mean ignorance": float(np.mean(ign)) if ign.size else np.nan,
     }
     return sec, row
 
@@ -415,18 +554,16 @@ def build_context(
             eval_data, eval_y, eval_name, new_labels = _eval_rows(fit, newdata, y)
             coefficients = _coefficients(fit, [])
             summ = fit.summary()
-            if coefficients is not None:
-                # printed once: the report's table (with Wald intervals too) replaces the summary's
-                summ.tables = [t for t in summ.tables if t.title != "Coefficients"]
             sec = FitSection(
                 name=name, anchor=_anchor(name, used), method=fit.method, formula=fit.formula,
-                eval_name=eval_name, summary_html=Markup(summ.as_html()),
+                eval_name=eval_name, title=model_title(name, fit.method),
             )
+            gof = _describe(sec, summ, fit, coefficients is not None)
             sec.coefficients = _coefficients(fit, sec.metric_notes) if coefficients is None else coefficients
-            sec.glance = _glance(fit)
+            sec.glance = _fit_table(fit, summ, gof)
             pred_eval = predictions(fit, eval_data)
             evals[name] = (pred_eval, eval_y, eval_name)
-            _label_metrics(fit, pred_eval, eval_y, bins, rc, eval_name, sec)
+            _label_metrics(fit, pred_eval, eval_y, bins, eval_name, sec)
             if newdata is not None:
                 pred_new = pred_eval if eval_data is newdata else predictions(fit, newdata)
                 pred_name = f"new data ({len(newdata)} rows)"
@@ -435,19 +572,21 @@ def build_context(
                 pred_new, pred_name = pred_eval, eval_name.replace(", in-sample", "")
                 # the calibration rows, or their seeded subsample for a large calibration set
                 pred_data, pred_labels = eval_data, None if eval_data is None else eval_y
-            _prediction_tables(fit, pred_new, rc, pred_name, sec)
+            _ignorance(fit, pred_new, pred_name, sec)
+            costs_text = f"at reject cost R_rej = {rc:g}"
+            sec.decisions.append(_decision_table(fit, pred_eval, eval_y, [rc], eval_name, costs_text))
+            if pred_new is not pred_eval:  # unlabelled new data: their decisions (counts) too
+                sec.decisions.append(_decision_table(fit, pred_new, None, [rc], pred_name, costs_text))
             figs, fnotes = fit_figures(
                 fit, f"m{i + 1}", eval_data, None if eval_data is None else eval_y, pred_data,
                 pred_labels, eval_name, pred_name, rc, bins, grid,
             )
             sec.figures, sec.figure_notes = figs, fnotes
             sections.append(sec)
-            ign = (pred_new["pl"] - pred_new["bel"]).to_numpy(dtype=float)
             overview_rows.append({
-                "model": name, "method": fit.method, "formula": fit.formula,
+                "model": model_title(name, fit.method), "formula": fit.formula,
                 "calibration rows": f"{fit.nobs} ({_counts_text(fit)})",
                 "J": len(fit.score_columns), "positive class": str(fit.positive),
-                "mean ignorance": float(np.mean(ign)) if ign.size else np.nan,
             })
         outlook = None if pool is None else outlook_section(named, pool, queries, draws, seed)
         if len(named) > 1 and all(f.is_binary for f in named.values()):
@@ -471,14 +610,16 @@ def build_context(
     else:
         lead = (f"The new data ({len(newdata)} rows) have no labels: predictions are shown for them, "
                 "and the metrics that need labels are computed on the calibration data (in-sample).")
-    overview = table(pd.DataFrame(overview_rows), "Calibrators in this report")
+    overview = table(pd.DataFrame(overview_rows), "Calibrators in this report",
+                     columns={"model": "model", "formula": "formula", "calibration rows": "calibration rows",
+                              "J": "J", "positive class": "positive class"})
     overview_notes = [
         f"Reject cost R_rej = {rc:g} (a misclassification costs 1); reliability bins: {bins}; "
-        f"mean ignorance on the {'new' if newdata is not None else 'calibration'} data.",
+        "J = number of score columns.",
     ]
     data_lines = []
     for name, fit in named.items():
-        data_lines.append((f"Calibration data ({name})",
+        data_lines.append(("Calibration data" + (f" ({name})" if len(named) > 1 else ""),
                            f"{fit.nobs} rows used ({_counts_text(fit)}"
                            + (f", {fit.n_dropped} dropped for missing values" if fit.n_dropped else "")
                            + f"); score columns: {', '.join(fit.score_columns)}"))
@@ -502,7 +643,7 @@ def build_context(
     repro = {
         "version": evstat.__version__,
         "software": _software(),
-        "formulas": [(name, fit.formula) for name, fit in named.items()],
+        "formulas": [("Formula" + (f" ({name})" if len(named) > 1 else ""), fit.formula) for name, fit in named.items()],
         "data": data_lines,
         "settings": f"reject_cost = {rc:g}, bins = {bins}, grid = {grid}",
         "seed": seed_text,

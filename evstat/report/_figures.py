@@ -116,7 +116,7 @@ def fit_figures(
         f"Observed frequency of the positive class against the predicted probability theta_hat in "
         f"{bins} equal-width bins of the {eval_name}, with {0.95:.0%} Wilson intervals; the shaded band "
         "joins the mean Bel({1}) and mean Pl({1}) of each bin's rows. The diagonal is perfect "
-        "calibration; the grey histogram (right axis) counts the rows per theta_hat bin.",
+        f"calibration; the grey histogram (right axis) counts the rows in the same {bins} bins.",
         lambda ax: plotting.reliability_diagram(fit, eval_data, y=eval_y, ax=ax[0, 0], bins=bins),
         (6.0, 4.8),
     )

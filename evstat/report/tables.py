@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evstat.report._glossary import tip
 from evstat.summary import format_number
 
 __all__ = ["Table", "cell", "table"]
@@ -25,6 +26,8 @@ class Table:
     rows: list[list[str]]
     notes: list[str] = field(default_factory=list)
     numeric: list[bool] = field(default_factory=list)
+    #: one explanation per column (the header's tooltip; "" for none)
+    tips: list[str] = field(default_factory=list)
 
 
 #: numbers smaller than this in magnitude are rounding noise (e.g. 5.6e-17 for an exact 0) and print as 0
@@ -57,11 +60,13 @@ def table(
     index: str | None = None,
     notes: Sequence[str] = (),
     formatters: Mapping[str, Callable[[Any], str]] | None = None,
+    tips: Mapping[str, str] | None = None,
 ) -> Table:
     """A :class:`Table` from ``frame``.
 
     ``columns`` renames (and selects, in its order) columns; ``index``, when given, is the header
-    of a first column holding the index labels.
+    of a first column holding the index labels. Every header gets a tooltip: ``tips`` (by shown
+    header) first, then the report's glossary of column names.
     """
     formatters = dict(formatters or {})
     cols = list(columns) if columns else [str(c) for c in frame.columns]
@@ -76,4 +81,5 @@ def table(
     if index is not None:
         heads = [index] + heads
         numeric = [False] + numeric
-    return Table(title=title, columns=heads, rows=rows, notes=list(notes), numeric=numeric)
+    return Table(title=title, columns=heads, rows=rows, notes=list(notes), numeric=numeric,
+                 tips=[tip(h, dict(tips or {})) for h in heads])

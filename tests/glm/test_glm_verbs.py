@@ -423,3 +423,19 @@ def test_evmultinom_se_against_its_own_probabilities_by_finite_differences(three
     np.testing.assert_allclose(got["se_fit"].to_numpy(), se, rtol=1e-6)
     eta = np.log(scaled_probs(B, X)[:, 1:] / scaled_probs(B, X)[:, :1])
     np.testing.assert_allclose(fit.predict(new, type="link").to_numpy(), eta, rtol=1e-10)
+
+
+def test_update_of_a_dot_formula_fit_and_of_a_long_formula():
+    """``y ~ . - id`` is stored expanded (R's formula(fit)), so update edits its terms; a formula
+    of 2,000 score columns is updated without recursion (evstat.formula.limits.model_desc)."""
+    rng = np.random.default_rng(0)
+    d = pd.DataFrame(rng.normal(size=(60, 4)), columns=["a", "b", "c", "id"])
+    d["y"] = (rng.random(60) < expit(d["a"])).astype(int)
+    fit = ev.evlogit("y ~ . - id", d)
+    small = fit.update("~ . - c")
+    assert small.formula == "y ~ a + b"
+    np.testing.assert_allclose(small.params, ev.evlogit("y ~ a + b", d).params, rtol=1e-12)
+    assert ev.anova(small, fit)["Df"].tolist()[1] == 1
+    old = "y ~ " + " + ".join(f"s{i}" for i in range(2000))
+    new = ev.update_formula(old, "~ . - s5 + s2000")
+    assert new == "y ~ " + " + ".join(f"s{i}" for i in [*range(5), *range(6, 2001)])

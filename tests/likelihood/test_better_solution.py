@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import evstat as ev
@@ -49,3 +50,33 @@ def test_parameter_contour_refuses_a_point_above_the_fit(stale):
     assert float(ParameterContour(lik)(lik.beta_hat)) == 1.0
     with pytest.raises(ValueError, match=MESSAGE):
         ParameterContour(bad)(lik.beta_hat)
+
+
+@pytest.fixture(scope="module")
+def stale_multinom():
+    """An evmultinom fit rebuilt from coefficients off its maximum (as a fit that stopped before
+    converging): the profiles find a higher likelihood than the stated one."""
+    rng = np.random.default_rng(4)
+    z = np.r_[0, 1, 2, rng.integers(0, 3, 57)]
+    data = pd.DataFrame({"y": np.array(list("abc"))[z], "s": rng.normal(size=60) + 0.8 * z})
+    fit = ev.evmultinom("y ~ s", data)
+    B = fit.likelihood.B_hat + np.array([[0.3, -0.2], [0.0, 0.25]])
+    return fit, type(fit)(fit.class_frame, params=B)
+
+
+def test_evmultinom_profile_stops_with_r_message(stale_multinom):
+    """evmultinom's coefficient profile used to clamp a negative deviance to 0 (issue 24): it
+    now stops like evlogit's, and a converged fit still profiles."""
+    fit, stale = stale_multinom
+    prof = fit.profile("b", "s")
+    assert np.all(prof["pl"] <= 1.0) and prof["pl"].max() == pytest.approx(1.0, abs=1e-6)
+    with pytest.raises(ValueError, match=MESSAGE):
+        stale.profile("b", "s")
+
+
+def test_evmultinom_contour_stops_with_r_message(stale_multinom):
+    fit, stale = stale_multinom
+    new = pd.DataFrame({"s": [0.5]})
+    assert np.all(fit.contour(new, ["a"], [0.2, 0.5]) <= 1.0)
+    with pytest.raises(ValueError, match=MESSAGE):
+        stale.contour(new, ["a"], np.linspace(0.05, 0.95, 19))

@@ -11,6 +11,7 @@ MODULES = [
     "evstat.likelihood.logistic",
     "evstat.likelihood.predictive",
     "evstat.likelihood.multinomial",
+    "evstat.likelihood.quadrature",
 ]
 
 

@@ -143,6 +143,12 @@ def test_reliability_points_are_the_reliability_table():
     # histogram on the twin axis counts every row
     twin = [a for a in ax.figure.axes if a is not ax][0]
     assert sum(p.get_height() for p in twin.patches) == len(TEST)
+    # ... in the diagram's own 5 bins: edges and counts of the reliability table
+    every = metrics.reliability_table(TEST["y"], b["theta"], bins=5, drop_empty=False)
+    assert len(twin.patches) == 5
+    np.testing.assert_allclose([p.get_x() for p in twin.patches], every["lower"])
+    np.testing.assert_allclose([p.get_x() + p.get_width() for p in twin.patches], every["upper"])
+    np.testing.assert_array_equal([p.get_height() for p in twin.patches], every["n"])
 
 
 def test_reliability_labels_from_y_argument_and_level_names():

@@ -22,7 +22,7 @@ from evstat import plotting  # noqa: E402
 CHROMIUM = os.environ.get("EVSTAT_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
-HEADINGS = ["Overview", "Comparison of calibrators", "Model summary", "Calibration metrics",
+HEADINGS = ["Overview", "Comparison of calibrators", "Model summary", "Goodness of fit", "Calibration metrics",
             "Decisions with a reject option", "Figures", "Reproducibility"]
 
 
@@ -90,8 +90,8 @@ def test_report_in_headless_chromium(report_file):
             for name in HEADINGS:
                 heading = page.get_by_role("heading", name=name, exact=True).first
                 assert heading.is_visible(), name
-            assert page.get_by_role("heading", name="Model: evlogit (evlogit)").is_visible()
-            assert page.get_by_role("heading", name="Model: isotonic (isotonic)").is_visible()
+            assert page.get_by_role("heading", name="Model: evlogit", exact=True).is_visible()
+            assert page.get_by_role("heading", name="Model: isotonic", exact=True).is_visible()
             assert not [m for m in console if m[0] in ("error", "warning")], console
             assert not page_errors, page_errors
             assert all(u.startswith(("file:", "data:", "about:")) for u in requests), requests

@@ -65,30 +65,30 @@ def test_sections_of_every_calibrator(name):
     html = html_of(name)
     assert html.startswith("<!DOCTYPE html>") and html.rstrip().endswith("</html>")
     h2 = headings(html, 2)
-    assert h2 == ["Overview", f"Model: {name} ({fit.method})", "Reproducibility"]
+    assert h2 == ["Overview", f"Model: {name}", "Reproducibility"]  # named once: name == method
     h3 = headings(html, 3)
-    for h in ("Model summary", "Calibration metrics", "Decisions with a reject option", "Figures"):
+    for h in ("Model summary", "Goodness of fit", "Calibration metrics", "Decisions with a reject option", "Figures"):
         assert h in h3
     has_coef = name in ("evlogit", "betacal", "disjoint")
     assert ("Coefficients" in h3) == has_coef
     caps = captions(html)
-    for c in ("Scores on the new data (79 rows)", "Goodness-of-fit tests of theta_hat",
-              "Reliability table (10 equal-width bins of theta_hat)",
-              "Decisions on the new data (79 rows) (0-1 costs, reject cost R_rej)",
-              "Decisions on the new data (79 rows) at R_rej = 0.15 (counts)",
-              "Ignorance m({0,1}) = Pl - Bel on the new data (79 rows)"):
+    for c in ("Scores on the new data (79 rows)", "Calibration tests of theta_hat on the new data (79 rows)",
+              "Reliability table (10 equal-width bins of theta_hat) and coverage of the [Bel, Pl] band",
+              "Decisions on the new data (79 rows) at reject cost R_rej = 0.15",
+              "Ignorance m({0,1}) = Pl - Bel"):
         assert c in caps, c
-    assert any(c.startswith("Interval coverage") for c in caps)
+    assert not any(c.startswith("Interval coverage") for c in caps)
     # one inline SVG per figure: every applicable plot kind (the two reject-curve panels share one)
     assert html.count("<svg") == len(plotting.applicable_kinds(fit))
     assert html.count("<figure") == html.count("<figcaption>") == html.count("<svg")
-    # the model summary is shown without its coefficient table, which the report prints once
-    # (with Wald intervals too)
+    # the model summary's own tables are shown, without its coefficient table, which the report
+    # prints once (with Wald intervals too)
     summ = fit.summary()
-    if has_coef:
-        assert any(t.title == "Coefficients" for t in summ.tables) or name == "disjoint"
-        summ.tables = [t for t in summ.tables if t.title != "Coefficients"]
-    assert summ.as_html() in html
+    for t in summ.tables:
+        if t.title in ("Coefficients", "Goodness of fit") or t.title.startswith("Ignorance"):
+            assert f"<caption>{t.title}</caption>" not in html.replace("&#39;", "'"), t.title
+        else:
+            assert f"<caption>{t.title}</caption>" in html.replace("&#39;", "'"), t.title
     assert html.count("Coefficients with 95% profile-likelihood") <= 1
 
 
@@ -112,26 +112,30 @@ def test_metric_tables_hold_the_metrics():
     b = fit.predict(TEST, type="belief")
     y = TEST["y"].to_numpy()
     tables = {t.title: t for t in sec.metrics + sec.decisions}
-    sp = metrics.score_predictions(y, b.theta, bel=b.bel, pl=b.pl)
+    sp = metrics.score_predictions(y, b.theta, bel=b.bel, pl=b.pl).drop("mean_ignorance")
     assert tables["Scores on the new data (79 rows)"].rows == [[format_number(v) if i else "79" for i, v in enumerate(sp)]]
     hl = metrics.hosmer_lemeshow(y, b.theta, g=10)
     sz = metrics.spiegelhalter_z(y, b.theta)
-    gof = tables["Goodness-of-fit tests of theta_hat"].rows
+    gof = tables["Calibration tests of theta_hat on the new data (79 rows)"].rows
     assert gof[0] == ["Hosmer-Lemeshow (g = 10)", format_number(hl.statistic), str(hl.df), format_number(hl.pvalue)]
     assert gof[1] == ["Spiegelhalter z", format_number(sz.statistic), "", format_number(sz.pvalue)]
     rt = metrics.reliability_table(y, b.theta, bins=5)
-    rel = tables["Reliability table (5 equal-width bins of theta_hat)"].rows
-    assert [r[3] for r in rel] == [str(n) for n in rt["n"]]
-    dec = tables["Decisions on the new data (79 rows) (0-1 costs, reject cost R_rej)"].rows
-    for row, s in zip(dec, ("pessimistic", "optimistic", "probabilistic")):
+    rel = tables["Reliability table (5 equal-width bins of theta_hat) and coverage of the [Bel, Pl] band"]
+    assert [r[3] for r in rel.rows] == [str(n) for n in rt["n"]]
+    cov = metrics.interval_coverage(y, b.bel, b.pl, b.theta, bins=5)
+    assert [r[-3:] for r in rel.rows] == [[format_number(lo), format_number(hi), "yes" if c else "no"]
+                                          for lo, hi, c in zip(cov.mean_bel, cov.mean_pl, cov.covered)]
+    dec = tables["Decisions on the new data (79 rows) at reject cost R_rej = 0.2"]
+    assert dec.columns == ["strategy", "R_rej", "decide 0", "decide 1", "rejected", "errors", "error rate",
+                           "accuracy", "reject rate"]
+    for row, s in zip(dec.rows, ("pessimistic", "optimistic", "probabilistic")):
         dm = metrics.decision_metrics(y, metrics.decide_binary(b.bel, b.pl, s, 0.2, p=b.theta))
-        assert row[0] == f"{s}, R_rej = 0.2"
-        assert row[5:] == [format_number(dm[k]) for k in ("error_rate", "accuracy", "reject_rate")]
+        assert row[:2] == [s, "0.2"]
+        assert row[5:] == [str(int(dm["n_errors"]))] + [format_number(dm[k]) for k in ("error_rate", "accuracy", "reject_rate")]
+        d = fit.decide(TEST, strategy=s, reject_cost=0.2).astype(str)
+        assert row[2:5] == [str((d == "0").sum()), str((d == "1").sum()), str((d == "reject").sum())]
     # decisions without reject: both evidential strategies pick the class of highest BetP
-    assert dec[3][0] == "evidential, no reject (BetP > 0.5)" and dec[3][2] == "79"
-    counts = tables["Decisions on the new data (79 rows) at R_rej = 0.2 (counts)"].rows
-    d = fit.decide(TEST, strategy="pessimistic", reject_cost=0.2).astype(str)
-    assert counts[0] == ["pessimistic", str((d == "0").sum()), str((d == "1").sum()), str((d == "reject").sum())]
+    assert dec.rows[3][0] == "evidential, no reject (BetP > 0.5)" and dec.rows[3][4] == "0"
 
 
 def test_escaping_of_html_in_column_names_and_labels():
@@ -196,7 +200,8 @@ def test_comparison_of_several_calibrators():
     assert ctx["repro"]["seed"] == "7" and ("Command", "x") in ctx["repro"]["extra"]
     iso = fit_of("isotonic")
     html = render_report([iso, iso], TEST, date=DATE, **FAST)
-    assert "Model: isotonic (isotonic)" in html and "Model: isotonic_2 (isotonic)" in html
+    assert "Model: isotonic<" in html and "Model: isotonic_2 (isotonic)" in html
+    assert "(isotonic) (isotonic)" not in html and "Model: isotonic (isotonic)" not in html
     assert 'id="model-isotonic"' in html and 'id="model-isotonic_2"' in html
     html = render_report({"a b": iso, "a-b": iso}, date=DATE, **FAST)
     assert 'id="model-a-b"' in html and 'id="model-a-b-2"' in html
@@ -212,7 +217,8 @@ def test_without_newdata_or_labels_metrics_are_in_sample():
     assert "have no labels" in html
     caps = captions(html)
     assert "Scores on the calibration data (79 rows, in-sample)" in caps
-    assert "Decisions on the new data (79 rows) at R_rej = 0.15 (counts)" in caps
+    assert "Decisions on the new data (79 rows) at reject cost R_rej = 0.15" in caps
+    assert "Decisions on the calibration data (79 rows, in-sample) at reject cost R_rej = 0.15" in caps
     # labels from y=
     html = render_report(fit, TEST.drop(columns=["y"]), y=TEST["y"].to_numpy(), date=DATE, **FAST)
     assert "Scores on the new data (79 rows)" in captions(html)
