@@ -59,7 +59,14 @@ from numpy.typing import NDArray
 
 from evstat.experiments.ensemble import SVM_C, SVM_GAMMA, SVM_SETTINGS, fit_svm, score_table
 from evstat.experiments.methods import TIES, available_methods, method_errors, predict_methods
-from evstat.experiments.minary_design import CURVE_CAL_SIZES, DATASETS, FIG8_CAL_SIZES, FIG8_REJECT_COST, seed_sequence
+from evstat.experiments.minary_design import (
+    CURVE_CAL_SIZES,
+    DATASET_ID,
+    DATASETS,
+    FIG8_CAL_SIZES,
+    FIG8_REJECT_COST,
+    seed_sequence,
+)
 from evstat.experiments.partition import TABLE2, ensemble_partitions, reject_partition
 
 __all__ = [
@@ -434,7 +441,7 @@ def _run_record(units: int, seconds: float, jobs: int, rounds: int, datasets: Se
 
 def _canonical(part: str, frame: pd.DataFrame, methods: Sequence[str]) -> pd.DataFrame:
     f = frame.copy()
-    f["_d"] = f["dataset"].map(_DATASET_ID) if "dataset" in f else 0
+    f["_d"] = f["dataset"].map(DATASET_ID) if "dataset" in f else 0
     order = {"ensemble": ["_d", "round", "train3", "_m"], "curves": ["_d", "round", "_n", "_s", "reject_cost"],
              "fig8": ["round", "_n", "_s"]}[part]
     if part == "ensemble":
