@@ -1,10 +1,12 @@
-"""Make the example score tables ``data/<name>_scores.csv`` (decision values of three SVMs).
+"""Make the example score tables ``data/<name>_scores.csv`` (two-class and K-class).
 
 Run from the repository root::
 
     pip install ".[experiments]" && python data/make_scores.py
 
-It rewrites ``data/{sonar,ionosphere,pima,heart,wdbc,simulated}_scores.csv``. Running it twice
+It rewrites ``data/{sonar,ionosphere,pima,heart,wdbc,simulated}_scores.csv`` (two classes, the
+decision values of three SVMs) and ``data/{iris,vehicle}_scores.csv`` (K classes, section
+"K-class tables" below). Running it twice
 gives byte-identical files (same seed, deterministic SVMs, values rounded to 10 significant
 digits, ``\\n`` line endings). ``python data/make_scores.py --help`` lists the options (output
 folder, datasets, seed).
@@ -55,6 +57,37 @@ Output columns
 ``set``     ``"calibration"`` or ``"test"``.
 Rows keep the order of the original dataset. Pima's zeros (the source's coding of missing
 values) are used as they are.
+
+K-class tables (iris, K = 3; vehicle, K = 4)
+--------------------------------------------
+1. The rows of each class are permuted by the same seeded stream as above (child 0 of
+   ``SeedSequence(seed)``) and split, per class, into ``"train"`` (the first
+   ``floor(n_c / 3)`` rows of a class of ``n_c`` rows), ``"calibration"`` (the next
+   ``ceil((n_c - floor(n_c / 3)) / 2)``) and ``"test"`` (the rest): iris 48 / 51 / 51,
+   vehicle 280 / 284 / 282.
+2. The features are standardised with a ``StandardScaler`` fitted on the train rows only.
+3. Two classifiers are fitted on the train rows and score every row (train rows too, so that the
+   optimism of training-set scores can be seen; calibrate on ``set == "calibration"`` only):
+
+   * multinomial logistic regression, ``LogisticRegression(C=1.0, max_iter=10000)`` (L2 penalty,
+     lbfgs), in three forms. ``lr_<class>`` for every class but the first (in sorted order: iris
+     ``setosa``, vehicle ``bus``): the log-ratios ``log(p_class / p_first)``, differences of its
+     linear predictors, K - 1 unconstrained columns, the scores for ``evmultinom`` and
+     ``matrix_scaling`` (the K probabilities sum to 1, so all K of them are collinear with the
+     intercept; softmax is invariant to a common shift of the logits, so the K - 1 log-ratios
+     carry everything). ``logp_<class>``: the K log-probabilities ``log p_class`` (logits
+     normalised by ``logsumexp``), one column per class as ``temperature`` and
+     ``vector_scaling`` want. ``p_<class>``: the K probabilities (``predict_proba``, what most
+     users have), one per class as ``dirichlet`` wants;
+   * one-vs-rest RBF SVMs, ``OneVsRestClassifier(SVC(kernel="rbf", C=1.0, gamma="scale"))``:
+     column ``svm_<class>`` is the decision value of the SVM of that class against the others
+     (larger = more that class). The K columns come from K separate fits and are not collinear;
+     all K can enter a formula.
+
+Columns: ``row`` (1-based row of the source CSV), ``lr_<class>`` (K - 1), ``logp_<class>``,
+``p_<class>``, ``svm_<class>`` (K each),
+``y`` (the class label as in the source), ``set`` (``"train"``, ``"calibration"``, ``"test"``).
+Values are rounded to 10 significant digits; rows keep the source order.
 """
 
 from __future__ import annotations
@@ -65,6 +98,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.special import logsumexp
+from sklearn.linear_model import LogisticRegression
+from sklearn.multiclass import OneVsRestClassifier
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
@@ -89,7 +125,11 @@ POSITIVE: dict[str, tuple[str, object]] = {
 }
 """Dataset name -> (class column, label coded y = 1)."""
 
+KCLASS: dict[str, str] = {"iris": "Species", "vehicle": "Class"}
+"""K-class dataset name -> class column (section "K-class tables" of the docstring)."""
+
 DATASETS = tuple(POSITIVE)
+ALL_DATASETS = DATASETS + tuple(KCLASS)
 COLUMNS = ["row", "svm1", "svm2", "svm3", "y", "label", "set"]
 SIGNIFICANT_DIGITS = 10
 
@@ -191,10 +231,75 @@ def make_scores(name: str, seed: int = SEED) -> pd.DataFrame:
     return out[COLUMNS]
 
 
+def assign_kclass_roles(labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Give every row a role ``"train"``, ``"calibration"`` or ``"test"``, stratified by class.
+
+    Per class of ``n_c`` rows, in sorted class order: ``floor(n_c / 3)`` train rows, then
+    ``ceil((n_c - floor(n_c / 3)) / 2)`` calibration rows, the rest test rows.
+
+    >>> roles = assign_kclass_roles(np.repeat(["a", "b"], 50), np.random.default_rng(0))
+    >>> pd.Series(roles).value_counts().sort_index().to_dict()
+    {'calibration': 34, 'test': 34, 'train': 32}
+    """
+    labels = np.asarray(labels)
+    roles = np.empty(len(labels), dtype=object)
+    for level in np.unique(labels):
+        idx = rng.permutation(np.flatnonzero(labels == level))
+        n_train = len(idx) // 3
+        n_cal = -(-(len(idx) - n_train) // 2)
+        if len(idx) - n_train - n_cal < 1 or n_train < 1:
+            raise ValueError(f"class {str(level)!r} has {len(idx)} rows; each part needs at least 1")
+        for role, block in zip(
+            ("train", "calibration", "test"), np.split(idx, [n_train, n_train + n_cal]), strict=True
+        ):
+            roles[block] = role
+    return roles
+
+
+def make_kclass_scores(name: str, seed: int = SEED) -> pd.DataFrame:
+    """Return the K-class score table of ``"iris"`` or ``"vehicle"`` (docstring, K-class tables).
+
+    >>> df = make_kclass_scores("iris")
+    >>> [c for c in df.columns if not c.startswith(("logp_", "p_"))]
+    ['row', 'lr_versicolor', 'lr_virginica', 'svm_setosa', 'svm_versicolor', 'svm_virginica', 'y', 'set']
+    >>> df["set"].value_counts().sort_index().to_dict()
+    {'calibration': 51, 'test': 51, 'train': 48}
+    """
+    if name not in KCLASS:
+        raise ValueError(f"unknown K-class dataset {name!r}; choose one of: {', '.join(KCLASS)}")
+    frame = evd.load(name)
+    labels = frame[KCLASS[name]].to_numpy()
+    X = frame.drop(columns=[KCLASS[name]]).to_numpy(dtype=float)
+    rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+    roles = assign_kclass_roles(labels, rng)
+    train = roles == "train"
+    scaler = StandardScaler().fit(X[train])
+    Z, Z_train = scaler.transform(X), scaler.transform(X[train])
+    lr = LogisticRegression(C=1.0, max_iter=10000).fit(Z_train, labels[train])
+    svm = OneVsRestClassifier(SVC(kernel="rbf", C=1.0, gamma="scale")).fit(Z_train, labels[train])
+    classes = [str(c) for c in lr.classes_]
+    assert classes == sorted(classes) and classes == [str(c) for c in svm.classes_]
+    eta = lr.decision_function(Z)  # linear predictors; log p_k = eta_k - logsumexp(eta)
+    log_p = eta - logsumexp(eta, axis=1, keepdims=True)
+    out = pd.DataFrame({"row": np.arange(1, len(labels) + 1)})
+    for k in range(1, len(classes)):
+        out[f"lr_{classes[k]}"] = _round_significant(eta[:, k] - eta[:, 0])
+    for k, level in enumerate(classes):
+        out[f"logp_{level}"] = _round_significant(log_p[:, k])
+    for k, level in enumerate(classes):
+        out[f"p_{level}"] = _round_significant(np.exp(log_p[:, k]))
+    decision = svm.decision_function(Z)
+    for k, level in enumerate(classes):
+        out[f"svm_{level}"] = _round_significant(decision[:, k])
+    out["y"] = labels
+    out["set"] = roles.astype(str)
+    return out
+
+
 def write_scores(name: str, out_dir: str | Path, seed: int = SEED) -> Path:
-    """Write ``<out_dir>/<name>_scores.csv`` and return its path."""
+    """Write ``<out_dir>/<name>_scores.csv`` (two-class or K-class) and return its path."""
     path = Path(out_dir) / f"{name}_scores.csv"
-    table = make_scores(name, seed)
+    table = make_kclass_scores(name, seed) if name in KCLASS else make_scores(name, seed)
     with open(path, "w", encoding="utf-8", newline="") as fh:
         table.to_csv(fh, index=False, float_format=f"%.{SIGNIFICANT_DIGITS}g", lineterminator="\n")
     return path
@@ -208,7 +313,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="folder to write to (default: the folder of this script, i.e. data/)",
     )
     parser.add_argument(
-        "--datasets", nargs="+", default=list(DATASETS), choices=DATASETS,
+        "--datasets", nargs="+", default=list(ALL_DATASETS), choices=ALL_DATASETS,
         help="datasets to score (default: all)",
     )
     parser.add_argument("--seed", type=int, default=SEED, help=f"seed (default {SEED})")

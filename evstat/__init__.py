@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 #: the subpackages and modules reachable as attributes (``ev.metrics``, ``ev.report``, ...)
 _SUBMODULES = (
     "active", "belief", "bulk", "calibration", "classifiers", "cli", "comparison", "datasets",
-    "exceptions", "experiments", "formula", "glm", "io", "lazy", "likelihood", "metrics",
-    "multiclass", "plotting", "report", "results", "sklearn", "summary",
+    "deferred", "exceptions", "experiments", "formula", "glm", "io", "lazy", "likelihood",
+    "metrics", "multiclass", "plotting", "report", "results", "sklearn", "summary",
 )
 #: public names defined in a subpackage: ``{name: module it is imported from}``
 _ATTRIBUTES = {

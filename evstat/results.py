@@ -48,7 +48,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from evstat.belief.decision import REJECT, STRATEGIES, check_rho, check_strategy, loss_matrix
+from evstat.belief.decision import REJECT, STRATEGIES, check_rho, check_strategy, label_columns, loss_matrix
 from evstat.belief.frame import Frame
 from evstat.formula import schema
 from evstat.io.atomic import write_text
@@ -129,16 +129,24 @@ class Capabilities:
 _REGISTRY: dict[str, type] = {}
 #: method -> (example fitter, class counts it supports), for the contract tests
 _EXAMPLES: dict[str, tuple[Callable[[str, pd.DataFrame], Any], tuple[int, ...]]] = {}
-#: the packages whose modules register the models: imported (importlib, like :func:`upward`)
-#: the first time the registry is read, since ``import evstat`` imports no model
+#: the packages whose modules register the models: all their modules are imported (importlib,
+#: like :func:`upward`) the first time the registry is read, since ``import evstat`` imports no model
 _MODEL_PACKAGES = ("evstat.calibration", "evstat.classifiers", "evstat.multiclass")
 
 
+_LOADED = [False]
+
+
 def _registry() -> dict[str, type]:
-    """The registry, after importing the model packages (once; a cheap check afterwards)."""
-    for package in _MODEL_PACKAGES:
-        if package not in sys.modules:
-            importlib.import_module(package)
+    """The registry, after importing every module of the model packages (once)."""
+    if not _LOADED[0]:
+        import pkgutil
+
+        for package in _MODEL_PACKAGES:
+            pkg = importlib.import_module(package)
+            for info in pkgutil.iter_modules(pkg.__path__, f"{package}."):
+                importlib.import_module(info.name)
+        _LOADED[0] = True
     return _REGISTRY
 
 
@@ -220,7 +228,7 @@ def registered() -> dict[str, type]:
     return dict(_registry())
 
 
-def load(path: str | Path) -> Any:
+def load(path: str | Path, key: str | bytes | None = None) -> Any:
     """Load a model saved with ``fit.save(path)`` (JSON with a format version).
 
     Loading never runs code: the file is read by a bounded, strict JSON reader
@@ -231,10 +239,18 @@ def load(path: str | Path) -> Any:
     The schema is checked first (so a malformed field is named even in an edited file), then
     the checksum (so a well-formed but edited file is refused as modified).
 
+    The SHA-256 checksum only detects accidental corruption: whoever edits a coefficient can
+    recompute it. With ``key``, the file must carry the HMAC-SHA256 signature that
+    ``fit.save(path, key=key)`` wrote; an unsigned file, a file signed with another key and a
+    file changed after it was signed are refused (docs/guide/saved-models.md).
+
     Parameters
     ----------
     path : str or pathlib.Path
         The ``.json`` file (a named pipe such as ``<(cat fit.json)`` works too).
+    key : str or bytes, optional
+        The secret the file was signed with (``fit.save(path, key=...)``). Without it the
+        signature, if any, is not checked.
 
     Returns
     -------
@@ -279,6 +295,8 @@ def load(path: str | Path) -> Any:
             f"{source} has format version {str(version)[:20]}{older}; this evstat reads "
             f"version {FORMAT_VERSION}. Refit and save the model with this version."
         )
+    if key is not None:
+        schema.verify_signature(d, key, source)  # before anything of the file is used
     return _build(d, source, verify=True)
 
 
@@ -589,8 +607,10 @@ class Results(ABC):
         L = None if loss is None else self._check_loss(loss, rc)
         if rc is not None and REJECT in self.classes:
             raise ValueError(
-                f"a class is named {REJECT!r}, which clashes with the reject action; rename that "
-                "class or pass a loss matrix"
+                f"a class is named {REJECT!r}, which clashes with the reject action of "
+                f"reject_cost={reject_cost!r}; rename that class (e.g. "
+                f"data[{self.response!r}].replace({{{REJECT!r}: 'rejected'}})) and refit, or decide "
+                "without reject_cost (or with a loss matrix)"
             )
         X, index = self._design(newdata, missing)
         actions = list(L.index) if L is not None else [*self.classes, *([REJECT] if rc is not None else [])]
@@ -618,10 +638,11 @@ class Results(ABC):
             )
         if not loss.index.is_unique:
             raise ValueError(f"the loss matrix's actions (its rows) must be distinct, got {list(loss.index)}")
-        L = loss[list(self.classes)].astype(float)
-        if not np.isfinite(L.to_numpy()).all():
+        # by label: df[[False, True]] would read Boolean class labels as a row mask
+        values = label_columns(loss, self.classes)
+        if not np.isfinite(values).all():
             raise ValueError("the loss matrix contains NaN or infinite costs; give finite costs")
-        return L
+        return pd.DataFrame(values, index=loss.index, columns=pd.Index(list(self.classes), dtype=object))
 
     def _zero_one_loss(self, reject_cost: float | None) -> pd.DataFrame:
         """The 0-1 loss matrix on the classes, with a reject row when ``reject_cost`` is given."""
@@ -684,7 +705,7 @@ class Results(ABC):
                 cls._frame_key: cls._frame_schema(),
                 **cls._schema_fields(),
             },
-            optional={"checksum": schema.Str(max_len=100)},
+            optional={"checksum": schema.Str(max_len=100), "signature": schema.Str(max_len=100)},
             checks=cls._schema_checks(),
         )
 
@@ -758,15 +779,33 @@ class Results(ABC):
         (never pickle files)."""
         return (from_dict, (self.to_dict(),))
 
-    def save(self, path: str | Path) -> Path:
+    def save(self, path: str | Path, key: str | bytes | None = None) -> Path:
         """Save the fitted model as JSON (never pickle); reload with :func:`evstat.load`.
 
         The file holds :meth:`to_dict` and a ``"checksum"`` entry, the SHA-256 of its canonical
         serialisation (:func:`evstat.formula.schema.checksum`): :func:`evstat.load` refuses a
-        file whose content was modified after it was saved.
+        file whose content was changed by accident. The checksum is no protection against a
+        deliberate edit (it can be recomputed); with ``key`` (a secret str or bytes) the file
+        also carries an HMAC-SHA256 signature (:func:`evstat.formula.schema.sign`), and
+        ``ev.load(path, key=key)`` refuses a file that is unsigned, signed with another key or
+        changed after it was signed.
+
+        Examples
+        --------
+        >>> import tempfile, os, evstat as ev
+        >>> fit = ev.evlogit("y ~ x1", data=ev.datasets.simulate_gaussian(30, seed=2))
+        >>> path = fit.save(os.path.join(tempfile.mkdtemp(), "fit.json"), key="our shared secret")
+        >>> ev.load(path, key="our shared secret").method
+        'evlogit'
+        >>> ev.load(path, key="another secret")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        evstat.formula.schema.SchemaError: ... has a signature that does not match the key: ...
         """
         path = Path(path)
         d = self.to_dict()
+        if key is not None:
+            d["signature"] = schema.sign(d, key)
         d["checksum"] = schema.checksum(d)
         # atomic (evstat.io.atomic): an interrupted save leaves the old file, never half a model
         write_text(path, json.dumps(d, indent=1, allow_nan=False), encoding="utf-8")

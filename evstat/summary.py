@@ -8,17 +8,15 @@ with optional notes below each.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from jinja2 import Environment
 
 __all__ = ["Summary", "format_number"]
 
-_ENV = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True)
-_HTML = _ENV.from_string(
-    """<div class="evstat-summary">
+_HTML_TEMPLATE = """<div class="evstat-summary">
 <h3>{{ title }}</h3>
 <table class="evstat-info">
 {% for k, v in info %}<tr><th style="text-align:left">{{ k }}</th><td style="text-align:left">{{ v }}</td></tr>
@@ -37,7 +35,15 @@ _HTML = _ENV.from_string(
 {% for note in notes %}<p class="evstat-note">{{ note }}</p>
 {% endfor %}
 </div>"""
-)
+
+
+@cache
+def _html_template() -> Any:
+    """The compiled HTML template (jinja2, autoescape on), built on first use: jinja2 is not
+    imported with evstat (import-time rules, docs/architecture.md)."""
+    from jinja2 import Environment
+
+    return Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True).from_string(_HTML_TEMPLATE)
 
 
 def format_number(x: Any, digits: int = 4) -> str:
@@ -153,7 +159,7 @@ class Summary:
             }
             for t in self.tables
         ]
-        return _HTML.render(title=self.title, info=self.info, tables=tables, notes=self.notes)
+        return _html_template().render(title=self.title, info=self.info, tables=tables, notes=self.notes)
 
     def _repr_html_(self) -> str:
         return self.as_html()

@@ -11,6 +11,10 @@ from types import ModuleType
 import pytest
 
 os.environ.setdefault("MPLBACKEND", "Agg")  # figures in examples never open a window
+# the compiled kernels are what the tests check (compiled in the process if needed), never the
+# numpy path that a fresh installation uses while they compile (evstat.likelihood._kernels);
+# tests/likelihood/test_kernels.py checks that path and the mode "auto"
+os.environ.setdefault("EVSTAT_KERNELS", "numba")
 
 
 def run_doctests(module: str | ModuleType, optionflags: int = doctest.ELLIPSIS, min_examples: int = 1) -> None:

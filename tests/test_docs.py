@@ -276,3 +276,15 @@ def test_guide_code_runs_and_prints_what_the_page_shows(
         finally:
             plt.close("all")
         compare(buf.getvalue(), text or "", where)  # type: ignore[operator]
+
+
+def test_guide_toctree_globs_new_pages() -> None:
+    """Engineers drop pages into docs/guide/: the guide's toctree must list them without an edit."""
+    index = (DOCS / "guide" / "index.md").read_text(encoding="utf-8")
+    toctree = index.split("```{toctree}", 1)[1].split("```", 1)[0]
+    assert ":glob:" in toctree and re.search(r"^\*$", toctree, re.M)
+    explicit = [line for line in toctree.splitlines() if line and not line.startswith(":") and line != "*"]
+    for name in explicit:
+        assert (DOCS / "guide" / f"{name}.md").exists(), name
+    # at least one page is left for the glob (an empty glob is a warning, an error under -W)
+    assert {p.stem for p in (DOCS / "guide").glob("*.md")} - set(explicit) - {"index"}

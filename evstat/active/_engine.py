@@ -24,8 +24,11 @@ a row does not depend on the other rows of its call (tests/active compare the tw
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import hashlib
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -34,6 +37,25 @@ from numpy.typing import NDArray
 
 #: rows per predictive call of the fast path (bounds memory, as evlogit's BLOCK_ROWS)
 BLOCK_ROWS = 5000
+
+_SHARED: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("evstat_active_shared", default=None)
+
+
+@contextlib.contextmanager
+def shared_work() -> Iterator[dict[str, Any]]:
+    """Within the block, fast-path learners (:class:`LogitArrays`) grown from the same fit and
+    universe by the same rows with the same labels in the same order are one learner (one
+    refit), and a learner's belief on the same rows is computed once: the same arithmetic, done
+    once. :func:`evstat.active.outlook` runs its draws and strategies inside one block (the
+    simulated labellings share their first queries and often their first labels). The yielded
+    dict counts ``refits`` (done), ``reused`` (refits saved), ``beliefs`` and ``beliefs_reused``.
+    """
+    memo: dict[str, Any] = {"learners": {}, "belief": {}, "refits": 0, "reused": 0, "beliefs": 0, "beliefs_reused": 0}
+    token = _SHARED.set(memo)
+    try:
+        yield memo
+    finally:
+        _SHARED.reset(token)
 
 
 class FitLearner:
@@ -92,17 +114,45 @@ class LogitArrays:
     """evlogit on arrays (fast path; module docstring)."""
 
     def __init__(self, fit: Any, Xu: NDArray[np.float64], X: NDArray | None = None, y: NDArray | None = None,
-                 lik: Any = None):
+                 lik: Any = None, path: tuple[tuple[int, int], ...] = (), root: tuple[int, str] | None = None):
         self.fit = fit  # the fit the learner started from: terms, targets, method
         self.Xu = Xu
         self.X = np.asarray(fit.likelihood.X, dtype=np.float64) if X is None else X
         self.y = np.asarray(fit.training_codes(), dtype=np.intp) if y is None else y
         self.lik = fit.likelihood if lik is None else lik
+        #: the (universe position, label code) pairs grown since ``fit``, in order
+        self.path = path
+        #: the fit and the universe (content) the learner started from: with ``path``, its identity
+        self.root = (id(fit), hashlib.sha256(np.ascontiguousarray(Xu).tobytes()).hexdigest()) if root is None else root
 
     def belief(self, pos: NDArray[np.intp]) -> tuple[NDArray, NDArray, NDArray]:
+        pos = np.asarray(pos, dtype=np.intp)
+        memo = _SHARED.get()
+        if memo is None:
+            return self._belief(pos)
+        key = (self.root, self.path, pos.tobytes())
+        if key in memo["belief"]:
+            memo["beliefs_reused"] += 1
+        else:
+            memo["beliefs"] += 1
+            memo["belief"][key] = self._belief(pos)
+        return tuple(a.copy() for a in memo["belief"][key])  # type: ignore[return-value]
+
+    def _belief(self, pos: NDArray[np.intp]) -> tuple[NDArray, NDArray, NDArray]:
+        """theta_hat, Bel, Pl of the universe rows ``pos``; equal design rows (a test set that
+        repeats the pool, as in outlook) are computed once (a row's belief does not depend on
+        the other rows of the call)."""
+        A = self.Xu[pos]
+        uniq, inv = np.unique(A, axis=0, return_inverse=True)
+        if uniq.shape[0] < A.shape[0]:
+            th, bel, pl = self._belief_rows(uniq)
+            inv = inv.reshape(-1)
+            return th[inv], bel[inv], pl[inv]
+        return self._belief_rows(A)
+
+    def _belief_rows(self, A: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray]:
         from evstat.likelihood import predictive_belief
 
-        A = self.Xu[np.asarray(pos, dtype=np.intp)]
         m = A.shape[0]
         if m <= BLOCK_ROWS:
             return predictive_belief(self.lik, A, method=self.fit.predictive_method)
@@ -116,11 +166,22 @@ class LogitArrays:
         from evstat.calibration.logistic import fit_logistic_likelihood
         from evstat.likelihood import platt_targets
 
-        X = np.vstack([self.X, self.Xu[np.asarray(pos, dtype=np.intp)]])
-        y = np.concatenate([self.y, np.asarray(labels, dtype=np.intp)])
+        pos = np.asarray(pos, dtype=np.intp)
+        labels = np.asarray(labels, dtype=np.intp)
+        path = self.path + tuple(zip(pos.tolist(), labels.tolist()))
+        memo = _SHARED.get()
+        if memo is not None and (self.root, path) in memo["learners"]:
+            memo["reused"] += 1
+            return memo["learners"][(self.root, path)]
+        X = np.vstack([self.X, self.Xu[pos]])
+        y = np.concatenate([self.y, labels])
         t = platt_targets(y) if self.fit.targets == "platt" else y.astype(np.float64)
         lik, _ = fit_logistic_likelihood(X, t, self.fit.terms, None, self.fit.targets)
-        return LogitArrays(self.fit, self.Xu, X, y, lik)
+        grown = LogitArrays(self.fit, self.Xu, X, y, lik, path, self.root)
+        if memo is not None:
+            memo["refits"] += 1
+            memo["learners"][(self.root, path)] = grown
+        return grown
 
 
 def learner(fit: Any, universe: pd.DataFrame, refit: Callable[[pd.DataFrame], Any] | None = None,

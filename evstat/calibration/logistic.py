@@ -1,7 +1,7 @@
 """Evidential logistic calibration: ``evlogit`` (Minary et al. 2019, sections 3.2.2 and 4.2).
 
 Joint calibration of J classifiers' scores by multiple logistic regression on Platt's smoothed
-targets, fitted by maximum likelihood with statsmodels, with likelihood-based inference on the
+targets, fitted by maximum likelihood (damped Newton; statsmodels' GLM on request), with likelihood-based inference on the
 coefficients and a predictive belief function for every new score vector. With J = 1 it is the
 evidential Platt scaling of Xu et al. (2016).
 
@@ -18,11 +18,8 @@ from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import expit
-from scipy.stats import norm
-from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
+from scipy.special import expit, ndtr, ndtri
 
 from evstat._config import config_context, get_config
 from evstat.calibration.base import CalibrationResults, _duration
@@ -92,12 +89,11 @@ def _targets(y: NDArray, targets: str) -> NDArray:
 def fit_logistic_likelihood(
     X: NDArray, t: NDArray, terms: list[str], params: ArrayLike | None = None, targets: str = "platt"
 ) -> tuple[LogisticLikelihood, Any]:
-    """Fit the binomial GLM of ``t`` on ``X`` with statsmodels and polish the MLE.
+    """Fit the binomial GLM of ``t`` on ``X`` by damped Newton (:func:`newton_mle`).
 
-    Returns the :class:`LogisticLikelihood` and the statsmodels ``GLMResults``. With
-    ``params`` given (a reloaded model, a copy, a model shipped to a Dask worker) nothing is
-    estimated: the likelihood is built at those values after checking that they solve the score
-    equations (a check, not an estimation), and the statsmodels result is None.
+    Returns the :class:`LogisticLikelihood` and None (formerly statsmodels' ``GLMResults``,
+    now built on first access of ``LogitCalibration.glm``: statsmodels is not imported to fit).
+    With ``params`` given (a reloaded model) the likelihood is built at those values.
 
     Raises
     ------
@@ -128,14 +124,16 @@ def fit_logistic_likelihood(
             "coefficients cannot be estimated; add calibration rows with other scores or use a "
             "model with fewer parameters"
         )
-    glm: Any = None
+    separated = False
     if params is None:
-        glm, separated = statsmodels_glm(X, t, terms)
+        # damped Newton from zero on power-of-two scaled columns (newton_mle); statsmodels' IRLS
+        # is not needed as a start (and its import alone exceeded the first call's budget:
+        # issue 26): it is the fallback only where Newton finds no finite maximiser
         try:
-            beta, _ = newton_mle(X, t, start=np.asarray(glm.params, dtype=float))
+            beta, _ = newton_mle(X, t)
         except RuntimeError:
             separated = True
-            beta = np.asarray(glm.params, dtype=float)
+            beta = np.asarray(_statsmodels_glm(X, t, terms).params, dtype=float)
         mu = expit(X @ beta)
         if targets == "binary" and (separated or np.any(mu < 1e-10) or np.any(mu > 1 - 1e-10)):
             raise ValueError(
@@ -154,21 +152,17 @@ def fit_logistic_likelihood(
         cov = np.linalg.pinv(info)
     lik = LogisticLikelihood(X=np.ascontiguousarray(X), t=t, beta_hat=beta,
                              loglik_hat=float(loglik_eta(X @ beta, t)), cov=cov)
-    return lik, glm
+    return lik, None
 
 
-def statsmodels_glm(X: NDArray, t: NDArray, terms: list[str]) -> tuple[Any, bool]:
-    """statsmodels' binomial GLM of ``t`` on ``X`` (IRLS) and whether it warned of separation.
+def _statsmodels_glm(X: NDArray, t: NDArray, terms: list[str]) -> Any:
+    """statsmodels' binomial GLM of ``t`` on ``X`` (IRLS), its warnings not passed on: the
+    ``glm`` attribute of a fit, and the estimate where Newton finds no finite maximiser."""
+    import statsmodels.api as sm
 
-    statsmodels' warnings are not passed on: its IRLS result is only a starting point, the
-    estimate is polished and checked by ``newton_mle``, and its scale estimate (which warns when
-    n == p) plays no role for a binomial model.
-    """
-    exog = pd.DataFrame(X, columns=terms)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        glm = sm.GLM(t, exog, family=sm.families.Binomial()).fit(tol=1e-12, maxiter=200)
-    return glm, any(issubclass(w.category, PerfectSeparationWarning) for w in caught)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return sm.GLM(t, pd.DataFrame(X, columns=terms), family=sm.families.Binomial()).fit(tol=1e-12, maxiter=200)
 
 
 #: largest gradient of the log-likelihood, per calibration row and in the units of the
@@ -256,8 +250,8 @@ class LogitCalibration(CalibrationResults, GlmVerbs):
         0/1, so with Platt's targets it is computed from the labels (stated here because it is
         not ``-2 loglike + 2p``).
     glm : statsmodels GLMResults
-        The statsmodels fit (its estimates agree with ``params`` to ~1e-10; evstat polishes
-        them with extra Newton steps).
+        The statsmodels fit, built on first access (its estimates agree with ``params`` to
+        ~1e-10; evstat's Newton iteration is polished to rounding level).
     targets : {"platt", "binary"}
     predictive_method : {"fast", "reference"}
         How Bel/Pl are computed by ``predict``; the reference path is slow and for checking.
@@ -292,14 +286,6 @@ class LogitCalibration(CalibrationResults, GlmVerbs):
         self._profile_ci: dict[float, pd.DataFrame] = {}
 
     # ------------------------------------------------------------------ estimates
-    @property
-    def glm(self) -> Any:
-        """The statsmodels ``GLMResults`` of the fit (its estimates agree with ``params`` to
-        ~1e-10). A reloaded, copied or transported model estimates nothing: there it is fitted
-        on first access."""
-        if self._glm is None:
-            self._glm, _ = statsmodels_glm(self._lik.X, self.t, self._terms)
-        return self._glm
 
     @property
     def terms(self) -> list[str]:
@@ -310,6 +296,15 @@ class LogitCalibration(CalibrationResults, GlmVerbs):
     def likelihood(self) -> LogisticLikelihood:
         """The fitted :class:`evstat.likelihood.LogisticLikelihood`."""
         return self._lik
+
+    @property
+    def glm(self) -> Any:
+        """statsmodels' binomial ``GLMResults`` on the same design and targets, fitted on first
+        access (statsmodels is imported only then); its estimates agree with ``params`` to about
+        1e-10 (evstat's own Newton iteration is polished to rounding level)."""
+        if self._glm is None:
+            self._glm = _statsmodels_glm(self._lik.X, self._lik.t, self.terms)
+        return self._glm
 
     @property
     def params(self) -> pd.Series:
@@ -333,7 +328,7 @@ class LogitCalibration(CalibrationResults, GlmVerbs):
     @property
     def pvalues(self) -> pd.Series:
         """Two-sided Wald p-values (R's ``Pr(>|z|)``)."""
-        return pd.Series(2.0 * norm.sf(np.abs(self.tvalues.to_numpy())), index=self.terms, name="p_value")
+        return pd.Series(2.0 * ndtr(-np.abs(self.tvalues.to_numpy())), index=self.terms, name="p_value")
 
     @property
     def loglike(self) -> float:
@@ -412,7 +407,7 @@ class LogitCalibration(CalibrationResults, GlmVerbs):
         if not 0.0 < level < 1.0:
             raise ValueError(f"level must lie strictly between 0 and 1 (e.g. 0.95), got {level}")
         if method == "wald":
-            z = norm.ppf(0.5 + level / 2.0)
+            z = ndtri(0.5 + level / 2.0)
             lo = self.params - z * self.bse
             hi = self.params + z * self.bse
             return pd.DataFrame({"lower": lo.to_numpy(), "upper": hi.to_numpy()}, index=self.terms)

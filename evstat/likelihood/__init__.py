@@ -13,23 +13,28 @@
   profiles and predictive lower/upper probabilities of sets of classes (evmultinom).
 """
 
-from evstat.likelihood.bernoulli import bernoulli_belief, binomial_belief, binomial_contour
-from evstat.likelihood.coefficient_profile import CoefficientProfile, profile_conf_int
-from evstat.likelihood.contour import ParameterContour
-from evstat.likelihood.linear_profile import (
-    LogisticLikelihood,
-    profile_loglik,
-    profile_loglik_reference,
-)
-from evstat.likelihood.logistic import column_scale, loglik, newton_mle, platt_targets
-from evstat.likelihood.multinomial import MultinomialLikelihood, multinomial_mle, predictive_bounds
-from evstat.likelihood.predictive import (
-    PredictiveContour,
-    linear_predictor,
-    predictive_belief,
-    profile_level_set,
-    row_scale,
-)
+from typing import TYPE_CHECKING
+
+from evstat.deferred import exports
+
+if TYPE_CHECKING:  # the public names, imported on first use (evstat.deferred)
+    from evstat.likelihood.bernoulli import bernoulli_belief, binomial_belief, binomial_contour
+    from evstat.likelihood.coefficient_profile import CoefficientProfile, profile_conf_int
+    from evstat.likelihood.contour import ParameterContour
+    from evstat.likelihood.linear_profile import (
+        LogisticLikelihood,
+        profile_loglik,
+        profile_loglik_reference,
+    )
+    from evstat.likelihood.logistic import column_scale, loglik, newton_mle, platt_targets
+    from evstat.likelihood.multinomial import MultinomialLikelihood, multinomial_mle, predictive_bounds
+    from evstat.likelihood.predictive import (
+        PredictiveContour,
+        linear_predictor,
+        predictive_belief,
+        profile_level_set,
+        row_scale,
+    )
 
 __all__ = [
     "CoefficientProfile",
@@ -54,3 +59,5 @@ __all__ = [
     "profile_loglik_reference",
     "row_scale",
 ]
+
+__getattr__, __dir__ = exports(__name__, __file__)

@@ -16,7 +16,6 @@ from typing import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import integrate
 from scipy.special import betainc, betaln, xlog1py, xlogy
 
 __all__ = ["bernoulli_belief", "binomial_belief", "binomial_contour"]
@@ -134,6 +133,8 @@ def bernoulli_belief(
     >>> round(bel, 6), round(pl, 6)
     (0.45, 0.924074)
     """
+    from scipy import integrate  # the slow reference path only (import-time rules)
+
     theta_hat = float(theta_hat)
     if not 0.0 <= theta_hat <= 1.0:
         raise ValueError(f"theta_hat must lie in [0, 1], got {theta_hat}")

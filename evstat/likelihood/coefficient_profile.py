@@ -18,13 +18,20 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
-from scipy.stats import chi2
+from scipy.special import gammaincinv
 
 from evstat.likelihood.linear_profile import BETTER_SOLUTION_TOL, LogisticLikelihood, profile_loglik, relative_loglik
 from evstat.likelihood.predictive import profile_level_set
 
 __all__ = ["BETTER_SOLUTION_TOL", "CoefficientProfile", "profile_conf_int"]
 
+
+
+def _chi2_ppf_1(q: float) -> float:
+    """The ``q`` quantile of the chi-squared distribution with one degree of freedom, as
+    ``scipy.stats.chi2.ppf(q, 1)`` computes it (``2 * gammaincinv(1/2, q)``, bit for bit),
+    without importing scipy.stats (import-time rules, docs/architecture.md)."""
+    return float(2.0 * gammaincinv(0.5, q))
 
 def profile_deviance(loglik_hat: float, lp: np.ndarray) -> np.ndarray:
     """``2 (l_hat - l_p)``, tiny negative values (rounding, within :data:`BETTER_SOLUTION_TOL`)
@@ -55,7 +62,7 @@ def profile_conf_int(lik: LogisticLikelihood, j: int | Sequence[int], level: flo
     level = _check_level(level)
     js = np.atleast_1d(np.asarray(j, dtype=int))
     A = np.eye(lik.p)[js]
-    gamma = float(np.exp(-0.5 * chi2.ppf(level, 1)))
+    gamma = float(np.exp(-0.5 * _chi2_ppf_1(level)))
     lo, hi = profile_level_set(lik, A, gamma)
     return np.c_[lo, hi]
 
@@ -105,7 +112,7 @@ class CoefficientProfile:
         self.term = self.terms[self.j]
         self.estimate = float(lik.beta_hat[self.j])
         self.se = float(np.sqrt(lik.cov[self.j, self.j]))
-        zmax = float(np.sqrt(chi2.ppf(1.0 - alpha, 1)))
+        zmax = float(np.sqrt(_chi2_ppf_1(1.0 - alpha)))
         step = zmax / 5.0 if delta is None else float(delta)
         a = np.eye(lik.p)[self.j]
         rows: list[dict[str, Any]] = []
@@ -151,13 +158,13 @@ class CoefficientProfile:
         dev = profile_deviance(self._lik.loglik_hat, lp)
         if kind == "z":
             y = np.sign(grid - self.estimate) * np.sqrt(dev)
-            cut = np.sqrt(chi2.ppf(level, 1))
+            cut = np.sqrt(_chi2_ppf_1(level))
             ax.axhline(cut, color="0.6", lw=0.8)
             ax.axhline(-cut, color="0.6", lw=0.8)
             ax.set_ylabel("signed root z")
         else:
             y = np.exp(-0.5 * dev)
-            ax.axhline(np.exp(-0.5 * chi2.ppf(level, 1)), color="0.6", lw=0.8)
+            ax.axhline(np.exp(-0.5 * _chi2_ppf_1(level)), color="0.6", lw=0.8)
             ax.set_ylabel("relative profile likelihood pl")
         ax.plot(grid, y, color="#0072B2", lw=1.8, label="profile")
         for v in (lo, hi):

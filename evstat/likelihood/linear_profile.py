@@ -36,6 +36,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
 from evstat.exceptions import EvstatWarning
+from evstat.likelihood import _kernels
 from evstat.likelihood.logistic import loglik, loglik_eta
 
 __all__ = [
@@ -176,23 +177,177 @@ def _newton_batch(
     predicted point, whose decrement is already below ``tol``): measured 1.003 passes per node
     for the predictive belief at n = 1000, J = 3.
     """
+    if not _kernels.use_kernel(A.shape[0] * lik.n, loaded=_KERNEL is not None):
+        return _newton_batch_numpy(lik, A, e, tol, max_iter)
     if Xc is None:
         Xc = _columns(lik.X)
-    t = np.ascontiguousarray(lik.t, dtype=float)
-    A = np.ascontiguousarray(A, dtype=float)
-    e = np.ascontiguousarray(e, dtype=float)
+    # every array C-contiguous, float64 and writable: one specialisation of the kernel, the one
+    # compiled ahead by evstat.likelihood._kernels (a read-only array is another numba type)
+    t = _c_array(lik.t)
+    A = _c_array(A)
+    e = _c_array(e)
     B = A.shape[0]
-    beta = np.ascontiguousarray(_project(A, e, _wald_start(lik, A, e)))
+    beta = _c_array(_project(A, e, _wald_start(lik, A, e)))
     out_l = np.full(B, np.nan)
     nu = np.zeros(B)
     converged = np.zeros(B, dtype=bool)
     passes = np.zeros(1, dtype=np.int64)
     _kernel()(
-        Xc, t, A, e, beta, float(tol), int(max_iter), bool(chain), lik.beta_hat, lik.cov, out_l, nu, converged,
-        passes,
+        _c_array(Xc), t, A, e, beta, float(tol), int(max_iter), bool(chain), _c_array(lik.beta_hat),
+        _c_array(lik.cov), out_l, nu, converged, passes,
     )
     _PASSES[0] += int(passes[0])
     return out_l, nu, beta, converged
+
+
+def _c_array(x: ArrayLike) -> NDArray:
+    return np.require(x, dtype=np.float64, requirements=["C", "W"])
+
+
+#: problems x calibration rows per block of the numpy path (its temporaries are a few arrays of
+#: this many doubles, and p times as many for the information: 16 MB each at 2**21)
+NUMPY_BLOCK = 2**21
+
+
+def _newton_batch_numpy(
+    lik: LogisticLikelihood, A: NDArray, e: NDArray, tol: float, max_iter: int
+) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+    """The numpy path of :func:`_newton_batch`: the same constrained Newton iteration, vectorised
+    over the problems instead of compiled (used while the kernel is not compiled yet, see
+    :mod:`evstat.likelihood._kernels`).
+
+    Same start (the Wald path projected on the constraint; no continuation), same pass (the
+    log-likelihood, score and information at ``beta``, here as (problems x rows) arrays in
+    blocks of :data:`NUMPY_BLOCK`), same KKT system ``[[H, a], [a', 0]] [step; nu] = [g; 0]``,
+    same step halving when a step lowered the log-likelihood, same convergence test on the
+    Newton decrement ``g' step`` with the last step taken and its predicted gain added, same
+    pass limits. The results agree with the kernel to rounding (1e-9 is tested); a problem with
+    a singular KKT system or without convergence is reported unconverged, as by the kernel.
+    """
+    X = np.asarray(lik.X, dtype=np.float64)
+    t = np.asarray(lik.t, dtype=np.float64)
+    A = np.asarray(A, dtype=np.float64)
+    e = np.asarray(e, dtype=np.float64)
+    B, p = A.shape
+    beta = _project(A, e, _wald_start(lik, A, e))
+    out_l = np.full(B, np.nan)
+    nu = np.zeros(B)
+    ok = np.zeros(B, dtype=bool)
+    XX = (X[:, :, None] * X[:, None, :]).reshape(X.shape[0], p * p)  # rows' x x', for one GEMM
+    step_rows = max(1, NUMPY_BLOCK // max(1, lik.n))
+    for s in range(0, B, step_rows):
+        sl = slice(s, s + step_rows)
+        l_, nu_, b_, ok_ = _newton_numpy_block(X, XX, t, A[sl], e[sl], beta[sl], tol, max_iter)
+        out_l[sl], nu[sl], beta[sl], ok[sl] = l_, nu_, b_, ok_
+    return out_l, nu, beta, ok
+
+
+def _newton_numpy_block(X, XX, t, A, e, beta, tol, max_iter):
+    """:func:`_newton_batch_numpy` on one block of problems (see there)."""
+    B, p = A.shape
+    aa = np.einsum("bi,bi->b", A, A)
+    out_l = np.full(B, np.nan)
+    out_nu = np.zeros(B)
+    ok = np.zeros(B, dtype=bool)
+    prev_l = np.full(B, -np.inf)
+    prev_beta = beta.copy()
+    prev_step = np.zeros((B, p))
+    size = np.ones(B)
+    newton = np.zeros(B, dtype=np.int64)
+    live = np.ones(B, dtype=bool)
+    K = np.zeros((B, p + 1, p + 1))
+    K[:, :p, p] = A
+    K[:, p, :p] = A
+    rhs = np.zeros((B, p + 1))
+
+    def project(idx: NDArray) -> None:
+        beta[idx] += A[idx] * ((e[idx] - np.einsum("bi,bi->b", A[idx], beta[idx])) / aa[idx])[:, None]
+
+    for _ in range(max_iter + 60):
+        live &= newton < max_iter
+        idx = np.flatnonzero(live)
+        if idx.size == 0:
+            break
+        _PASSES[0] += idx.size
+        eta = beta[idx] @ X.T  # (m, n)
+        z = np.exp(-np.abs(eta))
+        ll = t @ eta.T - np.maximum(eta, 0.0).sum(axis=1) - np.log1p(z).sum(axis=1)
+        # the step halving: a step that lowered the log-likelihood is halved
+        worse = ll < prev_l[idx] - 1e-12 * (1.0 + np.abs(prev_l[idx]))
+        if worse.any():
+            w = idx[worse]
+            size[w] *= 0.5
+            stuck = w[size[w] < 1e-12]  # no ascent possible at rounding level: keep the previous point
+            beta[stuck] = prev_beta[stuck]
+            out_l[stuck] = prev_l[stuck]
+            ok[stuck] = True
+            live[stuck] = False
+            w = w[size[w] >= 1e-12]
+            beta[w] = prev_beta[w] + size[w, None] * prev_step[w]
+            project(w)
+        keep = ~worse
+        idx, eta, z, ll = idx[keep], eta[keep], z[keep], ll[keep]
+        if idx.size == 0:
+            continue
+        inv = 1.0 / (1.0 + z)
+        g = (t - np.where(eta >= 0.0, inv, z * inv)) @ X  # (m, p): the score
+        H = ((z * inv * inv) @ XX).reshape(-1, p, p)  # the information, weights z / (1 + z)^2
+        Km = K[idx].copy()
+        Km[:, :p, :p] = H
+        r = rhs[idx].copy()
+        r[:, :p] = g
+        sol = np.full((idx.size, p + 1), np.nan)
+        regular = np.abs(np.linalg.det(Km)) > 0.0
+        if regular.any():
+            try:
+                sol[regular] = np.linalg.solve(Km[regular], r[regular][:, :, None])[:, :, 0]
+            except np.linalg.LinAlgError:  # one at a time: the singular ones stay unconverged
+                for i in np.flatnonzero(regular):
+                    try:
+                        sol[i] = np.linalg.solve(Km[i], r[i])
+                    except np.linalg.LinAlgError:
+                        pass
+        bad = ~np.all(np.isfinite(sol), axis=1)
+        live[idx[bad]] = False  # singular KKT system: not converged (the caller falls back)
+        idx, sol, g, ll = idx[~bad], sol[~bad], g[~bad], ll[~bad]
+        step = sol[:, :p]
+        dec = np.einsum("bi,bi->b", g, step)
+        out_nu[idx] = sol[:, p]
+        newton[idx] += 1
+        done = np.abs(dec) <= tol
+        d = idx[done]
+        beta[d] += step[done]
+        project(d)
+        out_l[d] = ll[done] + 0.5 * np.maximum(dec[done], 0.0)
+        ok[d] = True
+        live[d] = False
+        m = idx[~done]
+        prev_beta[m] = beta[m]
+        prev_step[m] = step[~done]
+        beta[m] += step[~done]
+        prev_l[m] = ll[~done]
+        size[m] = 1.0
+        project(m)
+    return out_l, out_nu, beta, ok
+
+
+def _warm_kernels() -> None:
+    """Compile the kernel (into numba's cache) on a small problem of the types the library
+    passes: what ``python -m evstat.likelihood._kernels`` runs once per installation."""
+    from evstat.likelihood.logistic import information, newton_mle
+
+    rng = np.random.default_rng(0)
+    s = rng.normal(size=(40, 2))
+    X = np.column_stack([np.ones(40), s])
+    t = (s.sum(axis=1) + rng.normal(size=40) > 0).astype(float)
+    beta, _ = newton_mle(X, t)
+    lik = LogisticLikelihood(X=X, t=t, beta_hat=beta, loglik_hat=float(loglik(beta, X, t)),
+                             cov=np.linalg.inv(information(beta, X)))
+    _kernel()
+    a = X[:3]
+    e = (a @ beta)[:, None] + np.linspace(-1.0, 1.0, 5)
+    profile_loglik(lik, a[:, None, :], e, chain=True)
+    profile_loglik(lik, a[:, None, :], e, return_beta=True)
 
 
 #: number of Newton passes (sweeps over the calibration rows) run by the kernel in this process;

@@ -68,7 +68,7 @@ from scipy.special import expit
 from scipy.stats import chi2, norm
 
 from evstat.belief import MassArray, loss_matrix
-from evstat.belief.decision import decide_bounds
+from evstat.belief.decision import decide_bounds, label_columns
 from evstat.formula import ClassFrame, class_frame
 from evstat.classifiers.base import ClassifierResults
 from evstat.formula import schema
@@ -497,7 +497,7 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         return {k: pd.DataFrame(v, index=index, columns=acts) for k, v in (("upper", up), ("lower", lo), ("prob", pr))}
 
     def _losses(self, X: NDArray, L: pd.DataFrame) -> tuple[NDArray, NDArray, NDArray]:
-        mat = L[list(self.classes)].to_numpy(dtype=float)
+        mat = label_columns(L, self.classes)
         m = X.shape[0]
         th = scaled_probs(self._lik.B_hat, X)
         up, lo = np.empty((m, mat.shape[0])), np.empty((m, mat.shape[0]))
@@ -530,7 +530,7 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         acts, columns: the classes). Through :func:`evstat.belief.decide_bounds` (the tie
         policy of the one engine)."""
         L = self._zero_one_loss(reject_cost) if loss is None else loss
-        mat = L[list(self.classes)].to_numpy(dtype=float)
+        mat = label_columns(L, self.classes)
         if strategy in ("pignistic", "probabilistic"):
             up = lo = None
             pr = scaled_probs(self._lik.B_hat, X) @ mat.T

@@ -30,6 +30,15 @@ class OutlookSection:
     notes: list[str] = field(default_factory=list)
 
 
+def _work_note(f: pd.DataFrame) -> str:
+    """How many draws and refits the forecast used (evstat.active.outlook's ``attrs``)."""
+    done, reused = f.attrs.get("refits", 0), f.attrs.get("refits_reused", 0)
+    if not done and not reused:
+        return f" Draws used: {f.attrs.get('draws', '?')}."
+    return (f" Draws used: {f.attrs['draws']}; {done} refits, {reused} more shared between draws and "
+            "strategies that labelled the same rows alike.")
+
+
 def outlook_section(named: dict[str, Any], pool: pd.DataFrame, queries: int, draws: int, seed: int | None) -> OutlookSection:
     """Forecast of the pool's mean ignorance after 0..``queries`` labels for every model that
     :func:`evstat.active.update` can refit; a note for the others."""
@@ -55,7 +64,8 @@ def outlook_section(named: dict[str, Any], pool: pd.DataFrame, queries: int, dra
             formatters={"fall": lambda v: f"{100 * v:.1f}%"},
             notes=[f"Mean Pl - Bel on the {len(pool)} pool rows after labelling 0, {queries // 2} and {queries} "
                    f"of them (one per query), averaged over {draws} simulated labellings drawn from the model's "
-                   f"own probabilities (seed {0 if seed is None else seed}); 'fall' is relative to now."],
+                   f"own probabilities (seed {0 if seed is None else seed}); 'fall' is relative to now."
+                   + _work_note(f)],
         ))
         import matplotlib
 

@@ -123,3 +123,43 @@ def test_command_line_errors(tmp_path, capsys):
     rc = main(["report", "--example", "sonar", "--pool", "p.csv", "--draws", "0", "-o", str(tmp_path / "r.html")])
     assert rc == 2
     assert "must be at least 1" in capsys.readouterr().err
+
+
+def _outlook_straightforward(fit, pool, queries, strategies, draws, seed):
+    """The outlook as first written (issue 14): every draw and strategy refits through the
+    formula (evstat.active.update's rule) and predicts the pool, nothing shared."""
+    from evstat.active import labelled_data
+    from evstat.active._update import _refit
+
+    labelled = labelled_data(fit).pipe(lambda d: d.set_axis(pd.RangeIndex(len(d))))
+    cols = [c for c in labelled.columns if c in pool.columns and c != fit.response]
+    pool = pool[cols].set_axis(pd.RangeIndex(len(labelled), len(labelled) + len(pool)))
+    neg, pos = fit.classes
+    frames = []
+    for d, child in enumerate(np.random.SeedSequence(seed).spawn(draws)):
+        label_seed, loop_seed = child.spawn(2)
+        u = np.random.default_rng(label_seed).random(len(pool))
+        theta = fit.predict(pool, type="prob").to_numpy(dtype=float)
+        draw = pd.Series(np.where(u < theta, pos, neg), index=pool.index, dtype=object)
+        for s in strategies:
+            h = simulate(lambda data: _refit(fit, data), labelled, pool,
+                         lambda rows, draw=draw: draw.loc[rows.index].to_numpy(), strategy=s, queries=queries,
+                         test=pool, seed=int(loop_seed.generate_state(1)[0]))
+            frames.append(pd.DataFrame({"strategy": s, "round": d, "queries": h["step"].to_numpy(),
+                                        "n_labelled": h["n_labelled"].to_numpy(), "ignorance": h["ignorance"].to_numpy()}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def test_fast_outlook_equals_the_straightforward_computation(scores):
+    """Issue 26: refits and predictions shared across draws and strategies, the array path of
+    evlogit and the pool predicted once as the test set give the straightforward loop's numbers."""
+    cal, pool = scores
+    fit = ev.evlogit("y ~ svm1 + svm2", cal)
+    fast = outlook(fit, pool.iloc[:12], queries=3, draws=3, seed=5)
+    slow = _outlook_straightforward(fit, pool.iloc[:12], 3, ("hartley", "pignistic", "random"), 3, 5)
+    pd.testing.assert_frame_equal(fast[["strategy", "round", "queries", "n_labelled"]],
+                                  slow[["strategy", "round", "queries", "n_labelled"]])
+    np.testing.assert_allclose(fast["ignorance"].to_numpy(), slow["ignorance"].to_numpy(), rtol=1e-9, atol=1e-12)
+    assert fast.attrs["draws"] == 3
+    # 3 strategies x 3 draws x 3 queries = 27 states after a query, some shared
+    assert fast.attrs["refits"] + fast.attrs["refits_reused"] == 27 and fast.attrs["refits_reused"] > 0

@@ -5,11 +5,8 @@ The script is not part of the package; it is imported from the checkout (tests/.
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pandas as pd
@@ -21,23 +18,11 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 from evstat.datasets import load, simulate_gaussian
+from make_scores_helpers import CHECKOUT_DATA, import_script
 
-SCRIPT = Path(__file__).resolve().parents[2] / "data" / "make_scores.py"
-CHECKOUT_DATA = SCRIPT.parent
 ROLES = ("svm1", "svm2", "svm3", "calibration", "test")
 
-
-def _import_script() -> ModuleType:
-    assert SCRIPT.is_file(), f"{SCRIPT} not found: run the tests from a source checkout"
-    spec = importlib.util.spec_from_file_location("evstat_make_scores", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-ms = _import_script()
+ms = import_script()
 
 
 def _partition_rng(seed: int) -> np.random.Generator:

@@ -1,0 +1,92 @@
+"""Test collection time (issue 26, item 5): ``pytest --collect-only -q`` of this checkout and,
+optionally, of a git revision in the same run, with the slowest test modules.
+
+::
+
+    python benchmarks/bench_collect.py                      # this checkout
+    python benchmarks/bench_collect.py --before e108179     # and a git revision, same run
+
+Each version is collected by the shared environment's Python with its source first on
+``PYTHONPATH`` (the revision is checked out with ``git worktree add`` into a temporary
+directory). Printed: wall and CPU (user + sys) seconds, the number of tests, the ten slowest
+modules (a small pytest plugin times each module's collection; the first module to import a
+heavy library carries that import), a baseline ``python -c "import pandas"`` and the load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+PLUGIN = '''
+import os, time
+_t = {}
+def pytest_collectstart(collector):
+    _t[collector.nodeid] = time.perf_counter()
+def pytest_collectreport(report):
+    t0 = _t.get(report.nodeid)
+    if t0 is not None and report.nodeid.endswith(".py"):
+        _t[report.nodeid] = -(time.perf_counter() - t0)
+def pytest_collection_finish(session):
+    rows = sorted(((-v, k) for k, v in _t.items() if k.endswith(".py") and v < 0), reverse=True)
+    with open(os.environ["EVSTAT_COLLECT_TIMES"], "w") as fh:
+        for v, k in rows:
+            fh.write(f"{v:.3f} {k}\\n")
+'''
+
+
+def _run(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, float, str]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    run = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if run.returncode not in (0, 5):
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{run.stdout[-2000:]}\n{run.stderr[-2000:]}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), run.stdout
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--before", metavar="REV", help="also collect this git revision")
+    args = ap.parse_args(argv)
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    tmp = Path(tempfile.mkdtemp(prefix="evstat-collect-"))
+    (tmp / "collect_times.py").write_text(PLUGIN)
+    versions = [("after", REPO)]
+    if args.before:
+        wt = tmp / "before-src"
+        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(wt), args.before], check=True,
+                       capture_output=True)
+        versions.insert(0, ("before", wt))
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    try:
+        w, c, _ = _run([sys.executable, "-c", "import pandas"], base, str(tmp))
+        print(f"baseline python -c 'import pandas': {w:.2f} s wall, {c:.2f} s cpu", flush=True)
+        for name, src in versions:
+            times = tmp / f"times-{name}.txt"
+            env = {**base, "PYTHONPATH": os.pathsep.join([str(src), str(tmp)]), "EVSTAT_COLLECT_TIMES": str(times)}
+            w, c, out = _run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "collect_times",
+                              "-p", "no:cacheprovider"], env, str(src))
+            summary = [ln for ln in out.splitlines() if "collected" in ln or "tests" in ln][-1:]
+            print(f"[{name}] pytest --collect-only: {w:.2f} s wall, {c:.2f} s cpu; {' '.join(summary)}", flush=True)
+            for line in times.read_text().splitlines()[:10]:
+                print(f"    {line}")
+    finally:
+        if args.before:
+            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tmp / "before-src")],
+                           capture_output=True)
+    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,192 @@
+"""Start-up benchmark (issue 26): import, help, first prediction and first report, each in a
+fresh virtual environment that this script creates and fills with ``pip install <repo>``.
+
+::
+
+    python benchmarks/bench_startup.py                       # this checkout
+    python benchmarks/bench_startup.py --before e108179      # and a git revision, same run
+    python benchmarks/bench_startup.py --quick               # no report measurement
+
+For each version (the checkout, "after"; optionally a git revision, "before", checked out with
+``git worktree add`` into a temporary directory) it:
+
+1. creates a virtual environment (``python -m venv``) in a temporary directory and runs ``pip
+   install <version>`` (non-editable; pip may use its local wheel cache); the install time is
+   printed on its own;
+2. measures, each in a new interpreter of that environment, wall time and CPU time (user + sys
+   of the child): ``import evstat``; ``evstat --help``; ``evstat report --help``; the first
+   ``fit.predict(type="belief")`` of a script that imports evstat, loads the sonar scores, fits
+   ``evlogit`` and predicts the 79 test rows (import included), with an empty numba cache
+   (``NUMBA_CACHE_DIR`` set to a new empty directory: the state right after ``pip install``);
+   the same script again once the cache is warm; the first ``evstat report --example sonar``
+   with an empty numba cache;
+3. a baseline in the same run: ``python -c "import pandas"`` in the same environment, so that
+   ratios hold on a loaded machine.
+
+Between measurements it waits until no background kernel compilation of evstat runs (in the
+"after" version a first prediction starts one, see evstat/likelihood/_kernels.py) and reports
+how long that compilation took. The load average is printed at the start and the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+FIRST_PREDICT = """
+import evstat as ev
+table = ev.datasets.load("sonar_scores")
+cal = table[table["set"] == "calibration"]
+test = table[table["set"] == "test"]
+fit = ev.evlogit("y ~ svm1 + svm2 + svm3", data=cal)
+print(fit.predict(test, type="belief").shape)
+"""
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def _run(cmd: list[str], env: dict[str, str] | None = None, cwd: str | None = None) -> tuple[float, float, str]:
+    """Wall and CPU (user + sys of the child) seconds of a command; fails loudly."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    run = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if run.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{run.stdout[-2000:]}\n{run.stderr[-3000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, run.stdout
+
+
+def _wait_for_background(cache: Path, started: float, limit: float = 1800.0) -> float | None:
+    """Wait while a background kernel compilation holds its lock in ``cache``; return the
+    seconds from ``started`` until the marker appeared (None if none was started)."""
+    seen = False
+    while time.time() - started < limit:
+        locks = list(cache.glob("evstat-kernels-*.lock"))
+        if locks:
+            seen = True
+            time.sleep(0.5)
+            continue
+        break
+    markers = list(cache.glob("evstat-kernels-*.ok"))
+    if markers:
+        return markers[0].stat().st_mtime - started
+    return None if not seen else float("nan")
+
+
+def _venv(version_dir: Path, tmp: Path, name: str) -> tuple[Path, float]:
+    env_dir = tmp / f"venv-{name}"
+    subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True)
+    py = env_dir / "bin" / "python"
+    t0 = time.perf_counter()
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(version_dir)],
+                   check=True, cwd=tmp)
+    return py, time.perf_counter() - t0
+
+
+def _measure(py: Path, tmp: Path, name: str, reps: int, report: bool) -> list[tuple[str, float, float, str]]:
+    """Rows (what, wall, cpu, note) for one environment."""
+    bindir = py.parent
+    base_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "EVSTAT_KERNELS", "NUMBA_CACHE_DIR")}
+    base_env["MPLBACKEND"] = "Agg"
+    rows = []
+    work = tmp / f"work-{name}"
+    work.mkdir()
+
+    def fresh_cache(label: str) -> tuple[dict[str, str], Path]:
+        cache = Path(tempfile.mkdtemp(prefix=f"numba-{label}-", dir=tmp))
+        return {**base_env, "NUMBA_CACHE_DIR": str(cache)}, cache
+
+    def repeat(what: str, cmd: list[str]) -> None:
+        walls, cpus = [], []
+        for _ in range(reps):
+            w, c, _ = _run(cmd, env=base_env, cwd=str(work))
+            walls.append(w)
+            cpus.append(c)
+        rows.append((what, statistics.median(walls), statistics.median(cpus), f"median of {reps}"))
+
+    repeat('python -c "import pandas" (baseline)', [str(py), "-c", "import pandas"])
+    repeat("import evstat", [str(py), "-c", "import evstat"])
+    repeat("evstat --help", [str(bindir / "evstat"), "--help"])
+    repeat("evstat report --help", [str(bindir / "evstat"), "report", "--help"])
+
+    env, cache = fresh_cache("predict")
+    script = work / "first_predict.py"
+    script.write_text(FIRST_PREDICT)
+    started = time.time()
+    w, c, out = _run([str(py), str(script)], env=env, cwd=str(work))
+    assert out.strip() == "(79, 3)", out
+    rows.append(("first predict(type='belief'), import included, empty numba cache", w, c, "once"))
+    compiled = _wait_for_background(cache, started)
+    if compiled is not None:
+        rows.append(("  background kernel compilation it started (until the marker)", compiled, float("nan"), "wall only"))
+    w, c, _ = _run([str(py), str(script)], env=env, cwd=str(work))
+    rows.append(("the same script again (numba cache warm)", w, c, "once"))
+    if report:
+        env, cache = fresh_cache("report")
+        started = time.time()
+        w, c, out = _run([str(bindir / "evstat"), "report", "--example", "sonar", "-o", str(work / "r.html")],
+                         env=env, cwd=str(work))
+        rows.append(("first evstat report --example sonar, empty numba cache", w, c, "once"))
+        compiled = _wait_for_background(cache, started)
+        if compiled is not None:
+            rows.append(("  background kernel compilation it started (until the marker)", compiled, float("nan"), "wall only"))
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--before", metavar="REV", help="also measure this git revision (e.g. e108179)")
+    ap.add_argument("--reps", type=int, default=3, help="repetitions of the cheap measurements (median)")
+    ap.add_argument("--quick", action="store_true", help="skip the report measurement")
+    args = ap.parse_args(argv)
+    print(f"load average at start: {_load()} ({os.cpu_count()} cores); python {sys.version.split()[0]}")
+    tmp = Path(tempfile.mkdtemp(prefix="evstat-startup-"))
+    versions = [("after", REPO, "this checkout")]
+    if args.before:
+        wt = tmp / "before-src"
+        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(wt), args.before],
+                       check=True, capture_output=True)
+        versions.insert(0, ("before", wt, f"git revision {args.before}"))
+    results = {}
+    try:
+        for name, src, label in versions:
+            py, install = _venv(src, tmp, name)
+            print(f"[{name}] {label}: fresh venv, pip install took {install:.1f} s (load {_load()})", flush=True)
+            results[name] = _measure(py, tmp, name, args.reps, not args.quick)
+            for what, w, c, note in results[name]:
+                print(f"  {what:<72} {w:7.2f} s wall  {c:7.2f} s cpu  ({note})", flush=True)
+    finally:
+        if args.before:
+            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tmp / "before-src")],
+                           capture_output=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+    print()
+    names = [n for n, _, _ in versions]
+    print("| what | " + " | ".join(f"{n} wall (cpu) s" for n in names) + " |")
+    print("|---|" + "---|" * len(names))
+    for i, (what, *_rest) in enumerate(results[names[-1]]):
+        cells = []
+        for n in names:
+            row = next((r for r in results[n] if r[0] == what), None)
+            cells.append("-" if row is None else (f"{row[1]:.2f}" + ("" if row[2] != row[2] else f" ({row[2]:.2f})")))
+        print(f"| {what.strip()} | " + " | ".join(cells) + " |")
+    print(f"\nload average at end: {_load()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

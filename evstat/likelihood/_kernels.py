@@ -1,0 +1,219 @@
+"""When the compiled (numba) kernels run, and how they get compiled without a long first call.
+
+The profile likelihood of a two-class calibrator (:mod:`evstat.likelihood.linear_profile`) is a
+batch of small constrained Newton problems, solved by a numba kernel. Compiling that kernel
+takes 15-25 s of one core, once per installation (numba caches it on disk, ``cache=True``).
+Before issue 26 that compilation ran inside a user's first ``fit.predict(type="belief")``.
+
+The choice (issue 26, item 2), and why
+--------------------------------------
+A second path solves the same problems with vectorised numpy (the same Newton iteration on the
+same KKT system; :func:`evstat.likelihood.linear_profile._newton_batch_numpy`; it agrees with
+the kernel to 1e-9, ``tests/likelihood/test_kernels.py``). In the default mode ``"auto"``:
+
+1. if the kernels are known to be compiled for this installation (a marker file, see below),
+   the kernel is used: numba loads it from its cache in about 0.5 s;
+2. else, if the batch is large (at least :data:`COMPILE_IN_PROCESS_WORK` problem-rows, where
+   the numpy path would take longer than compiling), the kernel is compiled in the process, as
+   before;
+3. else the numpy path answers at once, and one background process (``python -m
+   evstat.likelihood._kernels``, started at most once per process and guarded by a lock file
+   across processes) compiles the kernels into numba's cache and then writes the marker.
+
+So a fresh installation answers its first small prediction in numpy time (milliseconds), and
+from about 20 s later on every process gets the kernel from the cache. The alternatives,
+weighed:
+
+* *Compile at installation*: a wheel has no post-install hook, and ``pip install .`` must be
+  enough (no extra step the README does not show).
+* *Ship the compiled cache*: numba's cache index is keyed by the source file's modification
+  time (reset by ``pip install``) and the CPU, so a shipped cache would be ignored.
+* *Fewer or smaller specialisations*: every argument is made C-contiguous and writable before
+  the call (one specialisation), but the compile time of the one remaining specialisation
+  (numba's import plus LLVM) still exceeds the 3 s budget of the first call.
+* *A background thread compiling in the process*: a fork (the process-pool workers of
+  ``evstat predict --jobs``) while a thread holds numba's compiler lock could hang the worker;
+  a separate process cannot. The kernels stay serial (no numba threading layer): see
+  ``_kernel`` in :mod:`~evstat.likelihood.linear_profile`.
+
+Where the cache lives: numba writes next to the source (``__pycache__`` in site-packages) when
+that is writable, otherwise in its per-user cache directory; ``NUMBA_CACHE_DIR`` overrides both.
+The marker lives in the same place (``NUMBA_CACHE_DIR``, else ``__pycache__`` beside this file
+when writable, else ``$XDG_CACHE_HOME/evstat``), and its name holds a hash of the kernel
+sources' path, modification time and size, numba's version, Python's version and the machine:
+a reinstall or an upgrade invalidates it, as it invalidates numba's cache. A marker whose cache
+has been deleted costs one in-process compilation (numba notices the missing cache), never a
+wrong result.
+
+The mode: the environment variable ``EVSTAT_KERNELS``, ``"auto"`` (default), ``"numba"``
+(always the kernel, compiled in the process if needed: the test suite's setting, so that the
+kernels are what is tested) or ``"numpy"`` (never the kernel, nothing compiled).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+__all__ = ["COMPILE_IN_PROCESS_WORK", "MODES", "compile_kernels", "marker_path", "mode", "ready", "use_kernel"]
+
+#: values of the environment variable ``EVSTAT_KERNELS``
+MODES = ("auto", "numba", "numpy")
+#: problems x calibration rows of one batch from which "auto" compiles in the process instead of
+#: using the numpy path: about 10 s of the numpy path (some 150 ns per problem-row with its
+#: Newton iterations), the order of the compilation itself
+COMPILE_IN_PROCESS_WORK = 50_000_000
+#: a lock file older than this (seconds) is from a compilation that died: it is taken over
+STALE_LOCK_SECONDS = 600.0
+#: the modules whose kernels the background compilation warms (each has ``_warm_kernels()``)
+KERNEL_MODULES = ("evstat.likelihood.linear_profile",)
+
+_STARTED = [False]  # a background compilation was started by this process
+
+
+def mode() -> str:
+    """The kernel mode: ``EVSTAT_KERNELS`` (``"auto"``, ``"numba"`` or ``"numpy"``).
+
+    Examples
+    --------
+    >>> mode() in MODES
+    True
+    """
+    value = os.environ.get("EVSTAT_KERNELS", "auto").strip().lower() or "auto"
+    if value not in MODES:
+        raise ValueError(f"EVSTAT_KERNELS={value!r} is not one of {', '.join(MODES)}; unset it or choose one")
+    return value
+
+
+def _key() -> str:
+    from importlib import metadata
+
+    try:
+        numba_version = metadata.version("numba")
+    except metadata.PackageNotFoundError:
+        numba_version = "none"
+    parts = [numba_version, sys.version, platform.machine()]
+    here = Path(__file__).resolve().parent
+    for module in KERNEL_MODULES:
+        src = here / f"{module.rsplit('.', 1)[1]}.py"
+        st = src.stat()
+        parts += [str(src), str(st.st_mtime_ns), str(st.st_size)]
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+
+
+def _marker_dir() -> Path:
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return Path(os.environ["NUMBA_CACHE_DIR"])
+    tree = Path(__file__).resolve().parent / "__pycache__"
+    if os.access(tree if tree.is_dir() else tree.parent, os.W_OK):
+        return tree
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "evstat"
+
+
+def marker_path() -> Path:
+    """The file whose existence says the kernels of this installation are in numba's cache.
+
+    Examples
+    --------
+    >>> marker_path().name.startswith("evstat-kernels-")
+    True
+    """
+    return _marker_dir() / f"evstat-kernels-{_key()}.ok"
+
+
+def ready() -> bool:
+    """Whether the kernels are compiled for this installation (the marker exists)."""
+    try:
+        return marker_path().is_file()
+    except OSError:
+        return False
+
+
+def use_kernel(work: int, loaded: bool) -> bool:
+    """Whether a batch of ``work`` problem-rows runs on the compiled kernel (True) or on the
+    numpy path (False); ``loaded``: the kernel is already compiled in this process. In mode
+    ``"auto"``, choosing the numpy path starts the background compilation (once).
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["EVSTAT_KERNELS"] = "numpy"
+    >>> use_kernel(10**9, loaded=True)
+    False
+    >>> del os.environ["EVSTAT_KERNELS"]
+    """
+    m = mode()
+    if m != "auto":
+        return m == "numba"
+    if loaded or ready() or work >= COMPILE_IN_PROCESS_WORK:
+        return True
+    start_background_compile()
+    return False
+
+
+def start_background_compile() -> bool:
+    """Start ``python -m evstat.likelihood._kernels`` in the background unless this process
+    already did or another compilation holds the lock; returns whether it was started."""
+    if _STARTED[0]:
+        return False
+    _STARTED[0] = True
+    try:
+        lock = marker_path().with_suffix(".lock")
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if time.time() - lock.stat().st_mtime > STALE_LOCK_SECONDS:
+                lock.unlink()
+        except FileNotFoundError:
+            pass
+        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except OSError:  # another compilation holds the lock, or nowhere to write: stay on numpy
+        return False
+    os.close(fd)
+    env = {**os.environ, "EVSTAT_KERNELS": "numba"}
+    try:
+        subprocess.Popen(
+            [sys.executable, "-m", "evstat.likelihood._kernels", "--lock", str(lock)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env=env, close_fds=True, start_new_session=True,
+        )
+    except OSError:
+        lock.unlink(missing_ok=True)
+        return False
+    return True
+
+
+def compile_kernels() -> Path:
+    """Compile every kernel into numba's cache (by running each on a small problem of the
+    types the library passes), then write the marker; returns its path. What the background
+    process runs; also callable directly (``python -m evstat.likelihood._kernels``)."""
+    import importlib
+
+    for module in KERNEL_MODULES:
+        importlib.import_module(module)._warm_kernels()
+    path = marker_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as fh:
+        fh.write(f"compiled {time.strftime('%Y-%m-%d %H:%M:%S')} by pid {os.getpid()}\n")
+    os.replace(fh.name, path)
+    return path
+
+
+def _main(argv: list[str]) -> int:
+    lock = Path(argv[argv.index("--lock") + 1]) if "--lock" in argv else None
+    os.environ["EVSTAT_KERNELS"] = "numba"
+    try:
+        print(f"evstat: compiled the kernels ({compile_kernels()})")
+    finally:
+        if lock is not None:
+            lock.unlink(missing_ok=True)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover - run as a separate process
+    sys.exit(_main(sys.argv[1:]))
