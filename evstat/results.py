@@ -179,7 +179,7 @@ def registered() -> dict[str, type]:
     return dict(_registry())
 
 
-def load(path: str | Path) -> Any:
+def load(path: str | Path, key: str | bytes | None = None) -> Any:
     """Load a model saved with ``fit.save(path)`` (JSON with a format version).
 
     Loading never runs code: the file is read by a bounded, strict JSON reader
@@ -190,10 +190,18 @@ def load(path: str | Path) -> Any:
     The schema is checked first (so a malformed field is named even in an edited file), then
     the checksum (so a well-formed but edited file is refused as modified).
 
+    The SHA-256 checksum only detects accidental corruption: whoever edits a coefficient can
+    recompute it. With ``key``, the file must carry the HMAC-SHA256 signature that
+    ``fit.save(path, key=key)`` wrote; an unsigned file, a file signed with another key and a
+    file changed after it was signed are refused (docs/guide/saved-models.md).
+
     Parameters
     ----------
     path : str or pathlib.Path
         The ``.json`` file (a named pipe such as ``<(cat fit.json)`` works too).
+    key : str or bytes, optional
+        The secret the file was signed with (``fit.save(path, key=...)``). Without it the
+        signature, if any, is not checked.
 
     Returns
     -------
@@ -238,6 +246,8 @@ def load(path: str | Path) -> Any:
             f"{source} has format version {str(version)[:20]}{older}; this evstat reads "
             f"version {FORMAT_VERSION}. Refit and save the model with this version."
         )
+    if key is not None:
+        schema.verify_signature(d, key, source)  # before anything of the file is used
     return _build(d, source, verify=True)
 
 
@@ -441,7 +451,7 @@ class Results(ABC):
                 cls._frame_key: cls._frame_schema(),
                 **cls._schema_fields(),
             },
-            optional={"checksum": schema.Str(max_len=100)},
+            optional={"checksum": schema.Str(max_len=100), "signature": schema.Str(max_len=100)},
             checks=cls._schema_checks(),
         )
 
@@ -520,15 +530,33 @@ class Results(ABC):
         (never pickle files)."""
         return (from_dict, (self.to_dict(),))
 
-    def save(self, path: str | Path) -> Path:
+    def save(self, path: str | Path, key: str | bytes | None = None) -> Path:
         """Save the fitted model as JSON (never pickle); reload with :func:`evstat.load`.
 
         The file holds :meth:`to_dict` and a ``"checksum"`` entry, the SHA-256 of its canonical
         serialisation (:func:`evstat.formula.schema.checksum`): :func:`evstat.load` refuses a
-        file whose content was modified after it was saved.
+        file whose content was changed by accident. The checksum is no protection against a
+        deliberate edit (it can be recomputed); with ``key`` (a secret str or bytes) the file
+        also carries an HMAC-SHA256 signature (:func:`evstat.formula.schema.sign`), and
+        ``ev.load(path, key=key)`` refuses a file that is unsigned, signed with another key or
+        changed after it was signed.
+
+        Examples
+        --------
+        >>> import tempfile, os, evstat as ev
+        >>> fit = ev.evlogit("y ~ x1", data=ev.datasets.simulate_gaussian(30, seed=2))
+        >>> path = fit.save(os.path.join(tempfile.mkdtemp(), "fit.json"), key="our shared secret")
+        >>> ev.load(path, key="our shared secret").method
+        'evlogit'
+        >>> ev.load(path, key="another secret")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        evstat.formula.schema.SchemaError: ... has a signature that does not match the key: ...
         """
         path = Path(path)
         d = self.to_dict()
+        if key is not None:
+            d["signature"] = schema.sign(d, key)
         d["checksum"] = schema.checksum(d)
         # atomic (evstat.io.atomic): an interrupted save leaves the old file, never half a model
         write_text(path, json.dumps(d, indent=1, allow_nan=False), encoding="utf-8")

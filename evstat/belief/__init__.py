@@ -44,7 +44,7 @@ from evstat.belief.decision import (
     decide_bounds,
     loss_matrix,
 )
-from evstat.belief.frame import MAX_DENSE_SIZE, Frame
+from evstat.belief.frame import MAX_DENSE_ENTRIES, MAX_DENSE_SIZE, Frame, check_dense_size
 from evstat.belief.mass import MassFunction
 from evstat.belief.massarray import BINARY_FRAME, MassArray
 from evstat.belief.measures import conflict, nonspecificity, pignistic_entropy
@@ -65,7 +65,9 @@ __all__ = [
     "MassFunction",
     "MassArray",
     "BINARY_FRAME",
+    "MAX_DENSE_ENTRIES",
     "MAX_DENSE_SIZE",
+    "check_dense_size",
     "combine",
     "RULES",
     "TotalConflictError",

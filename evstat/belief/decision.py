@@ -39,6 +39,7 @@ __all__ = [
     "choose",
     "decide",
     "decide_bounds",
+    "label_columns",
     "loss_matrix",
 ]
 
@@ -299,6 +300,22 @@ class Decision:
         )
 
 
+def label_columns(df: pd.DataFrame, labels: Sequence[Hashable]) -> np.ndarray:
+    """The columns ``labels`` of ``df`` as a float64 array, selected by label.
+
+    ``df[list(labels)]`` would read Boolean class labels (``[False, True]``) as a row mask, not
+    as column names; this looks every label up in the columns.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evstat.belief.decision import label_columns
+    >>> label_columns(pd.DataFrame([[0.0, 1.0]], columns=[False, True]), [True, False])
+    array([[1., 0.]])
+    """
+    return df.iloc[:, [df.columns.get_loc(lab) for lab in labels]].to_numpy(dtype=np.float64)
+
+
 def _read_loss(
     loss: Any, frame: Frame, actions: Sequence[Hashable] | None
 ) -> tuple[np.ndarray, list[Hashable]]:
@@ -321,7 +338,7 @@ def _read_loss(
                 f"(one column per true class); missing {missing!r}, unexpected {extra!r}. "
                 "Rows are actions, columns are classes: transpose it if it is the other way round."
             )
-        mat = loss[list(frame.labels)].to_numpy(dtype=np.float64)
+        mat = label_columns(loss, frame.labels)
         names = list(loss.index)
     else:
         try:

@@ -14,10 +14,63 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Frame", "MAX_DENSE_SIZE", "SubsetLike"]
+__all__ = ["Frame", "MAX_DENSE_ENTRIES", "MAX_DENSE_SIZE", "SubsetLike", "check_dense_size"]
 
 #: Largest frame for which dense set functions (2**K entries) are stored.
 MAX_DENSE_SIZE = 20
+#: Most entries (rows x 2**K) of a dense array of masses that a model may allocate at once
+#: (2**28 float64 entries: 2 GiB).
+MAX_DENSE_ENTRIES = 2**28
+
+
+def check_dense_size(k: int, who: str, rows: int | None = None, max_size: int = MAX_DENSE_SIZE) -> None:
+    """Refuse, before anything is allocated, a frame too large for dense set functions.
+
+    A model that keeps the mass of every subset of ``k`` classes allocates ``2**k`` entries per
+    row: ``k = 50`` classes are a petabyte per row, and ``k = 20`` classes with 1,500 rows are
+    12 GB. Every such model calls this check right after reading its classes, so that a frame
+    beyond ``max_size`` classes (default :data:`MAX_DENSE_SIZE`) or an array of more than
+    :data:`MAX_DENSE_ENTRIES` entries (``rows * 2**k``) is refused at once with a message naming
+    the limit, instead of being found by the kernel's out-of-memory killer.
+
+    Parameters
+    ----------
+    k : int
+        Number of classes (elements of the frame).
+    who : str
+        The model, for the message (``"credal_knn"``).
+    rows : int, optional
+        Rows whose masses are held at once; with it, ``rows * 2**k`` is checked too.
+    max_size : int
+        The model's own class limit (at most :data:`MAX_DENSE_SIZE`).
+
+    Raises
+    ------
+    ValueError
+        Naming the number of classes (or entries) and the limit.
+
+    Examples
+    --------
+    >>> from evstat.belief.frame import check_dense_size
+    >>> check_dense_size(3, "eknn", rows=1000)
+    >>> check_dense_size(50, "credal_knn", max_size=16)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: credal_knn keeps the mass of every set of classes (2**K per row): 50 classes exceed the limit of 16 ...
+    """
+    if k > max_size:
+        raise ValueError(
+            f"{who} keeps the mass of every set of classes (2**K per row): {k} classes exceed the "
+            f"limit of {max_size} (2**{max_size} = {2**max_size:,} sets). Merge classes, or use a "
+            "model with K-class probabilities (evmultinom, the scaling calibrators)"
+        )
+    if rows is not None and rows * 2**k > MAX_DENSE_ENTRIES:
+        raise ValueError(
+            f"{who} would hold {rows:,} rows x 2**{k} sets = {rows * 2**k:,} masses at once, more "
+            f"than the limit of {MAX_DENSE_ENTRIES:,} (evstat.belief.frame.MAX_DENSE_ENTRIES, "
+            f"{MAX_DENSE_ENTRIES * 8 // 2**30} GiB); use fewer rows "
+            f"(at most {MAX_DENSE_ENTRIES // 2**k:,}) or fewer classes"
+        )
 
 #: A subset of a frame as users give it: a single label, an iterable of labels, or a frozenset.
 SubsetLike = Any

@@ -268,6 +268,13 @@ class CalibrationResults(ModelFrameFacts, Results):
         if lazy is not NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
             return lazy
         rc = self._check_decision(strategy, reject_cost)
+        if rc is not None and REJECT in self.classes:
+            raise ValueError(
+                f"a class is named {REJECT!r}, which clashes with the reject action of "
+                f"reject_cost={reject_cost!r}; rename that class (e.g. "
+                f"data[{self.response!r}].replace({{{REJECT!r}: 'rejected'}})) and refit, or decide "
+                "without reject_cost"
+            )
         X, index = self._design(newdata, missing)
         with warnings.catch_warnings():
             # theta's warnings: the evidential strategies do not use it, and the probabilistic

@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from evstat.belief import TotalConflictError
+from evstat.belief import TotalConflictError, check_dense_size
 from evstat.results import register
 from evstat.summary import Summary
 from evstat.classifiers.neighbors import knn
@@ -827,6 +827,7 @@ def eknn(
     a = _check_alpha(alpha)
     cf = class_frame(formula, data, positive=positive, missing=missing, rank_checks=False)
     cf.design.require_numeric("eknn", "it measures Euclidean distances between rows, and a factor's levels have no distance")
+    check_dense_size(cf.n_classes, "eknn")  # before the fit: its mass output has 2**K sets
     kk = _check_k(k, cf.n)
     M = cf.n_classes
     lm = _check_lam(lam, M)

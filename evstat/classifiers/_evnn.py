@@ -59,6 +59,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import minimize
 from scipy.special import expit
 
+from evstat.belief import check_dense_size
 from evstat.results import register
 from evstat.summary import Summary
 from evstat.classifiers.neighbors import CHUNK_ENTRIES, sq_distances
@@ -648,6 +649,7 @@ def evnn(
         raise TypeError(f"optimize_prototypes must be True or False, got {optimize_prototypes!r}")
     cf = class_frame(formula, data, positive=positive, missing=missing, rank_checks=False)
     cf.design.require_numeric("evnn", "it measures Euclidean distances to prototypes, and a factor's levels have no distance")
+    check_dense_size(cf.n_classes, "evnn")  # before the fit: its mass output has 2**K sets
     M = cf.n_classes
     r = _check_int(prototypes, "prototypes", 1)
     if r < M:

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from evstat.belief import check_dense_size
 from evstat.results import register
 from evstat.summary import Summary
 from evstat.classifiers.neighbors import ball_counts
@@ -252,6 +253,7 @@ def gbt(
         )
     cf = class_frame(formula, data, positive=positive, missing=missing, rank_checks=False)
     cf.design.require_numeric("gbt", "it counts training rows in Euclidean balls around a point, and a factor's levels have no distance")
+    check_dense_size(cf.n_classes, "gbt")  # its mass output has 2**K sets
     return GBTClassifier(cf, radius=r)
 
 

@@ -69,7 +69,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, log_expit
 
-from evstat.belief import Frame, MassArray
+from evstat.belief import Frame, MassArray, check_dense_size
 from evstat.results import register
 from evstat.summary import Summary
 from evstat.classifiers.neighbors import CHUNK_ENTRIES, knn
@@ -564,6 +564,8 @@ def credal_knn(
     cf.design.require_numeric("credal_knn", "it measures Euclidean distances between rows, and a factor's levels have no distance")
     kk = _check_k(k, cf.n)
     M = cf.n_classes
+    # before anything of size 2**M: the leave-one-out masses hold every row at once
+    check_dense_size(M, "credal_knn", rows=cf.n, max_size=MAX_CLASSES)
     X, codes = cf.X, cf.codes
     dbar = ec_dbar(X, codes, M, kk)
     if not (np.isfinite(dbar) & (dbar > 0)).all():

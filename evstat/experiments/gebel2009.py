@@ -124,9 +124,15 @@ KULL_REG = 0.01
 THESIS_TABLES = ev.datasets.data_dir() / "gebel2009_thesis_tables.csv"
 
 
+#: Features left out to match the thesis's Table 6.1 (its p): ``{data set: columns dropped}``.
+#: Filled from the evidence of ``reports/gebel2009/which_features.py`` (README, "Feature sets").
+FEATURE_DROP: dict[str, tuple[str, ...]] = {"ionosphere": ("V1", "V2")}
+
+
 def load_dataset(name: str) -> tuple[NDArray[np.float64], NDArray[Any], list[Any]]:
     """Features, labels and sorted classes of a data set of the study (the class is the last
-    column; breast-cancer keeps its 683 complete rows, as the thesis).
+    column; breast-cancer keeps its 683 complete rows, as the thesis; the columns of
+    :data:`FEATURE_DROP` are left out).
 
     Examples
     --------
@@ -139,6 +145,7 @@ def load_dataset(name: str) -> tuple[NDArray[np.float64], NDArray[Any], list[Any
     d = ev.datasets.load(name)
     if name == "breast-cancer":
         d = d.dropna().reset_index(drop=True)
+    d = d.drop(columns=list(FEATURE_DROP.get(name, ())))
     X = d.iloc[:, :-1].to_numpy(dtype=np.float64)
     y = d.iloc[:, -1].to_numpy(dtype=object)
     classes = sorted(pd.unique(y).tolist())

@@ -34,16 +34,25 @@ with one clear error.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from evstat.formula import limits
 
 __all__ = [
+    "MAX_BYTES_PER_VALUE",
     "MAX_FILE_BYTES",
+    "MAX_JSON_DEPTH",
+    "MAX_JSON_DIGITS",
+    "MAX_JSON_VALUES",
+    "PADDING_FROM_BYTES",
+    "SCAN_CHUNK_BYTES",
     "MODEL_FRAME",
     "MODEL_FRAME_K",
     "Bool",
@@ -62,12 +71,28 @@ __all__ = [
     "canonical_json",
     "checksum",
     "read_json",
+    "sign",
     "validate",
+    "verify_checksum",
+    "verify_signature",
 ]
 
 #: Largest saved-model file :func:`read_json` reads (bytes): 512 MiB, about 20 million stored
 #: numbers (a model stores its calibration data).
 MAX_FILE_BYTES = 512 * 2**20
+#: Most JSON values (numbers, strings, lists, objects) a saved model may hold: 2**25, about
+#: 1 GiB of Python objects; counted (from above) while the file is streamed, before parsing.
+MAX_JSON_VALUES = 2**25
+#: Deepest nesting of lists and objects in a saved model (evstat's files nest about 8 levels).
+MAX_JSON_DEPTH = 64
+#: Most digits in a run (a number literal); float64 needs 17, Python refuses beyond 4300.
+MAX_JSON_DIGITS = 400
+#: Bytes read and scanned at a time: the scan's working memory (a few times this).
+SCAN_CHUNK_BYTES = 2**20
+#: Beyond :data:`PADDING_FROM_BYTES` bytes, a saved model is made of numbers: more than this
+#: many bytes per JSON value is padding (whitespace, a giant string), refused while streaming.
+MAX_BYTES_PER_VALUE = 256
+PADDING_FROM_BYTES = 16 * 2**20
 _CHECKSUM_PREFIX = "sha256:"
 
 
@@ -481,7 +506,13 @@ def canonical_json(content: Any) -> str:
 
 
 def checksum(content: Mapping[str, Any]) -> str:
-    """``"sha256:<hex>"`` of :func:`canonical_json` of ``content`` without its ``"checksum"`` key.
+    """``"sha256:<hex>"`` of :func:`canonical_json` of ``content`` without its ``"checksum"`` and
+    ``"signature"`` keys.
+
+    The checksum detects *accidental* corruption (a truncated copy, a flipped bit, an editor
+    that changed a number). It is no protection against a deliberate edit: anyone who changes a
+    coefficient can recompute it. Files exchanged between people or systems should be signed
+    (:func:`sign`, ``fit.save(path, key=...)``, ``ev.load(path, key=...)``).
 
     Examples
     --------
@@ -491,8 +522,65 @@ def checksum(content: Mapping[str, Any]) -> str:
     >>> checksum({"a": 1}) == checksum({"a": 2})
     False
     """
-    body = {k: v for k, v in content.items() if k != "checksum"}
+    body = {k: v for k, v in content.items() if k not in ("checksum", "signature")}
     return _CHECKSUM_PREFIX + hashlib.sha256(canonical_json(body).encode("ascii")).hexdigest()
+
+
+_SIGNATURE_PREFIX = "hmac-sha256:"
+
+
+def _key_bytes(key: Any) -> bytes:
+    if isinstance(key, str):
+        key = key.encode("utf-8")
+    if not isinstance(key, (bytes, bytearray)):
+        raise TypeError(f"key must be a str or bytes (a secret shared by who signs and who loads), got {type(key).__name__}")
+    if len(key) == 0:
+        raise ValueError("key must not be empty: use a secret of at least 16 random bytes, e.g. secrets.token_hex(32)")
+    return bytes(key)
+
+
+def sign(content: Mapping[str, Any], key: str | bytes) -> str:
+    """``"hmac-sha256:<hex>"``: HMAC-SHA256 with ``key`` of :func:`canonical_json` of ``content``
+    without its ``"checksum"`` and ``"signature"`` keys.
+
+    Unlike the checksum, the signature cannot be recomputed without the key: a file signed by
+    ``fit.save(path, key=k)`` and loaded by ``ev.load(path, key=k)`` is refused if anything in it
+    was changed, or if it was not signed with ``k``.
+
+    Examples
+    --------
+    >>> from evstat.formula.schema import sign
+    >>> sign({"a": 1}, "secret") == sign({"a": 1, "checksum": "x"}, "secret")
+    True
+    >>> sign({"a": 1}, "secret") == sign({"a": 1}, "other secret")
+    False
+    """
+    body = {k: v for k, v in content.items() if k not in ("checksum", "signature")}
+    mac = hmac.new(_key_bytes(key), canonical_json(body).encode("ascii"), hashlib.sha256)
+    return _SIGNATURE_PREFIX + mac.hexdigest()
+
+
+def verify_signature(content: Mapping[str, Any], key: str | bytes, source: str) -> None:
+    """Refuse ``content`` that is unsigned or whose signature does not match ``key``.
+
+    The comparison takes constant time (:func:`hmac.compare_digest`).
+    """
+    stored = content.get("signature")
+    if not isinstance(stored, str) or not stored.startswith(_SIGNATURE_PREFIX):
+        raise SchemaError(
+            f"{source} is not signed, but a key was given: only a file saved with "
+            "fit.save(path, key=...) can be loaded with ev.load(path, key=...); ask its author "
+            "for a signed file (or load it without key= if you trust where it came from)"
+        )
+    try:
+        expected = sign(content, key)
+    except ValueError:  # non-finite numbers: never written by evstat
+        expected = ""
+    if not hmac.compare_digest(expected.encode("ascii"), stored.encode("ascii", "replace")):
+        raise SchemaError(
+            f"{source} has a signature that does not match the key: it was modified after it "
+            "was signed, or signed with another key; evstat refuses it"
+        )
 
 
 def verify_checksum(content: Mapping[str, Any], source: str) -> None:
@@ -519,6 +607,60 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"the non-standard JSON literal {name} (a saved model never contains NaN or infinite numbers)")
 
 
+class _JsonScan:
+    """The streamed pre-parse scan of :func:`read_json` (depth, digits, values), chunk by chunk."""
+
+    def __init__(self, name: str, what: str) -> None:
+        self.name, self.what = name, what
+        self.depth = 0
+        self.digits = 0  # length of the digit run that ends the previous chunk
+        self.values = 1
+        self.size = 0
+
+    def _refuse(self, why: str) -> ValueError:
+        return ValueError(f"{self.name} is not a valid {self.what}: {why}; it is not a file saved by evstat")
+
+    def feed(self, chunk: bytes) -> None:
+        b = np.frombuffer(chunk, dtype=np.uint8)
+        self.size += b.size
+        opens = (b == 91) | (b == 123)  # '[' '{'
+        step = opens.astype(np.int32) - ((b == 93) | (b == 125))  # ']' '}'
+        depth = self.depth + np.cumsum(step, dtype=np.int32)
+        if depth.size and int(depth.max()) > MAX_JSON_DEPTH:
+            raise self._refuse(
+                f"its JSON nests more than {MAX_JSON_DEPTH} levels (evstat.formula.schema.MAX_JSON_DEPTH)"
+            )
+        self.depth = int(depth[-1]) if depth.size else self.depth
+        self.values += int(np.count_nonzero(b == 44)) + int(np.count_nonzero(opens))  # ',' '[' '{'
+        if self.values > MAX_JSON_VALUES:
+            raise self._refuse(
+                f"it holds more than {MAX_JSON_VALUES:,} JSON values (evstat.formula.schema.MAX_JSON_VALUES, "
+                "about 1 GiB once parsed)"
+            )
+        if self.size > PADDING_FROM_BYTES and self.size > MAX_BYTES_PER_VALUE * self.values:
+            raise self._refuse(
+                f"its first {self.size:,} bytes hold at most {self.values:,} JSON values, more than "
+                f"{MAX_BYTES_PER_VALUE} bytes per value (evstat.formula.schema.MAX_BYTES_PER_VALUE): "
+                "padding or a giant string, not the numbers of a saved model"
+            )
+        digit = (b >= 48) & (b <= 57)
+        # run lengths of digits: positions where a run starts / ends
+        edges = np.flatnonzero(np.diff(np.concatenate(([0], digit.view(np.int8), [0]))))
+        starts, ends = edges[::2], edges[1::2]
+        if starts.size:
+            runs = ends - starts
+            if starts[0] == 0:
+                runs[0] += self.digits
+            longest = int(runs.max())
+            self.digits = int(runs[-1]) if ends[-1] == b.size else 0
+        else:
+            longest, self.digits = 0, 0
+        if longest > MAX_JSON_DIGITS:
+            raise self._refuse(
+                f"it has a number of more than {MAX_JSON_DIGITS} digits (evstat.formula.schema.MAX_JSON_DIGITS)"
+            )
+
+
 def read_json(path: str | Path, what: str = "saved model", max_bytes: int | None = None) -> Any:
     """Read a JSON file strictly and within bounds; one clear ``ValueError`` for anything else.
 
@@ -537,7 +679,22 @@ def read_json(path: str | Path, what: str = "saved model", max_bytes: int | None
         No such file.
     ValueError
         A folder, a file larger than ``max_bytes``, invalid UTF-8, invalid JSON, ``NaN`` or
-        ``Infinity`` literals, integers of more than 4300 digits, or nesting too deep.
+        ``Infinity`` literals, a number of more than :data:`MAX_JSON_DIGITS` digits, nesting
+        deeper than :data:`MAX_JSON_DEPTH` or more than :data:`MAX_JSON_VALUES` values.
+
+    Notes
+    -----
+    Bounded work before parsing: a regular file's size is checked with ``stat`` before a byte
+    is read. The file is then read in chunks of :data:`SCAN_CHUNK_BYTES` (1 MiB), and each
+    chunk is scanned with numpy (no Python loop per byte) for the nesting depth (brackets and
+    braces), the longest run of digits and an upper bound on the number of values (commas and
+    opening brackets; characters inside strings are counted too, so the bound is from above);
+    beyond :data:`PADDING_FROM_BYTES` (16 MiB) read, more than :data:`MAX_BYTES_PER_VALUE` bytes
+    per value is padding (a saved model that large is made of numbers). A file beyond a limit
+    is refused as soon as the chunk that crosses it is read, holding what was read so far plus
+    the scan's temporaries (about 10 MiB). Only a file within every limit is parsed; the parse
+    then holds the file's bytes, its text and at most :data:`MAX_JSON_VALUES` Python values:
+    about 2 GiB for a genuine model at the 512 MiB cap, in proportion below.
 
     Examples
     --------
@@ -557,16 +714,30 @@ def read_json(path: str | Path, what: str = "saved model", max_bytes: int | None
         raise ValueError(f"{name} is a folder, not a {what} file: pass the path of the .json file")
     if not p.exists():
         raise FileNotFoundError(f"no {what} at {name}")
+    too_large = ValueError(
+        f"{name} is larger than {limit} bytes, the largest {what} evstat reads "
+        "(evstat.formula.schema.MAX_FILE_BYTES); it is not a file saved by evstat"
+    )
     try:
+        if p.is_file() and p.stat().st_size > limit:
+            raise too_large  # before reading a byte (a FIFO has no size: it is counted below)
+        scan = _JsonScan(name, what)
+        chunks: list[bytes] = []
+        size = 0
         with p.open("rb") as fh:
-            raw = fh.read(limit + 1)
+            while True:
+                chunk = fh.read(min(SCAN_CHUNK_BYTES, limit + 1 - size))
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > limit:
+                    raise too_large
+                scan.feed(chunk)
+                chunks.append(chunk)
     except OSError as err:
         raise ValueError(f"cannot read {name}: {err.strerror or err}") from None
-    if len(raw) > limit:
-        raise ValueError(
-            f"{name} is larger than {limit} bytes, the largest {what} evstat reads "
-            "(evstat.formula.schema.MAX_FILE_BYTES); it is not a file saved by evstat"
-        )
+    raw = b"".join(chunks)
+    del chunks
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:

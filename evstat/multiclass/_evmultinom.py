@@ -68,7 +68,7 @@ from scipy.special import expit
 from scipy.stats import chi2, norm
 
 from evstat.belief import MassArray, loss_matrix
-from evstat.belief.decision import decide_bounds
+from evstat.belief.decision import decide_bounds, label_columns
 from evstat.formula import ClassFrame, class_frame
 from evstat.classifiers.base import ClassifierResults
 from evstat.formula import schema
@@ -498,7 +498,7 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         return {k: pd.DataFrame(v, index=index, columns=acts) for k, v in (("upper", up), ("lower", lo), ("prob", pr))}
 
     def _losses(self, X: NDArray, L: pd.DataFrame) -> tuple[NDArray, NDArray, NDArray]:
-        mat = L[list(self.classes)].to_numpy(dtype=float)
+        mat = label_columns(L, self.classes)
         m = X.shape[0]
         th = scaled_probs(self._lik.B_hat, X)
         up, lo = np.empty((m, mat.shape[0])), np.empty((m, mat.shape[0]))
@@ -547,7 +547,7 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
             missing_cols = [c for c in self.classes if c not in loss.columns]
             if missing_cols:
                 raise ValueError(f"the loss matrix lacks the class column(s) {missing_cols}; columns must be {list(self.classes)}")
-            if not np.isfinite(loss[list(self.classes)].to_numpy(dtype=float)).all():
+            if not np.isfinite(label_columns(loss, self.classes)).all():
                 raise ValueError("the loss matrix contains NaN or infinite costs; give finite costs")
             L = loss
         else:
@@ -559,11 +559,11 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         rule = STRATEGIES[strategy]
         if rule == "pignistic":
             up = lo = None
-            pr = scaled_probs(self._lik.B_hat, X) @ L[list(self.classes)].to_numpy(dtype=float).T
+            pr = scaled_probs(self._lik.B_hat, X) @ label_columns(L, self.classes).T
         else:
             up, lo, pr = self._losses(X, L)
         res = decide_bounds(list(L.index), upper=up, lower=lo, prob=pr, rule=rule, rho=rho, index=index,
-                            scale=float(np.abs(L[list(self.classes)].to_numpy(dtype=float)).max()))
+                            scale=float(np.abs(label_columns(L, self.classes)).max()))
         acts = pd.Index(list(L.index), dtype=object)
         return pd.Series(pd.Categorical(np.asarray(res.choice, dtype=object), categories=acts), index=index, name="decision")
 

@@ -32,6 +32,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from evstat.formula import ClassFrame, class_frame
+from evstat.belief import check_dense_size
 from evstat.classifiers.base import ClassifierResults
 from evstat.formula import schema
 from evstat.multiclass.codes import KINDS, check_code, code_matrix
@@ -193,6 +194,7 @@ class MulticlassResults(ClassifierResults):
         return p, p.copy(), p.copy(), np.zeros(X.shape[0])
 
     def _mass_values(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        check_dense_size(self.n_classes, f"{self.method}'s type='mass'")
         p = self.probs(X)
         v = np.zeros((X.shape[0], 1 << self.n_classes))
         v[:, 1 << np.arange(self.n_classes)] = p

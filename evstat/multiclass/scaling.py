@@ -456,6 +456,7 @@ class DirichletCalibration(MatrixScaling):
 
     def _check_inputs(self) -> None:
         X = np.asarray(self._X)[:, self.order]
+        _check_at_most_one(X, self.task_columns, "score column", "calibration data")
         bad = ~(X > 0)
         if bad.any():
             j = int(np.flatnonzero(bad.any(axis=0))[0])
@@ -467,6 +468,7 @@ class DirichletCalibration(MatrixScaling):
 
     def _features(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         S = X[:, self.order]
+        _check_at_most_one(S, self.task_columns, "score column", "new data")
         if (S <= 0).any():
             raise ValueError(
                 f"dirichlet calibrates probabilities: new data have score values <= 0 in "
@@ -588,6 +590,23 @@ def matrix_scaling(formula: str, data: pd.DataFrame, missing: str = "raise") -> 
     ['Intercept[1]', 's1[1]', 's2[1]']
     """
     return _fit_model(MatrixScaling, formula, data, None, missing)
+
+
+#: a probability may exceed 1 by this much (the round-off of a softmax), no more
+_PROB_TOL = 1e-9
+
+
+def _check_at_most_one(S: NDArray[np.float64], columns: Any, what: str, where: str) -> None:
+    """dirichlet's scores are probabilities: a value above 1 is refused (never clipped)."""
+    over = S > 1.0 + _PROB_TOL
+    if over.any():
+        j = int(np.flatnonzero(over.any(axis=0))[0])
+        raise ValueError(
+            f"dirichlet calibrates probabilities: {what} {list(columns)[j]!r} of the {where} has "
+            f"values above 1 in {int(over[:, j].sum())} of {S.shape[0]} rows (largest "
+            f"{float(S[:, j].max()):.6g}); give probabilities in (0, 1] (e.g. expit(score) or the "
+            "classifier's probabilities), or use matrix_scaling for raw scores"
+        )
 
 
 def dirichlet(

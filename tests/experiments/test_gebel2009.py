@@ -170,12 +170,13 @@ def test_committed_two_class_verdicts() -> None:
     # AV best by mean rank of Cal: not supported (isotonic first, AV last)
     assert mean_rank.index[0] != "av" and mean_rank.index[0] == "ir"
     assert mean_rank.index[1] != "lr"
-    # AV, then LR, change CR least (robust), IR and Bayes-ALAP vary more: supported
-    assert sorted(sd, key=sd.get)[:2] == ["av", "lr"]
+    # LR, then AV, change CR least (AV first until Ionosphere got the thesis's 32 features), IR and
+    # Bayes-ALAP vary more: "AV then LR" is not supported, the overfit rule is
+    assert sorted(sd, key=sd.get)[:2] == ["lr", "av"]
     assert min(sd["ir"], sd["bay-alap"]) > max(sd["av"], sd["lr"])
     cl = pd.read_csv(REPORTS / "two-class" / "claims.csv").set_index("claim")
     assert cl.loc[["two_av_most_robust", "two_lr_next", "two_ir_bay_overfit", "two_robust_av_then_lr"],
-                  "holds_ours"].astype(str).tolist() == ["False", "False", "True", "True"]
+                  "holds_ours"].astype(str).tolist() == ["False", "False", "True", "False"]
 
 
 @pytest.mark.skipif("two-class" not in RUNS, reason="reports/gebel2009/two-class is not part of this installation")
@@ -188,6 +189,7 @@ def test_committed_cal_is_the_quantity_of_the_thesis_tables() -> None:
     th = pd.read_csv(g.THESIS_TABLES)
     m = th.merge(t, on=KEYS, suffixes=("_thesis", ""))
     nb = m[(m["classifier"] == "nb") & (m["method"] == "own") & ((m["CR"] - m["CR_thesis"]).abs() <= 0.005)]
+    # Ionosphere (CR 0.8177 against 0.823 on the thesis's 32 features) misses the 0.005 by a hair
     assert sorted(nb["dataset"]) == ["banknote-swiss", "breast-cancer", "fourclass", "haberman", "heart", "pima", "sonar"]
     d_prod = (nb["Cal"] - nb["Cal_thesis"]).abs()
     d_root = nb["Cal_root"] - nb["Cal_thesis"]
@@ -214,3 +216,35 @@ def test_two_class_run_resumes_by_data_set(tmp_path) -> None:
     assert set(study["dataset_seconds"]) == set(study["datasets_done"]) and len(study["commands"]) == 2
     with pytest.raises(ValueError, match="run with the same --folds and --seed to resume it"):
         g.run_gebel2009(tmp_path / "a", datasets=["heart"], **{**kw, "folds": 3})
+
+
+@pytest.mark.skipif(len(RUNS) < 2, reason="reports/gebel2009 is not part of this installation")
+def test_observed_offsets_recompute() -> None:
+    """The README's sentence on how far our Cal and CR lie above the thesis's, from comparison.csv."""
+    readme = (REPORTS / "README.md").read_text()
+    parts = []
+    for run in ("two-class", "k-class"):
+        c = pd.read_csv(REPORTS / run / "comparison.csv").dropna(subset=["Cal_ours", "Cal_thesis", "CR_ours", "CR_thesis"])
+        d, e = c["Cal_ours"] - c["Cal_thesis"], c["CR_ours"] - c["CR_thesis"]
+        parts.append((len(c), f"{d.mean():.3f}", f"{d.median():.3f}", f"{e.mean():.3f}"))
+    (n2, m2, med2, cr2), (nk, mk, medk, crk) = parts
+    text = " ".join(readme.split())
+    assert f"by {m2} over the {n2} two-class cells (median {med2}) and {mk} over the {nk} K-class cells (median {medk})" in text
+    assert f"so is our CR (by {cr2} and {crk};" in text
+
+
+@pytest.mark.skipif("two-class" not in RUNS, reason="reports/gebel2009/two-class is not part of this installation")
+def test_ionosphere_uses_the_thesis_feature_set() -> None:
+    """Table 6.1's p = 32 for Ionosphere: V1 (binary) and V2 (constant) are left out, and the
+    committed cells were rerun so (the search's winning candidate reproduces them exactly)."""
+    X, _, _ = g.load_dataset("ionosphere")
+    assert X.shape == (351, 32) and g.FEATURE_DROP["ionosphere"] == ("V1", "V2")
+    study = json.loads((REPORTS / "two-class" / "study.json").read_text())
+    assert study["feature_sets"]["ionosphere"]["dropped"] == ["V1", "V2"]
+    table = pd.read_csv(REPORTS / "two-class" / "table.csv").set_index(KEYS[1:])
+    search = pd.read_csv(REPORTS / "which_features_ionosphere.csv")
+    won = search[search["dropped"] == "V1+V2"]
+    for _, r in won.iterrows():
+        assert table.loc[("ionosphere", r["classifier"], "none", r["method"]), "CR"] == pytest.approx(r["CR"], abs=1e-4)
+    X, _, _ = g.load_dataset("banknote-swiss")
+    assert X.shape == (200, 6)  # not identified: all six kept (README)
