@@ -62,7 +62,8 @@ def add_predict_parser(subparsers: Any) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     pr.add_argument("model", metavar="MODEL.json", help="a model saved with fit.save(path)")
-    pr.add_argument("--data", required=True, metavar="FILE", help="input rows: .csv or .parquet with the score columns")
+    pr.add_argument("--data", required=True, metavar="FILE",
+                    help="input rows: .parquet, or CSV with the score columns ('-' reads CSV from standard input)")
     pr.add_argument("-o", "--output", required=True, metavar="FILE", help="output: .csv or .parquet")
     pr.add_argument("--type", choices=_TYPES, default="prob", help="prob (theta), belief (theta, bel, pl) or decision")
     pr.add_argument("--strategy", default="pessimistic", help="decision strategy (--type decision; default pessimistic)")
@@ -71,21 +72,11 @@ def add_predict_parser(subparsers: Any) -> argparse.ArgumentParser:
     pr.add_argument("--chunksize", type=int, default=100_000, metavar="N", help="rows per chunk (default 100000)")
     pr.add_argument("--jobs", type=int, default=-1, metavar="N", help="local worker processes, -1 for every core (default)")
     pr.add_argument("--scheduler", default=None, metavar="ADDRESS", help="run on the Dask cluster of this scheduler")
+    pr.add_argument("--sep", default=",", metavar="SEP", help="column separator of a CSV input (default ','; 'tab' for a tab)")
+    pr.add_argument("--encoding", default="utf-8", metavar="ENC",
+                    help="text encoding of a CSV input (default utf-8; e.g. latin-1 or cp1252)")
     pr.add_argument("--quiet", action="store_true", help="no progress bar")
     return pr
-
-
-def _chunks(path: Path, chunksize: int) -> tuple[Iterator[pd.DataFrame], int | None]:
-    """Chunks of the input file and its row count when known without reading it."""
-    suffix = path.suffix.lower()
-    if suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        f = pq.ParquetFile(path)
-        return (b.to_pandas() for b in f.iter_batches(batch_size=chunksize)), f.metadata.num_rows
-    if suffix == ".csv":
-        return iter(pd.read_csv(path, chunksize=chunksize)), None
-    raise ValueError(f"--data {str(path)!r}: use a .csv or .parquet file")
 
 
 class _Writer:
@@ -182,6 +173,8 @@ def predict_file(
     jobs: int = -1,
     scheduler: str | None = None,
     quiet: bool = False,
+    sep: str = ",",
+    encoding: str = "utf-8",
 ) -> int:
     """Predict every row of ``data`` with the saved ``model`` and write ``output``.
 
@@ -207,15 +200,26 @@ def predict_file(
         raise ValueError(f"type must be one of {_TYPES}, got {type!r}")
     if chunksize < 1:
         raise ValueError(f"chunksize must be a positive number of rows, got {chunksize}")
-    data, output = Path(data), Path(output)
+    from evstat.io.tables import check_columns, check_numeric, iter_table
+
+    data, output = os.fspath(data), Path(output)
     refuse_same_file(output, {"--data": data, "MODEL.json": model})
     suffix = _output_suffix(output)
     fit = load(model)
     description = fit.to_dict()
     json.dumps(description)  # what travels is plain JSON
-    if not data.is_file():
-        raise FileNotFoundError(f"--data {str(data)!r} not found")
-    chunks, total = _chunks(data, chunksize)
+    # the shared reader of `evstat report` ('-': standard input; duplicate headers refused)
+    raw, total, columns = iter_table(data, "--data", chunksize, sep=sep, encoding=encoding)
+    check_columns(columns, keep, data, "--data", "--keep")
+    check_columns(columns, fit.score_columns, data, "--data", "MODEL.json needs")
+    scores = list(fit.score_columns)
+
+    def checked() -> Iterator[pd.DataFrame]:
+        for chunk in raw:  # a stray text cell: named with its row and column, not a dtype error
+            check_numeric(chunk, scores, data, "--data")
+            yield chunk
+
+    chunks = checked()
     opts = {"type": type, "strategy": strategy, "reject_cost": reject_cost, "keep": list(keep)}
     rows = 0
     # written to a temporary file renamed over `output` at the end: a failed or interrupted run
@@ -293,11 +297,13 @@ def _jobs(jobs: int) -> int:
 
 def run_predict(args: argparse.Namespace) -> int:
     """Run ``evstat predict`` with parsed arguments; returns the exit status (0 or 2)."""
+    from evstat.io.tables import separator
+
     try:
         rows = predict_file(
             args.model, args.data, args.output, type=args.type, strategy=args.strategy,
             reject_cost=args.reject_cost, keep=args.keep, chunksize=args.chunksize, jobs=args.jobs,
-            scheduler=args.scheduler, quiet=args.quiet,
+            scheduler=args.scheduler, quiet=args.quiet, sep=separator(args.sep), encoding=args.encoding,
         )
     except ImportError as err:
         print(f"evstat predict: error: {err}; Parquet and --scheduler need the dask extra: "

@@ -39,7 +39,6 @@ __all__ = ["EXAMPLES", "EXIT_SIGINT", "EXIT_SIGTERM", "MAX_GRID", "Terminated", 
 MAX_GRID = 500
 #: calibrators of a single score: skipped (with a warning in the report) for several scores
 SINGLE_SCORE = ("isotonic", "betacal")
-_SEPARATORS = {";": "';'", "\t": "tab", "|": "'|'"}
 
 #: --example names: the shipped score tables (evstat.datasets.load(name + "_scores"))
 EXAMPLES = ("sonar", "ionosphere", "pima", "heart", "wdbc", "simulated")
@@ -197,6 +196,8 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
                           "the figure evaluates G^2 points)")
     rep.add_argument("--sep", default=",", metavar="SEP",
                      help="column separator of the CSV files: one character, e.g. ';' or 'tab' (default ',')")
+    rep.add_argument("--encoding", default="utf-8", metavar="ENC",
+                     help="text encoding of the CSV files (default utf-8; e.g. latin-1 or cp1252)")
     rep.add_argument("--missing", choices=("raise", "drop"), default="raise",
                      help="rows with missing values: an error (raise, default) or dropped (drop)")
     rep.add_argument("--disjoint-base", default="evlogit", metavar="METHOD",
@@ -223,69 +224,30 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def _separator(text: str) -> str:
     """--sep as one character ('tab' and '\\t' for a tab)."""
-    sep = "\t" if text in ("tab", "\\t", "TAB") else text
-    if len(sep) != 1 or sep in "\"\r\n":
-        raise CommandError(f"--sep must be one character such as ',' ';' '|' or 'tab', got {text!r}")
-    return sep
+    from evstat.io.tables import separator
+
+    return separator(text)
 
 
-def _read_text(path: str, what: str) -> tuple[str, str]:
-    """The text of a CSV file, standard input ('-') or a named pipe, and how to name it."""
-    if path == "-":
-        try:
-            return sys.stdin.read(), "standard input"
-        except UnicodeDecodeError as err:
-            raise CommandError(f"cannot read {what} from standard input: not UTF-8 text ({err.reason})") from None
-    p = Path(path)
-    name = f"file {path!r}"
-    if p.is_dir():
-        raise CommandError(f"{what} {name} not found (it is a folder)")
-    if not p.exists():
-        raise CommandError(f"{what} {name} not found")
-    try:
-        raw = p.read_bytes()  # regular files and pipes (<(cat cal.csv) is /dev/fd/N, not a regular file)
-    except OSError as err:
-        raise CommandError(f"cannot read {what} {name}: {err.strerror or err}") from None
-    try:
-        return raw.decode("utf-8-sig"), name
-    except UnicodeDecodeError as err:
-        raise CommandError(f"cannot read {what} {name}: not UTF-8 text ({err.reason} at byte {err.start}); save it as UTF-8") from None
+def _read_csv(path: str, what: str, sep: str = ",", encoding: str = "utf-8", formula: str | None = None) -> Any:
+    """A whole CSV file through the shared reader (:func:`evstat.io.tables.read_table`); with a
+    ``formula``, a score column of numbers holding a stray non-numeric cell is refused naming
+    the cell, its row and column (:func:`evstat.io.tables.check_numeric`)."""
+    from evstat.io.tables import check_numeric, read_table
 
-
-def _read_csv(path: str, what: str, sep: str = ",") -> Any:
-    import csv
-    import io
-
-    import pandas as pd
-
-    text, name = _read_text(path, what)
-    if not text.strip():
-        raise CommandError(f"cannot read {what} {name} as CSV: it is empty")
-    try:
-        header = next(csv.reader(io.StringIO(text), delimiter=sep))
-    except (csv.Error, StopIteration) as err:
-        raise CommandError(f"cannot read {what} {name} as CSV: {err}") from None
-    seen: set[str] = set()
-    dups = [h for h in header if h in seen or seen.add(h)]  # type: ignore[func-returns-value]
-    if dups:
-        raise CommandError(
-            f"{what} {name} has duplicate column names {sorted(set(dups))} (pandas would rename the "
-            f"second {dups[0]!r} to '{dups[0]}.1'); column names must be unique: rename them"
-        )
-    if len(header) == 1:
-        for cand, shown in _SEPARATORS.items():
-            if cand != sep and cand in header[0]:
-                raise CommandError(
-                    f"{what} {name} reads as a single column {header[0][:60]!r} with separator "
-                    f"{sep!r}; it looks separated by {shown}: pass --sep {shown}"
-                )
-    try:
-        frame = pd.read_csv(io.StringIO(text), sep=sep)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as err:
-        raise CommandError(f"cannot read {what} {name} as CSV: {err}".replace("\n", " ")) from None
-    if frame.empty:
-        raise CommandError(f"{what} {name} has no rows")
+    frame = read_table(path, what, sep=sep, encoding=encoding)
+    if formula is not None and "~" in formula:
+        check_numeric(frame, _formula_columns(formula, frame.columns), path, what, mostly=True)
     return frame
+
+
+def _formula_columns(formula: str, columns: Any) -> list[str]:
+    """Columns named on the right of ``~`` (bare names and ``Q("...")``)."""
+    import re
+
+    rhs = formula.split("~", 1)[1]
+    names = set(re.findall(r"[A-Za-z_.][A-Za-z0-9_.]*", rhs)) | set(re.findall(r"Q\(\s*[\"'](.+?)[\"']\s*\)", rhs))
+    return [c for c in columns if c in names]
 
 
 def _fit(name: str, fn: Callable[..., Any], formula: str, data: Any, bins: int | None, positive: Any,
@@ -394,7 +356,7 @@ def _report(args: argparse.Namespace) -> str:
         cal = table[table["set"] == "calibration"].reset_index(drop=True)
         test = table[table["set"] == "test"].reset_index(drop=True)
         if args.newdata:
-            test = _read_csv(args.newdata, "--newdata", sep)
+            test = _read_csv(args.newdata, "--newdata", sep, args.encoding, formula)
         formula = args.formula or EXAMPLE_FORMULA
         provenance["Data"] = (
             f"example score table {args.example}_scores shipped with evstat ({table.shape[0]} rows x "
@@ -408,8 +370,8 @@ def _report(args: argparse.Namespace) -> str:
             raise CommandError("give the calibration data with --data CAL.csv, or use --example NAME")
         if not args.formula:
             raise CommandError("give a FORMULA such as \"y ~ svm1 + svm2\" (the response left of '~')")
-        cal = _read_csv(args.data, "--data", sep)
-        test = _read_csv(args.newdata, "--newdata", sep) if args.newdata else None
+        cal = _read_csv(args.data, "--data", sep, args.encoding, args.formula)
+        test = _read_csv(args.newdata, "--newdata", sep, args.encoding, args.formula) if args.newdata else None
         formula = args.formula
         data_name = "standard input" if args.data == "-" else args.data
         provenance["Data"] = f"--data {data_name} ({cal.shape[0]} rows x {cal.shape[1]} columns)" + (
@@ -440,6 +402,7 @@ def _report(args: argparse.Namespace) -> str:
         + ["--method " + " ".join(args.method)]
         + ([f"--bins {args.bins}"] if args.bins is not None else [])
         + ([f"--sep {args.sep!r}"] if args.sep != "," else [])
+        + ([f"--encoding {args.encoding}"] if args.encoding != "utf-8" else [])
         + ([f"--missing {args.missing}"] if args.missing != "raise" else [])
         + ([f"--disjoint-base {args.disjoint_base}"] if args.disjoint_base != "evlogit" else [])
         + ([f"--pool {args.pool} --queries {args.queries} --draws {args.draws}"] if args.pool else [])
@@ -449,7 +412,7 @@ def _report(args: argparse.Namespace) -> str:
     )
     if seed is not None:
         provenance["Seed"] = "the example score tables were made with seed 2019"
-    pool = _read_csv(args.pool, "--pool", sep) if args.pool else None
+    pool = _read_csv(args.pool, "--pool", sep, args.encoding, formula) if args.pool else None
     report(
         out, fits if len(fits) > 1 else next(iter(fits.values())), newdata=test, title=title,
         date=args.date, reject_cost=args.reject_cost, grid=args.grid,
@@ -487,7 +450,8 @@ def _interrupted(message: str, status: int, as_command: bool) -> int:
     """Report a signal in one line. Run as the command (``argv`` None), leave at once: the
     unfinished outputs are already removed and the workers stopped (their ``finally`` blocks ran),
     and a worker pool's threads or queues must not hold the exit up."""
-    print(message, file=sys.stderr)
+    if message:
+        print(message, file=sys.stderr)
     if as_command:
         import os
 
@@ -531,7 +495,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"evstat: error: choose a command: {_or(_COMMAND_NAMES)} (see 'evstat --help')", file=sys.stderr)
             return 2
         command = f"evstat {args.command}"
-        return _run(args)
+        status = _run(args)
+        if status == EXIT_SIGINT:  # a command that reported Ctrl-C itself (evstat reproduce)
+            return _interrupted("", status, argv is None)
+        return status
+    except (MemoryError, RecursionError) as err:  # input too large or too deep for this machine
+        print(f"{command}: error: {type(err).__name__}: {_one_line(err)}: the input is too large or too "
+              "deeply nested for this machine", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return _interrupted(f"{command}: interrupted (SIGINT); outputs not finished were not written",
                             EXIT_SIGINT, argv is None)

@@ -303,6 +303,46 @@ class GlmVerbs(Results):
         intercept = any(not t.factors for t in info.terms)
         return f"{lhs} ~ " + (" + ".join(names) or "1") + ("" if intercept or not names else " - 1")
 
+    #: the largest Newton decrement ``U' I^-1 U`` (twice the log-likelihood a Newton step from
+    #: the saved coefficients would gain) that a saved maximum-likelihood fit may have: a
+    #: converged fit has about 1e-10, an edited coefficient far more; the margin leaves room for
+    #: fits that stopped near a boundary (separation), whose loads must not be refused
+    _GLM_OPTIMUM_TOL: ClassVar[float] = 1e-2
+
+    def _verify_loaded(self, source: str) -> None:
+        """A loaded maximum-likelihood fit must solve its score equations on the saved data.
+
+        The score is ``U = sum_i G_i' (t_i - p_i)`` with ``p_i = softmax(G_i beta)`` and the
+        information ``I = sum_i G_i' (diag p_i - p_i p_i') G_i``; the file is refused when the
+        Newton decrement ``U' I^+ U`` exceeds :attr:`_GLM_OPTIMUM_TOL` (an edited coefficient,
+        even with a recomputed checksum). Penalised fits (their optimum includes a penalty
+        this check does not know) are not checked here. A consistent edit of the class labels
+        (swapped classes and ``positive``) keeps the score equations and is caught only by a
+        signature (``ev.load(path, key=...)``).
+        """
+        super()._verify_loaded(source)
+        if self._glm_penalised():
+            return
+        beta = np.asarray(self._glm_coef(), dtype=np.float64)
+        X, _ = self._design(None)
+        G = self._glm_design(np.asarray(X, dtype=np.float64))
+        T = np.asarray(self._glm_targets(), dtype=np.float64)
+        logp = _log_softmax(G @ beta)
+        P = np.exp(logp)
+        U = np.einsum("nkd,nk->d", G, T - P)
+        GP = np.einsum("nkd,nk->nd", G, P)
+        info = np.einsum("nkd,nk,nke->de", G, P, G) - GP.T @ GP
+        decrement = float(U @ np.linalg.pinv(info, hermitian=True) @ U)
+        if not np.isfinite(decrement) or decrement > self._GLM_OPTIMUM_TOL:
+            from evstat.formula.schema import SchemaError
+
+            raise SchemaError(
+                f"{source} holds {self.method} coefficients that are not the maximum-likelihood "
+                f"estimate on its saved calibration data (the score equations are off: Newton "
+                f"decrement {decrement:.3g} > {self._GLM_OPTIMUM_TOL:g}); the file was edited after "
+                "it was fitted. Refit and save the model again"
+            )
+
     # ---------------------------------------------------------------- derived facts
     @property
     def glm_family(self) -> str:

@@ -346,11 +346,14 @@ def _build(d: dict[str, Any], source: str, verify: bool) -> Any:
     if verify:
         verify_checksum(d, source)
     try:
-        return cls._from_dict(d)
+        fit = cls._from_dict(d)
     except (KeyError, IndexError, TypeError, AttributeError) as err:  # defensive: schema-valid but inconsistent
         raise ValueError(
             f"{source} holds an inconsistent {cls.method} model ({type(err).__name__}: {err}); refit and save it again"
         ) from None
+    if verify:
+        fit._verify_loaded(source)  # a family's re-verification of its estimate on the saved data
+    return fit
 
 
 class Results(ABC):
@@ -771,6 +774,12 @@ class Results(ABC):
         d[self._frame_key] = self._frame_dict()
         d.update(self._to_dict())
         return d
+
+    def _verify_loaded(self, source: str) -> None:
+        """Re-verify, after :func:`load`, that the parameters are what the family estimates from
+        the saved data (optimality conditions, re-derived counts); raise ``SchemaError`` if not.
+        The base has nothing to check; families override it (evstat.glm.GlmVerbs: the score
+        equations of the likelihood)."""
 
     def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
         """Copies (``copy.deepcopy``) and transport to worker processes (joblib, Dask) go through

@@ -72,16 +72,10 @@ def add_query_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _read(path: str, what: str) -> Any:
-    import pandas as pd
+    """The shared reader of the command line (:func:`evstat.io.tables.read_table`)."""
+    from evstat.io.tables import read_table
 
-    p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"{what} file {path!r} not found")
-    try:
-        frame = pd.read_csv(p)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-        raise ValueError(f"cannot read {what} file {path!r} as CSV: {err}") from None
-    return frame
+    return read_table(path, what)
 
 
 def run_query(args: argparse.Namespace) -> int:
@@ -94,8 +88,8 @@ def run_query(args: argparse.Namespace) -> int:
 
     try:
         refuse_same_file(args.output, {"--data": args.data, "--pool": args.pool})
-        data = _read(args.data, "labelled")
-        pool = _read(args.pool, "pool")
+        data = _read(args.data, "--data")
+        pool = _read(args.pool, "--pool")
         pool.index.name = "pool_row"
         kwargs: dict[str, Any] = {}
         pos = level_from_text(args.positive, data, args.formula)

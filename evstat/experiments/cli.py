@@ -251,12 +251,20 @@ def run_reproduce(args: argparse.Namespace) -> int:
         except (OSError, ValueError, TimeoutError) as err:
             print(f"evstat reproduce: error: cannot reach the Dask scheduler {scheduler!r}: {err}", file=sys.stderr)
             return 2
-        local = argparse.Namespace(**{**vars(args), "scheduler": None, "jobs": max(args.jobs, 2) if args.jobs != -1 else -1})
+        local = argparse.Namespace(**{**vars(args), "scheduler": None, "on_dask": True,
+                                      "jobs": max(args.jobs, 2) if args.jobs != -1 else -1})
         try:
             with joblib.parallel_config(backend="dask"):
                 return run_reproduce(local)
         finally:
             client.close()
+    if not getattr(args, "on_dask", False):  # local workers: at most one per processor
+        from evstat.io.workers import cap_jobs
+
+        jobs, note = cap_jobs(args.jobs)
+        if note is not None:
+            print(f"evstat: warning: {note}", file=sys.stderr)
+            args = argparse.Namespace(**{**vars(args), "jobs": jobs})
     from evstat.experiments.minary2019 import run_minary2019
 
     if args.study == "ramel2018":
@@ -293,12 +301,14 @@ def _run_ramel2018(args: argparse.Namespace) -> int:
     parts += ["--seed", str(args.seed), "--jobs", str(args.jobs)]
     if args.quiet:
         parts.append("--quiet")
+    if args.no_report:
+        parts.append("--no-report")
     parts += ["--out", args.out]
     command = " ".join(shlex.quote(p) for p in parts)
     return _run_study(
         lambda: run_ramel2018(args.out, rounds=args.rounds, seed=args.seed, jobs=args.jobs,
                             datasets=args.datasets, quiet=args.quiet, command=command,
-                            our_rounds=args.our_rounds),
+                            our_rounds=args.our_rounds, report=not args.no_report),
         f"evstat reproduce: interrupted; run the same command again to resume from {args.out}",
         lambda res: f"{res['units_run']} units computed in {res['seconds']:.0f} s",
         lambda res: res['out'],

@@ -68,6 +68,8 @@ import numpy as np
 import pandas as pd
 
 from evstat.experiments.claims import Z, paired_cells, pooled_curves, verdict
+from evstat.experiments.store import Store, file_digest
+from evstat.io.atomic import atomic_path, write_text
 
 __all__ = ["CAL_SIZES", "COSTS", "DATASETS", "METHODS", "EvmultinomStudy", "markdown_tables", "run_evmultinom", "unit"]
 
@@ -417,19 +419,24 @@ def figures(out: str | Path) -> list[Path]:
         axes[0][0].legend(fontsize=7)
         fig.tight_layout()
         path = out / f"curves_{d}.png"
-        fig.savefig(path, dpi=90, metadata={"Software": None})
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, dpi=90, metadata={"Software": None})
         plt.close(fig)
         paths.append(path)
     return paths
 
 
 # ---------------------------------------------------------------- the run
-def _unit_to_files(dataset: str, rnd: int, seed: int, parts: Path) -> None:
+def _unit_files(dataset: str, rnd: int, parts: Path) -> list[Path]:
+    return [parts / f"{dataset}_{rnd}_errors.csv", parts / f"{dataset}_{rnd}_curves.csv"]
+
+
+def _unit_to_files(dataset: str, rnd: int, seed: int, parts: Path) -> tuple[str, int]:
     err, cur = unit(dataset, rnd, seed)
-    err.to_csv(parts / f"{dataset}_{rnd}_errors.csv", index=False, float_format="%.17g")
-    tmp = parts / f"{dataset}_{rnd}_curves.csv.tmp"
-    cur.to_csv(tmp, index=False, float_format="%.17g")
-    tmp.replace(parts / f"{dataset}_{rnd}_curves.csv")  # written last: marks the unit done
+    for frame, path in zip((err, cur), _unit_files(dataset, rnd, parts)):
+        with atomic_path(path) as tmp:
+            frame.to_csv(tmp, index=False, float_format="%.17g")
+    return dataset, rnd
 
 
 @dataclass
@@ -460,6 +467,8 @@ def run_evmultinom(
         Default :data:`DATASETS`.
     """
     from joblib import Parallel, delayed
+
+    from evstat.io.workers import guarded
     from tqdm.auto import tqdm
 
     names = list(datasets or DATASETS)
@@ -478,12 +487,23 @@ def run_evmultinom(
     stamp.write_text(str(int(seed)))
     t0 = time.perf_counter()
     units = [(d, r) for r in range(int(rounds)) for d in names]
-    todo = [(d, r) for d, r in units if not (parts / f"{d}_{r}_curves.csv").is_file()]
+    # a unit is done when its two files match the completion record (evstat.experiments.store):
+    # a file cut short or edited is recomputed
+    store = Store(parts)
+    done = [(d, r) for d, r in units if store.files_done(f"{d}/{r}", _unit_files(d, r, parts))]
+    if store.legacy:
+        for d, r in done:
+            store.units[f"{d}/{r}"] = {"files": {p.name: file_digest(p) for p in _unit_files(d, r, parts)}}
+        store.save()
+    todo = [u for u in units if u not in set(done)]
     it = tqdm(todo, desc="evmultinom", disable=quiet, mininterval=5)
     if jobs == 1:
-        [_unit_to_files(d, r, seed, parts) for d, r in it]
+        finished = (_unit_to_files(d, r, seed, parts) for d, r in it)
     else:
-        Parallel(n_jobs=jobs, batch_size=1)(delayed(_unit_to_files)(d, r, seed, parts) for d, r in it)
+        finished = Parallel(n_jobs=jobs, batch_size=1, return_as="generator_unordered")(
+            delayed(guarded(_unit_to_files))(d, r, seed, parts) for d, r in it)
+    for d, r in finished:
+        store.mark_files(f"{d}/{r}", _unit_files(d, r, parts))
     res = [(pd.read_csv(parts / f"{d}_{r}_errors.csv", dtype={"note": "string", "design": "string"}),
             pd.read_csv(parts / f"{d}_{r}_curves.csv")) for d, r in units]
     order = {d: i for i, d in enumerate(DATASETS)}
@@ -493,9 +513,10 @@ def run_evmultinom(
                                 kind="stable").reset_index(drop=True)
     curves = curves.sort_values(["dataset", "round", "n_cal"], key=lambda s: s.map(order) if s.name == "dataset" else s,
                                 kind="stable").reset_index(drop=True)
-    errors.to_csv(out / "error_rates.csv", index=False, float_format="%.10g")
-    curves.to_csv(out / "reject_curves.csv", index=False, float_format="%.10g")
-    (out / "tables.md").write_text(markdown_tables(out), encoding="utf-8")
+    for frame, name in ((errors, "error_rates.csv"), (curves, "reject_curves.csv")):
+        with atomic_path(out / name) as tmp:
+            frame.to_csv(tmp, index=False, float_format="%.10g")
+    write_text(out / "tables.md", markdown_tables(out), encoding="utf-8")
     figures(out)
     seconds = time.perf_counter() - t0
     settings = {
@@ -506,5 +527,5 @@ def run_evmultinom(
         "machine": platform.platform(),
         "python": platform.python_version(),
     }
-    (out / "study.json").write_text(json.dumps(settings, indent=1), encoding="utf-8")
+    write_text(out / "study.json", json.dumps(settings, indent=1), encoding="utf-8")
     return EvmultinomStudy(out=out, seconds=seconds, units=len(todo))

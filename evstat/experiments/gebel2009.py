@@ -90,6 +90,8 @@ import pandas as pd
 from numpy.typing import NDArray
 
 import evstat as ev
+from evstat.experiments.store import Store
+from evstat.io.atomic import atomic_path, write_text
 from evstat.metrics.gebel import correctness_rate, one_minus_rmse, wcr
 from evstat.multiclass import code_matrix
 
@@ -661,6 +663,10 @@ def _previous(out: Path, folds: int, seed: int, classifiers: Sequence[str] | Non
         )
     if not old.get("datasets_done"):
         return None
+    # resume only from files that match the completion record (evstat.experiments.store); a
+    # file cut short or edited means starting over, never trusting it
+    if not Store(out).files_done("tables", [out / "results.csv", out / "table.csv"]):
+        return None
     return {"study": old, "results": pd.read_csv(out / "results.csv"), "table": pd.read_csv(out / "table.csv")}
 
 
@@ -669,13 +675,13 @@ def _write(out: Path, results: pd.DataFrame, table: pd.DataFrame, folds: int, se
            dataset_seconds: dict[str, float], commands: list[str], done: list[str]) -> None:
     results = results.copy()
     results["error"] = results["error"].fillna("")
-    results.to_csv(out / "results.csv", index=False, float_format="%.6g")
-    table.to_csv(out / "table.csv", index=False, float_format="%.4f")
-    comp = comparison(table)
-    comp.to_csv(out / "comparison.csv", index=False, float_format="%.4f")
+    for frame, name, fmt in ((results, "results.csv", "%.6g"), (table, "table.csv", "%.4f"),
+                             (comparison(table), "comparison.csv", "%.4f")):
+        with atomic_path(out / name) as tmp:
+            frame.to_csv(tmp, index=False, float_format=fmt)
     write_claims(out, parts)
     units_done = len(results[["part", "dataset", "classifier", "reduction", "fold"]].drop_duplicates())
-    (out / "study.json").write_text(json.dumps({
+    write_text(out / "study.json", json.dumps({
         "study": "gebel2009", "folds": folds, "seed": seed, "jobs": jobs, "parts": list(parts),
         "classifiers": None if classifiers is None else sorted(classifiers),
         "datasets_done": done, "units_planned": n_units, "units_done": int(units_done),
@@ -683,6 +689,7 @@ def _write(out: Path, results: pd.DataFrame, table: pd.DataFrame, folds: int, se
         "command": commands[-1] if commands else "", "commands": commands,
         "machine": f"{platform.machine()} {platform.system()} {platform.release()}", "python": platform.python_version(),
     }, indent=1), encoding="utf-8")
+    Store(out).mark_files("tables", [out / "results.csv", out / "table.csv"])
 
 
 @dataclass
@@ -732,6 +739,8 @@ def run_gebel2009(
         A subset of the classifiers (``svm``, ``ann``, ``nb``, ``tree``); default all of each part.
     """
     from joblib import Parallel, delayed
+
+    from evstat.io.workers import guarded
 
     if int(folds) < 2:
         raise ValueError(f"folds must be at least 2, got {folds}")
@@ -783,7 +792,7 @@ def run_gebel2009(
     for part, d in order:
         t_d = time.perf_counter()
         mine = [u for u in todo if u[0] == part and u[1] == d]
-        chunks = Parallel(n_jobs=jobs)(delayed(_unit)(*u, folds, seed) for u in mine)
+        chunks = Parallel(n_jobs=jobs)(delayed(guarded(_unit))(*u, folds, seed) for u in mine)
         if bar is not None:
             bar.update(len(mine))
         rows: list[dict[str, Any]] = []

@@ -68,6 +68,7 @@ from evstat.experiments.minary_design import (
     seed_sequence,
 )
 from evstat.experiments.partition import TABLE2, ensemble_partitions, reject_partition
+from evstat.io.atomic import write_text
 
 __all__ = [
     "DATASETS",
@@ -422,7 +423,7 @@ def _check_settings(out: Path, settings: dict[str, Any]) -> list[dict[str, Any]]
 
 
 def _write_settings(out: Path, settings: dict[str, Any], runs: list[dict[str, Any]]) -> None:
-    (out / _SETTINGS_FILE).write_text(json.dumps({**settings, "runs": runs}, indent=1) + "\n", encoding="utf-8")
+    write_text(out / _SETTINGS_FILE, json.dumps({**settings, "runs": runs}, indent=1) + "\n", encoding="utf-8")
 
 
 def _run_record(units: int, seconds: float, jobs: int, rounds: int, datasets: Sequence[str],
@@ -456,7 +457,10 @@ def _canonical(part: str, frame: pd.DataFrame, methods: Sequence[str]) -> pd.Dat
 def _write_csv(frame: pd.DataFrame, path: Path, append: bool = False) -> None:
     header = not (append and path.exists() and path.stat().st_size > 0)
     text = frame.to_csv(index=False, header=header, float_format="%.10g", lineterminator="\n")
-    with open(path, "a" if append else "w", encoding="utf-8", newline="") as fh:
+    if not append:  # a rewrite: atomic (evstat.io.atomic), the old file stays until the new one is complete
+        write_text(path, text, encoding="utf-8", newline="")
+        return
+    with open(path, "a", encoding="utf-8", newline="") as fh:  # a cut tail is dropped by _read_csv
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
@@ -574,6 +578,8 @@ def run_minary2019(
     {10: 1, 50: 1, 90: 1}
     """
     from joblib import Parallel, delayed
+
+    from evstat.io.workers import guarded
     from tqdm.auto import tqdm
 
     rounds, ds, seed, jobs = _validate(rounds, datasets, seed, jobs)
@@ -612,7 +618,7 @@ def run_minary2019(
 
     if todo:
         runner = Parallel(n_jobs=jobs, return_as="generator")
-        results = runner(delayed(_run_unit)(u, seed, meths, svm, tie) for u in todo)
+        results = runner(delayed(guarded(_run_unit))(u, seed, meths, svm, tie) for u in todo)
         with tqdm(total=len(todo), disable=quiet, desc=STUDY, unit="unit", dynamic_ncols=True) as bar:
             for unit, frame in zip(todo, results, strict=True):
                 _write_csv(frame[COLUMNS[unit.part]], out / FILES[unit.part], append=True)

@@ -420,12 +420,14 @@ def run_peers(
 
 def _run_units(units: list[tuple[Callable[..., Any], tuple]], jobs: int, quiet: bool, what: str) -> list[Any]:
     from joblib import Parallel, delayed
+
+    from evstat.io.workers import guarded
     from tqdm.auto import tqdm
 
     it = tqdm(units, desc=what, disable=quiet, mininterval=5)
     if jobs == 1:
         return [f(*a) for f, a in it]
-    return list(Parallel(n_jobs=jobs, batch_size=1)(delayed(f)(*a) for f, a in it))
+    return list(Parallel(n_jobs=jobs, batch_size=1)(delayed(guarded(f))(*a) for f, a in it))
 
 
 def figures(out: Path) -> None:

@@ -60,6 +60,9 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from evstat.experiments.store import Store, read_rows
+from evstat.io.atomic import atomic_path, write_text
+
 __all__ = [
     "DATASETS",
     "EXP1_STRATEGIES",
@@ -281,7 +284,9 @@ def experiment1(seed: int, sigmas: Sequence[float] = tuple(EXP1_SIGMAS), folds: 
     else:
         from joblib import Parallel, delayed
 
-        parts = Parallel(n_jobs=jobs)(delayed(experiment1_sigma)(s, seed, folds, queries, index=i) for i, s in units)
+        from evstat.io.workers import guarded
+
+        parts = Parallel(n_jobs=jobs)(delayed(guarded(experiment1_sigma))(s, seed, folds, queries, index=i) for i, s in units)
     return pd.concat(parts, ignore_index=True)
 
 
@@ -410,17 +415,31 @@ def experiment2_unit(dataset: str, round_: int, seed: int, queries: int = EXP2_Q
 
 
 # ----------------------------------------------------------------------------- the study
+#: columns of exp1_ignorance.csv and exp2_history.csv, their unit keys and numeric columns (the
+#: resumable store checks them: evstat.experiments.store)
+EXP1_COLUMNS = ["sigma", "strategy", "queries", "ignorance", "se", "folds"]
+EXP1_KEY = ["sigma", "strategy", "queries"]
+EXP1_NUMERIC = ["sigma", "queries", "ignorance", "se", "folds"]
+EXP2_COLUMNS = ["round", "dataset", "strategy", "queries", "n_labelled", "ignorance", "brier", "error", "n_test",
+                "n_pool", "seconds"]
+EXP2_NUMERIC = [c for c in EXP2_COLUMNS if c not in ("dataset", "strategy")]
 FILES = {"exp1": "exp1_ignorance.csv", "exp1_rel": "exp1_relative.csv", "exp2": "exp2_history.csv",
          "exp2_summary": "exp2_summary.csv", "claims": "claims.csv", "settings": "settings.json"}
 
 
 def _read_done(path: Path) -> pd.DataFrame | None:
+    """A finished CSV file of the study (``None`` if absent or unreadable), for the figures."""
     if not path.exists():
         return None
     try:
         return pd.read_csv(path)
     except (pd.errors.EmptyDataError, pd.errors.ParserError):
         return None
+
+
+def _savefig(fig: Any, path: Path, **kwargs: Any) -> None:
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, **kwargs)
 
 
 def exp2_summary(history: pd.DataFrame) -> pd.DataFrame:
@@ -582,9 +601,13 @@ def run_ramel2018(
     out: str | Path, rounds: int = 100, seed: int = 2019, jobs: int = 1, datasets: Sequence[str] | None = None,
     folds: int = EXP1_FOLDS, queries1: int = EXP1_QUERIES, queries2: int = EXP2_QUERIES,
     experiments: Sequence[int] = (1, 2), quiet: bool = False, command: str | None = None,
-    our_rounds: int | None = None,
+    our_rounds: int | None = None, report: bool = True,
 ) -> dict[str, Any]:
     """Run both experiments and write the CSVs, claims, figures and settings into ``out``.
+
+    Every file is written atomically, and a rerun resumes only from complete units that match
+    the folder's completion record (:mod:`evstat.experiments.store`): a truncated or corrupt
+    file is recomputed. ``report=False`` writes no figures.
 
     Experiment 2 appends each finished (data set, round, strategies) unit to
     ``exp2_history.csv`` and a rerun with the same settings skips the strategies already complete
@@ -599,7 +622,7 @@ def run_ramel2018(
     >>> res = run_ramel2018(tempfile.mkdtemp(), rounds=1, datasets=["sonar"], folds=20, queries1=10,
     ...                     queries2=1, quiet=True)
     >>> sorted(p.name for p in res["out"].iterdir())[:3]
-    ['claims.csv', 'exp1_ignorance.csv', 'exp1_relative.csv']
+    ['claims.csv', 'completed.json', 'exp1_ignorance.csv']
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -623,24 +646,41 @@ def run_ramel2018(
     runs = [] if old is None else list(old.get("runs", []))
     t_all = time.perf_counter()
     record: dict[str, Any] = {}
-    exp1 = _read_done(out / FILES["exp1"])
+    # resume only from rows that are complete and match the completion record (issue 23)
+    store = Store(out)
+    exp1 = read_rows(out / FILES["exp1"], EXP1_COLUMNS, required=EXP1_COLUMNS[:4], numeric=EXP1_NUMERIC)
+    n1 = len(EXP1_SIGMAS) * len(EXP1_STRATEGIES) * (int(queries1) + 1)
+    if not store.is_done("exp1", exp1, EXP1_COLUMNS, EXP1_KEY, expected=n1):
+        exp1 = None
+    elif store.legacy:
+        store.adopt("exp1", exp1, EXP1_COLUMNS, EXP1_KEY)
     if 1 in experiments and exp1 is None:
         t = time.perf_counter()
         exp1 = experiment1(seed, folds=folds, queries=queries1, jobs=jobs)
         record["exp1_seconds"] = round(time.perf_counter() - t, 1)
-        exp1.to_csv(out / FILES["exp1"], index=False, float_format="%.10g")
-        relative_to_rs(exp1).to_csv(out / FILES["exp1_rel"], index=False, float_format="%.6g")
+        _write_csv(exp1, out / FILES["exp1"], "%.10g")
+        _write_csv(relative_to_rs(exp1), out / FILES["exp1_rel"], "%.6g")
+        store.mark("exp1", exp1, EXP1_COLUMNS, EXP1_KEY)
     hist = None
     units_run = 0
     if 2 in experiments:
         hp = out / FILES["exp2"]
-        done = _read_done(hp)
-        have = set() if done is None else {
-            (d, int(r), st) for (d, r, st), g in done.groupby(["dataset", "round", "strategy"])
-            if st in _STRAT and len(g) == queries2 // _STRAT[st][1] + 1}
-        if done is not None:
-            done = done[[(d, int(r), st) in have for d, r, st in zip(done["dataset"], done["round"], done["strategy"])]]
-            done.to_csv(hp, index=False, float_format="%.10g")
+        done = read_rows(hp, EXP2_COLUMNS, required=EXP2_COLUMNS, numeric=EXP2_NUMERIC)
+        have = set()
+        if done is None:  # absent, or not trusted at all: start the history afresh
+            done = pd.DataFrame({c: pd.Series(dtype=object) for c in EXP2_COLUMNS})
+        else:
+            for (d, r, st), g in done.groupby(["dataset", "round", "strategy"]):
+                key = _exp2_key(d, r, st)
+                if st in _STRAT and store.is_done(key, g, EXP2_COLUMNS, ["queries"],
+                                                  expected=queries2 // _STRAT[st][1] + 1):
+                    have.add((d, int(r), st))
+                    if store.legacy:
+                        store.adopt(key, g, EXP2_COLUMNS, ["queries"])
+            keep = [(d, int(r), st) in have for d, r, st in zip(done["dataset"], done["round"], done["strategy"])]
+            done = done.loc[np.array(keep, dtype=bool)]
+        _write_csv(done, hp, "%.10g")  # leftovers of unfinished units removed before appending
+        store.save()
         todo = []
         for d, r, group in _units(rounds, ds, our_rounds):
             left = tuple(st for st in group if (d, r, st) not in have)
@@ -650,39 +690,56 @@ def run_ramel2018(
         if todo:
             from joblib import Parallel, delayed
 
+            from evstat.io.workers import guarded
+
             gen = Parallel(n_jobs=jobs, return_as="generator_unordered")(
-                delayed(experiment2_unit)(d, r, seed, queries2, group) for d, r, group in todo)
+                delayed(guarded(experiment2_unit))(d, r, seed, queries2, group) for d, r, group in todo)
             bar = None
             if not quiet:
                 from tqdm.auto import tqdm
 
                 bar = tqdm(total=len(todo), desc="ramel2018 exp2", unit="unit")
             for frame in gen:
+                frame = frame.loc[:, EXP2_COLUMNS]
+                # appended (not atomic): a cut tail is dropped by read_rows, and the unit, not yet
+                # in the completion record, is recomputed on the next run
                 frame.to_csv(hp, mode="a", header=not hp.exists() or hp.stat().st_size == 0, index=False, float_format="%.10g")
+                for (d, r, st), g in frame.groupby(["dataset", "round", "strategy"]):
+                    store.mark(_exp2_key(d, r, st), g, EXP2_COLUMNS, ["queries"])
                 units_run += 1
                 if bar is not None:
                     bar.update()
             if bar is not None:
                 bar.close()
         record["exp2_seconds"] = round(time.perf_counter() - t, 1)
-        hist = pd.read_csv(hp)
+        hist = read_rows(hp, EXP2_COLUMNS, required=EXP2_COLUMNS, numeric=EXP2_NUMERIC)
         hist = hist[(hist["round"] < rounds) & hist["dataset"].isin(ds)]
         order = {s: i for i, s in enumerate(EXP2_STRATEGIES)}
         dorder = {d: i for i, d in enumerate(DATASETS)}
         hist = hist.sort_values(["round", "dataset", "strategy", "queries"],
                                 key=lambda c: c.map(dorder) if c.name == "dataset" else c.map(order) if c.name == "strategy" else c,
                                 kind="stable").reset_index(drop=True)
-        hist.to_csv(hp, index=False, float_format="%.10g")
-        exp2_summary(hist).to_csv(out / FILES["exp2_summary"], index=False, float_format="%.6g")
+        _write_csv(hist, hp, "%.10g")
+        _write_csv(exp2_summary(hist), out / FILES["exp2_summary"], "%.6g")
     if exp1 is not None:
-        claims(exp1, hist).to_csv(out / FILES["claims"], index=False)
-    write_figures(out)
+        _write_csv(claims(exp1, hist), out / FILES["claims"], None)
+    if report:
+        write_figures(out)
     record.update({"units": units_run, "seconds": round(time.perf_counter() - t_all, 1), "jobs": int(jobs),
                    "rounds": int(rounds), "our_rounds": None if our_rounds is None else int(our_rounds),
                    "command": command})
     settings["runs"] = runs + [record]
-    sp.write_text(json.dumps(settings, indent=2) + "\n")
+    write_text(sp, json.dumps(settings, indent=2) + "\n")
     return {"out": out, "units_run": units_run, "seconds": record["seconds"]}
+
+
+def _exp2_key(dataset: str, round_: Any, strategy: str) -> str:
+    return f"exp2/{dataset}/{int(round_)}/{strategy}"
+
+
+def _write_csv(frame: pd.DataFrame, path: Path, float_format: str | None) -> None:
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, index=False, float_format=float_format)
 
 
 def write_figures(out: str | Path) -> list[Path]:
@@ -717,7 +774,7 @@ def write_figures(out: str | Path) -> list[Path]:
         for ax in axes:
             ax.set_xlabel("covariance sigma")
             ax.set_ylabel("queries")
-        fig.savefig(out / "fig1.png", dpi=70)
+        _savefig(fig, out / "fig1.png", dpi=70)
         plt.close(fig)
         written.append(out / "fig1.png")
     hist = _read_done(out / FILES["exp2"])
@@ -727,7 +784,7 @@ def write_figures(out: str | Path) -> list[Path]:
         active_curves(avg, "ignorance", ax=axes[0])
         active_curves(avg, "brier", ax=axes[1])
         fig.suptitle(f"Experiment 2: averaged over data sets ({', '.join(sorted(hist['dataset'].unique()))})", fontsize="medium")
-        fig.savefig(out / "fig2.png", dpi=70)
+        _savefig(fig, out / "fig2.png", dpi=70)
         plt.close(fig)
         written.append(out / "fig2.png")
         ds = [d for d in DATASETS if d in set(hist["dataset"])]
@@ -736,7 +793,7 @@ def write_figures(out: str | Path) -> list[Path]:
             h = hist[hist["dataset"] == d]
             active_curves(h, "ignorance", ax=axes[0, j]).set_title(f"{d}: ignorance", fontsize="medium")
             active_curves(h, "brier", ax=axes[1, j]).set_title(f"{d}: Brier score", fontsize="medium")
-        fig.savefig(out / "fig2_datasets.png", dpi=60)
+        _savefig(fig, out / "fig2_datasets.png", dpi=60)
         plt.close(fig)
         written.append(out / "fig2_datasets.png")
     return written

@@ -687,18 +687,21 @@ def write_outputs(results: Any, command: str | None = None, date: Any = None, fr
     """
     out = Path(results.out)
     summary = error_summary(results.error_rates)
-    summary.to_csv(out / "summary_error_rates.csv", index=False, float_format="%.6g", lineterminator="\n")
+    _csv(summary, out / "summary_error_rates.csv")
     if "n_ties" in results.error_rates:
-        tie_summary(results.error_rates).to_csv(out / "ties.csv", index=False, float_format="%.6g",
-                                                lineterminator="\n")
+        _csv(tie_summary(results.error_rates), out / "ties.csv")
     if len(results.reject_curves):
-        curve_summary(results.reject_curves).to_csv(out / "reject_curves_summary.csv", index=False,
-                                                    float_format="%.6g", lineterminator="\n")
+        _csv(curve_summary(results.reject_curves), out / "reject_curves_summary.csv")
     html, comparisons = render_html(results, command=command, date=date, frontier_grid=frontier_grid)
-    claims_frame(comparisons).to_csv(out / "claims.csv", index=False, float_format="%.6g", lineterminator="\n")
+    _csv(claims_frame(comparisons), out / "claims.csv")
     path = out / "report.html"
     write_text(path, html, encoding="utf-8", newline="\n")
     return path
+
+
+def _csv(frame: pd.DataFrame, path: Path) -> None:
+    """``frame`` as CSV at ``path``, atomically (evstat.io.atomic)."""
+    write_text(path, frame.to_csv(index=False, float_format="%.6g", lineterminator="\n"), encoding="utf-8", newline="")
 
 
 def svm_sensitivity(default_dir: str | Path, tuned_dir: str | Path) -> pd.DataFrame:

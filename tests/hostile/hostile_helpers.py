@@ -15,8 +15,9 @@ import pytest
 
 import evstat as ev
 
-#: the evstat package the tests import: the subprocesses run the same code
-ROOT = str(Path(ev.__file__).resolve().parent.parent)
+#: the evstat package the tests import: the subprocesses run the same code (EVSTAT_UNDER_TEST=DIR
+#: runs the command of another checkout, e.g. to see these tests fail on code before issue 23)
+ROOT = os.environ.get("EVSTAT_UNDER_TEST") or str(Path(ev.__file__).resolve().parent.parent)
 
 
 def env() -> dict[str, str]:
