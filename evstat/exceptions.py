@@ -25,6 +25,8 @@ class                       builtin base           raised or warned by
                                                    ``evstat.cli``)
 ``SameFileError``           ValueError             an output that is one of the inputs
                                                    (``evstat.io.atomic``)
+``TableError``              ValueError             a table that cannot be read as asked
+                                                   (``evstat.io.tables``)
 ``EmptyClassWarning``       UserWarning            a response level with no rows
 ``EmptyCellWarning``        UserWarning            test rows in an empty bin or cell
 ``ConflictWarning``         UserWarning            disjoint calibration's conflict
