@@ -17,14 +17,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from _bench import REPO, load, revision, run
 
 PLUGIN = '''
 import os, time
@@ -43,48 +40,28 @@ def pytest_collection_finish(session):
 '''
 
 
-def _run(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, float, str]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    run = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if run.returncode not in (0, 5):
-        raise SystemExit(f"failed: {' '.join(cmd)}\n{run.stdout[-2000:]}\n{run.stderr[-2000:]}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), run.stdout
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--before", metavar="REV", help="also collect this git revision")
     args = ap.parse_args(argv)
-    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    print(f"load average at start: {load()}", flush=True)
     tmp = Path(tempfile.mkdtemp(prefix="evstat-collect-"))
     (tmp / "collect_times.py").write_text(PLUGIN)
-    versions = [("after", REPO)]
-    if args.before:
-        wt = tmp / "before-src"
-        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(wt), args.before], check=True,
-                       capture_output=True)
-        versions.insert(0, ("before", wt))
     base = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    try:
-        w, c, _ = _run([sys.executable, "-c", "import pandas"], base, str(tmp))
-        print(f"baseline python -c 'import pandas': {w:.2f} s wall, {c:.2f} s cpu", flush=True)
+    w, c, _ = run([sys.executable, "-c", "import pandas"], base, str(tmp))
+    print(f"baseline python -c 'import pandas': {w:.2f} s wall, {c:.2f} s cpu", flush=True)
+    with revision(args.before, tmp) as before:
+        versions = ([("before", before)] if before is not None else []) + [("after", REPO)]
         for name, src in versions:
             times = tmp / f"times-{name}.txt"
             env = {**base, "PYTHONPATH": os.pathsep.join([str(src), str(tmp)]), "EVSTAT_COLLECT_TIMES": str(times)}
-            w, c, out = _run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "collect_times",
-                              "-p", "no:cacheprovider"], env, str(src))
+            w, c, out = run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "collect_times",
+                             "-p", "no:cacheprovider"], env, str(src), ok=(0, 5))
             summary = [ln for ln in out.splitlines() if "collected" in ln or "tests" in ln][-1:]
             print(f"[{name}] pytest --collect-only: {w:.2f} s wall, {c:.2f} s cpu; {' '.join(summary)}", flush=True)
             for line in times.read_text().splitlines()[:10]:
                 print(f"    {line}")
-    finally:
-        if args.before:
-            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tmp / "before-src")],
-                           capture_output=True)
-    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average at end: {load()}")
     return 0
 
 

@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from _bench import REPO, load, revision, run
 
 INNER = """
 import json, sys, time
@@ -45,46 +43,29 @@ print(json.dumps({"outlook": wall, "pool": len(pool), "rows": len(f), "attrs": {
 """
 
 
-def _time(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, str]:
-    t0 = time.perf_counter()
-    run = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd)
-    if run.returncode != 0:
-        raise SystemExit(f"failed: {' '.join(cmd)}\n{run.stderr[-3000:]}")
-    return time.perf_counter() - t0, run.stdout
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--before", metavar="REV", help="also measure this git revision")
     args = ap.parse_args(argv)
-    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average at start: {load()}")
     tmp = Path(tempfile.mkdtemp(prefix="evstat-outlook-"))
-    versions = [("after", REPO)]
-    if args.before:
-        wt = tmp / "before-src"
-        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(wt), args.before], check=True,
-                       capture_output=True)
-        versions.insert(0, ("before", wt))
     evstat_bin = Path(sys.executable).parent / "evstat"
-    try:
-        base = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-        w, _ = _time([sys.executable, "-c", "import pandas"], base, str(tmp))
-        print(f"baseline python -c 'import pandas': {w:.2f} s")
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    w, c, _ = run([sys.executable, "-c", "import pandas"], base, str(tmp))
+    print(f"baseline python -c 'import pandas': {w:.2f} s wall, {c:.2f} s cpu")
+    with revision(args.before, tmp) as before:
+        versions = ([("before", before)] if before is not None else []) + [("after", REPO)]
         for name, src in versions:
             env = {**base, "PYTHONPATH": str(src), "MPLBACKEND": "Agg"}
             work = tmp / name
             work.mkdir()
-            _, out = _time([sys.executable, "-c", INNER, str(work)], env, str(work))
-            print(f"[{name}] outlook (10 queries, 5 draws, 3 strategies, {out})")
+            _, _, out = run([sys.executable, "-c", INNER, str(work)], env, str(work))
+            print(f"[{name}] outlook (10 queries, 5 draws, 3 strategies): {out.strip()}")
             cmd = [str(evstat_bin), "report", "y ~ svm1 + svm2 + svm3", "--data", "cal.csv", "--pool", "pool.csv",
                    "--queries", "10", "--date", "2026-01-01", "-o", "r.html"]
-            w, _ = _time(cmd, env, str(work))
-            print(f"[{name}] evstat report ... --pool pool.csv --queries 10: {w:.2f} s wall", flush=True)
-    finally:
-        if args.before:
-            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tmp / "before-src")],
-                           capture_output=True)
-    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+            w, c, _ = run(cmd, env, str(work))
+            print(f"[{name}] evstat report ... --pool pool.csv --queries 10: {w:.2f} s wall, {c:.2f} s cpu", flush=True)
+    print(f"load average at end: {load()}")
     return 0
 
 

@@ -6,6 +6,9 @@ fresh virtual environment that this script creates and fills with ``pip install 
     python benchmarks/bench_startup.py                       # this checkout
     python benchmarks/bench_startup.py --before e108179      # and a git revision, same run
     python benchmarks/bench_startup.py --quick               # no report measurement
+    python benchmarks/bench_startup.py --python /work/venv/bin/python --before e108179
+        # no new environments: each version's source first on PYTHONPATH of that interpreter
+        # (numba's cache still empty per measurement; for a machine too loaded to pip install)
 
 For each version (the checkout, "after"; optionally a git revision, "before", checked out with
 ``git worktree add`` into a temporary directory) it:
@@ -32,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -41,7 +43,7 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from _bench import REPO, load, revision, run
 
 FIRST_PREDICT = """
 import evstat as ev
@@ -51,23 +53,6 @@ test = table[table["set"] == "test"]
 fit = ev.evlogit("y ~ svm1 + svm2 + svm3", data=cal)
 print(fit.predict(test, type="belief").shape)
 """
-
-
-def _load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def _run(cmd: list[str], env: dict[str, str] | None = None, cwd: str | None = None) -> tuple[float, float, str]:
-    """Wall and CPU (user + sys of the child) seconds of a command; fails loudly."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    run = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if run.returncode != 0:
-        raise SystemExit(f"failed: {' '.join(cmd)}\n{run.stdout[-2000:]}\n{run.stderr[-3000:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, run.stdout
 
 
 def _wait_for_background(cache: Path, started: float, limit: float = 1800.0) -> float | None:
@@ -97,11 +82,14 @@ def _venv(version_dir: Path, tmp: Path, name: str) -> tuple[Path, float]:
     return py, time.perf_counter() - t0
 
 
-def _measure(py: Path, tmp: Path, name: str, reps: int, report: bool) -> list[tuple[str, float, float, str]]:
-    """Rows (what, wall, cpu, note) for one environment."""
-    bindir = py.parent
+def _measure(py: Path, tmp: Path, name: str, reps: int, report: bool,
+             src: Path | None = None) -> list[tuple[str, float, float, str]]:
+    """Rows (what, wall, cpu, note) for one environment (``src``: put on PYTHONPATH instead)."""
     base_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "EVSTAT_KERNELS", "NUMBA_CACHE_DIR")}
     base_env["MPLBACKEND"] = "Agg"
+    if src is not None:
+        base_env["PYTHONPATH"] = str(src)
+    evstat_cmd = [str(py), "-m", "evstat"] if src is not None else [str(py.parent / "evstat")]
     rows = []
     work = tmp / f"work-{name}"
     work.mkdir()
@@ -113,32 +101,32 @@ def _measure(py: Path, tmp: Path, name: str, reps: int, report: bool) -> list[tu
     def repeat(what: str, cmd: list[str]) -> None:
         walls, cpus = [], []
         for _ in range(reps):
-            w, c, _ = _run(cmd, env=base_env, cwd=str(work))
+            w, c, _ = run(cmd, env=base_env, cwd=str(work))
             walls.append(w)
             cpus.append(c)
         rows.append((what, statistics.median(walls), statistics.median(cpus), f"median of {reps}"))
 
     repeat('python -c "import pandas" (baseline)', [str(py), "-c", "import pandas"])
     repeat("import evstat", [str(py), "-c", "import evstat"])
-    repeat("evstat --help", [str(bindir / "evstat"), "--help"])
-    repeat("evstat report --help", [str(bindir / "evstat"), "report", "--help"])
+    repeat("evstat --help", [*evstat_cmd, "--help"])
+    repeat("evstat report --help", [*evstat_cmd, "report", "--help"])
 
     env, cache = fresh_cache("predict")
     script = work / "first_predict.py"
     script.write_text(FIRST_PREDICT)
     started = time.time()
-    w, c, out = _run([str(py), str(script)], env=env, cwd=str(work))
+    w, c, out = run([str(py), str(script)], env=env, cwd=str(work))
     assert out.strip() == "(79, 3)", out
     rows.append(("first predict(type='belief'), import included, empty numba cache", w, c, "once"))
     compiled = _wait_for_background(cache, started)
     if compiled is not None:
         rows.append(("  background kernel compilation it started (until the marker)", compiled, float("nan"), "wall only"))
-    w, c, _ = _run([str(py), str(script)], env=env, cwd=str(work))
+    w, c, _ = run([str(py), str(script)], env=env, cwd=str(work))
     rows.append(("the same script again (numba cache warm)", w, c, "once"))
     if report:
         env, cache = fresh_cache("report")
         started = time.time()
-        w, c, out = _run([str(bindir / "evstat"), "report", "--example", "sonar", "-o", str(work / "r.html")],
+        w, c, out = run([*evstat_cmd, "report", "--example", "sonar", "-o", str(work / "r.html")],
                          env=env, cwd=str(work))
         rows.append(("first evstat report --example sonar, empty numba cache", w, c, "once"))
         compiled = _wait_for_background(cache, started)
@@ -152,27 +140,30 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--before", metavar="REV", help="also measure this git revision (e.g. e108179)")
     ap.add_argument("--reps", type=int, default=3, help="repetitions of the cheap measurements (median)")
     ap.add_argument("--quick", action="store_true", help="skip the report measurement")
+    ap.add_argument("--python", metavar="PY", help="use this interpreter with each version's source on PYTHONPATH "
+                                                    "instead of new virtual environments")
     args = ap.parse_args(argv)
-    print(f"load average at start: {_load()} ({os.cpu_count()} cores); python {sys.version.split()[0]}")
+    print(f"load average at start: {load()} ({os.cpu_count()} cores); python {sys.version.split()[0]}")
     tmp = Path(tempfile.mkdtemp(prefix="evstat-startup-"))
-    versions = [("after", REPO, "this checkout")]
-    if args.before:
-        wt = tmp / "before-src"
-        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(wt), args.before],
-                       check=True, capture_output=True)
-        versions.insert(0, ("before", wt, f"git revision {args.before}"))
     results = {}
     try:
-        for name, src, label in versions:
-            py, install = _venv(src, tmp, name)
-            print(f"[{name}] {label}: fresh venv, pip install took {install:.1f} s (load {_load()})", flush=True)
-            results[name] = _measure(py, tmp, name, args.reps, not args.quick)
-            for what, w, c, note in results[name]:
-                print(f"  {what:<72} {w:7.2f} s wall  {c:7.2f} s cpu  ({note})", flush=True)
+        with revision(args.before, tmp) as before:
+            # after first: the numbers that matter most
+            versions = [("after", REPO, "this checkout")]
+            if before is not None:
+                versions.append(("before", before, f"git revision {args.before}"))
+            for name, src, label in versions:
+                if args.python:
+                    py = Path(args.python)
+                    print(f"[{name}] {label}: {py} with PYTHONPATH={src} (load {load()})", flush=True)
+                    results[name] = _measure(py, tmp, name, args.reps, not args.quick, src)
+                else:
+                    py, install = _venv(src, tmp, name)
+                    print(f"[{name}] {label}: fresh venv, pip install took {install:.1f} s (load {load()})", flush=True)
+                    results[name] = _measure(py, tmp, name, args.reps, not args.quick)
+                for what, w, c, note in results[name]:
+                    print(f"  {what:<72} {w:7.2f} s wall  {c:7.2f} s cpu  ({note})", flush=True)
     finally:
-        if args.before:
-            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tmp / "before-src")],
-                           capture_output=True)
         shutil.rmtree(tmp, ignore_errors=True)
     print()
     names = [n for n, _, _ in versions]
@@ -184,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
             row = next((r for r in results[n] if r[0] == what), None)
             cells.append("-" if row is None else (f"{row[1]:.2f}" + ("" if row[2] != row[2] else f" ({row[2]:.2f})")))
         print(f"| {what.strip()} | " + " | ".join(cells) + " |")
-    print(f"\nload average at end: {_load()}")
+    print(f"\nload average at end: {load()}")
     return 0
 
 

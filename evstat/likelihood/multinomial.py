@@ -44,18 +44,25 @@ space (the step is no ascent direction) the step is recomputed with ``H_l`` alon
 ascent direction). Convergence: the Newton decrement ``grad l . s`` below ``tol``; the reported
 value adds its predicted gain (error of the order of ``tol**1.5``). A compiled kernel (numba,
 serial: see :mod:`evstat.likelihood.linear_profile`) runs one problem after the other, one pass
-over the calibration rows per iteration (theta, log-likelihood, score and the information as
-``(K - 1) K / 2`` weighted sums of the upper triangles of ``x_i x_i'``, accumulated in the same
-loop). Continuation along the nodes (``chain=True``): the nodes of a quadrature panel are solved
-in order from the end nearest ``u_hat``, each started from its predecessor's solution moved
-along the tangent ``dB/du`` of the path of solutions (the KKT matrix, already factorised, with
-right-hand side (0, 1)) and retracted, with the predecessor's multiplier; most nodes then
-converge in one or two passes. Problems whose warm start fails are solved again from the Wald
-start; those that still do not converge fall back to the reference path.
+over the calibration rows per iteration (:func:`_msweep_py`: the two-class kernel's tiled sweep
+carried to K classes, with its branch-free vectorised exponential and its tile accumulators:
+theta, the log-likelihood, the score and the information as ``(K - 1) K / 2`` weighted sums of
+``x_i x_i'``, rows in cache-sized blocks, columns four at a time). Continuation along the
+nodes (``chain=True``): the nodes of a quadrature panel are solved in order from the end
+nearest ``u_hat``; each path's first solution is the MLE itself (at ``u_hat``, tangent the Wald
+direction ``cov G / (G' cov G)``; a node at ``u_hat`` is not solved), and each node starts from
+its predecessor's solution (after its final Newton step) moved along the tangent ``dB/du`` of
+the path of solutions (the KKT matrix, already factorised, with right-hand side (0, 1)) plus a
+quadratic term through the solution before it (as the two-class kernel), retracted, with the
+predecessor's multiplier; measured 1.19 passes per node at n = 1000, J = 3, K = 3 (1.30 with
+the tangent alone from the point of the last pass, where one- and two-pass nodes alternated).
+Problems whose warm start fails are solved again from the Wald start; those that still do not
+converge fall back to the reference path.
 ``lambda = d l_p / d u`` is returned as the slope.
 
 Quadrature (:func:`predictive_bounds`): each side of ``u_hat = g(B_hat)`` is integrated by the
-vectorised adaptive Clenshaw-Curtis rule of evlogit's fast path (nested orders 16 and 8,
+vectorised adaptive Clenshaw-Curtis rule shared with evlogit
+(:func:`evstat.likelihood.quadrature.adaptive_clenshaw_curtis`: nested orders 16 and 8,
 bisecting panels where they disagree by more than ``acc``) over an interval of ``width`` Wald
 scales of the integrand around its Wald mode, clamped to ``|u| <= U_MAX`` (beyond, the integrand
 is below ``exp(-U_MAX)``). Tail check: pl_w is monotone on each side of its mode, so the mass
@@ -65,7 +72,12 @@ functional need not have); for rows whose bound exceeds ``tol`` the extension to
 width is integrated and added (the part already integrated is kept).
 
 Speed (benchmarks/README.md): the continuation, the node tolerance and the extension-only
-widening took the singletons from 242 to the recorded ms/row (n = 1000, J = 3, K = 3).
+widening took the singletons from 242 to about 20-30 ms/row (n = 1000, J = 3, K = 3; issue 16),
+the tiled sweep and the quadratic continuation through the MLE to about 4 (issue 26). Where the
+time goes now (CPU, n = 1000, J = 3, K = 3): 118 profile problems per row (six sides, mostly one
+17-node panel each), 1.19 passes each, one pass 12-25 us (the sweep); for K = 7 (Segment,
+n = 200, p = 7) the KKT solve of size 43 costs as much as the sweep, and the sides need more
+panels and widening (the contour is wider than its Wald approximation).
 
 Reference path (:func:`functional_profile_reference`, ``method="reference"``): for each node the
 constraint is eliminated by the retraction ``R(Z) = Z + c(Z) D`` (``c`` by ``scipy.optimize.brentq``)
@@ -419,9 +431,18 @@ def _g_eta(eta: NDArray, w: NDArray) -> tuple[NDArray, NDArray, NDArray]:
     with np.errstate(divide="ignore"):
         lw, l1w = np.log(w), np.log1p(-w)
     ta, tb = eta + lw, eta + l1w
-    la = logsumexp(ta, axis=1, keepdims=True)
-    lb = logsumexp(tb, axis=1, keepdims=True)
+    la = _logsumexp_rows(ta)
+    lb = _logsumexp_rows(tb)
     return (la - lb)[:, 0], np.exp(ta - la), np.exp(tb - lb)
+
+
+def _logsumexp_rows(a: NDArray) -> NDArray:
+    """``log sum_k exp(a_k)`` of each row (m, 1), shifted by the row maximum; -inf for a row of
+    -inf only (scipy's ``logsumexp`` gives the same, with more overhead per call)."""
+    mx = a.max(axis=1, keepdims=True)
+    safe = np.where(np.isfinite(mx), mx, 0.0)
+    with np.errstate(divide="ignore"):
+        return safe + np.log(np.exp(a - safe).sum(axis=1, keepdims=True))
 
 
 def _grad_g(B: NDArray, x: NDArray, w: NDArray) -> tuple[NDArray, NDArray]:
@@ -978,15 +999,22 @@ _PASSES = [0]
 
 def _wald_path(lik: MultinomialLikelihood, x: NDArray, w: NDArray) -> tuple[NDArray, NDArray]:
     """``g(B_hat)`` (m,) and the Wald direction ``cov G / (G' cov G)`` (m, d) of each row: the
-    tangent ``dB/du`` at the MLE of the path of constrained maximisers."""
+    tangent ``dB/du`` at the MLE of the path of constrained maximisers. Computed once per run
+    of equal consecutive rows (the nodes of a path share their row and weights)."""
     m = x.shape[0]
-    Bh = np.ascontiguousarray(np.broadcast_to(lik.B_hat, (m, lik.K - 1, lik.p)))
-    g0, G = _grad_g(Bh, x, w)
+    new = np.ones(m, dtype=bool)
+    if m > 1:
+        new[1:] = np.any(x[1:] != x[:-1], axis=1) | np.any(w[1:] != w[:-1], axis=1)
+    first = np.flatnonzero(new)
+    xs, ws = x[first], w[first]
+    Bh = np.ascontiguousarray(np.broadcast_to(lik.B_hat, (first.size, lik.K - 1, lik.p)))
+    g0, G = _grad_g(Bh, xs, ws)
     SG = G @ lik.cov
     var = np.einsum("md,md->m", SG, G)
     with np.errstate(invalid="ignore", divide="ignore"):
         tan = np.where(var[:, None] > 0, SG / var[:, None], 0.0)
-    return g0, tan
+    run = np.cumsum(new) - 1
+    return g0[run], tan[run]
 
 
 def _wald_start(lik: MultinomialLikelihood, x: NDArray, w: NDArray, u: NDArray) -> NDArray:
