@@ -71,8 +71,8 @@ def main() -> None:
                  best_time(lambda: rules.dempster(av, bv, method="moebius"), repeat)))
     ab = combine(a, b)
     loss = loss_matrix(a.frame, reject=0.15)
-    rows.append(("binary: decide(rule='upper'), reject 0.15", size,
-                 best_time(lambda: decide(ab, loss, rule="upper"), repeat)))
+    rows.append(("binary: decide(strategy='pessimistic'), reject 0.15", size,
+                 best_time(lambda: decide(ab, loss, strategy="pessimistic"), repeat)))
 
     # --- Moebius transforms on a 16-element frame ------------------------------------------------
     k = 14 if args.quick else 16

@@ -20,7 +20,6 @@ import time
 
 import evstat as ev
 from bench_evlogit import make_data  # same simulated scores as the other benchmarks
-from evstat.calibration import logistic
 
 
 def main() -> None:
@@ -29,7 +28,7 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=200, help="test rows timed at n = 1000 (fewer for larger n)")
     ap.add_argument("--summary", action="store_true", help="also time summary() at the largest n")
     args = ap.parse_args()
-    logistic.PROGRESS_MIN_SECONDS = None
+    ev.set_config(progress_bars=False)
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, load average {os.getloadavg()}")
     print("| n calibration rows | test rows timed | fit (s) | per test row (ms) | per cell (s) |")
     print("|---|---|---|---|---|")

@@ -26,7 +26,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_evlogit import make_data  # noqa: E402
 
 import evstat as ev  # noqa: E402
-from evstat.calibration import logistic  # noqa: E402
 from evstat.likelihood import linear_profile as lp  # noqa: E402
 from evstat.likelihood.predictive import predictive_belief  # noqa: E402
 
@@ -59,7 +58,7 @@ def main(rows: int = 20_000, out: str | None = None) -> None:
           f"Newton kernel {1e3 * kernel[0] / rows:.4f} ms/row ({100 * kernel[0] / cpu:.0f} %); "
           f"{kernel[1] / rows:.2f} problems/row; {passes / kernel[1]:.3f} passes/problem; "
           f"{1e6 * kernel[0] / passes:.2f} us/pass (kernel CPU / passes)")
-    logistic.PROGRESS_MIN_ROWS = logistic.PROGRESS_MIN_SECONDS = None
+    ev.set_config(progress_bars=False)
     c0 = time.process_time()
     fit.predict(test, type="belief")
     print(f"fit.predict(type='belief'): {1e3 * (time.process_time() - c0) / rows:.4f} ms/row CPU")

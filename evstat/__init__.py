@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 
 #: the subpackages and modules reachable as attributes (``ev.metrics``, ``ev.report``, ...)
 _SUBMODULES = (
-    "active", "belief", "bulk", "calibration", "classifiers", "cli", "comparison", "datasets", "deferred",
-    "experiments", "formula", "glm", "io", "lazy", "likelihood", "metrics", "multiclass", "plotting", "report",
-    "results", "sklearn", "summary",
+    "active", "belief", "bulk", "calibration", "classifiers", "cli", "comparison", "datasets",
+    "deferred", "exceptions", "experiments", "formula", "glm", "io", "lazy", "likelihood",
+    "metrics", "multiclass", "plotting", "report", "results", "sklearn", "summary",
 )
 #: public names defined in a subpackage: ``{name: module it is imported from}``
 _ATTRIBUTES = {
@@ -39,6 +39,8 @@ _ATTRIBUTES = {
         "evstat.multiclass",
     ),
     "compare": "evstat.comparison",
+    **dict.fromkeys(("EvstatError", "EvstatWarning"), "evstat.exceptions"),
+    **dict.fromkeys(("config_context", "get_config", "set_config"), "evstat._config"),
     **dict.fromkeys(("anova", "lr_test", "update_formula"), "evstat.glm"),
 }
 
@@ -93,8 +95,12 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
         vector_scaling,
     )
     from evstat.results import load  # noqa: F401
+    from evstat._config import config_context, get_config, set_config  # noqa: F401
+    from evstat.exceptions import EvstatError, EvstatWarning  # noqa: F401
 
 __all__ = [
+    "EvstatError",
+    "EvstatWarning",
     "Frame",
     "MassArray",
     "MassFunction",
@@ -107,6 +113,7 @@ __all__ = [
     "betacal",
     "combine",
     "compare",
+    "config_context",
     "datasets",
     "disjoint",
     "credal_knn",
@@ -117,6 +124,7 @@ __all__ = [
     "evmultinom",
     "formula",
     "gbt",
+    "get_config",
     "glm",
     "isotonic",
     "likelihood",
@@ -134,6 +142,7 @@ __all__ = [
     "plr",
     "plotting",
     "report",
+    "set_config",
     "split_conformal",
     "update_formula",
     "venn_abers",

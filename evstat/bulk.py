@@ -113,14 +113,22 @@ def _output_suffix(output: Path) -> str:
     return suffix
 
 
-def _init_worker(description: dict[str, Any], parent_pid: int | None = None) -> None:
+def _init_worker(
+    description: dict[str, Any], parent_pid: int | None = None, config: dict[str, Any] | None = None
+) -> None:
+    """A process-pool worker: dies with its parent, leaves Ctrl-C to it, takes the parent's
+    evstat settings (a new process starts from the defaults) and rebuilds the model from its JSON
+    description (nothing is re-estimated)."""
     global _WORKER_FIT
+    from evstat._config import set_config
     from evstat.io.workers import die_with_parent, ignore_sigint
     from evstat.results import from_dict
 
     if parent_pid is not None:  # the worker ends when the parent does, even on SIGKILL
         die_with_parent(parent_pid)
     ignore_sigint()  # Ctrl-C: the parent reports it and stops the workers
+    if config:
+        set_config(**config)
     _WORKER_FIT = from_dict(description)
 
 
@@ -135,12 +143,12 @@ def _stop(pool: ProcessPoolExecutor) -> None:
 
 
 def _predict_chunk(chunk: pd.DataFrame, opts: dict[str, Any], fit: Any = None) -> pd.DataFrame:
-    from evstat.calibration.logistic import progress_bars
+    from evstat._config import config_context
 
     fit = _WORKER_FIT if fit is None else fit
     # no bar per chunk (in a worker process or not): predict_file shows one bar over all rows,
     # or none with quiet=True
-    with progress_bars(False):
+    with config_context(progress_bars=False):
         if opts["type"] == "decision":
             out = fit.decide(chunk, strategy=opts["strategy"], reject_cost=opts["reject_cost"]).to_frame("decision")
             out["decision"] = out["decision"].astype(str)
@@ -256,7 +264,11 @@ def _results(
     # spawned, not forked: a fork copies whatever threads the parent runs (a Dask client, BLAS or
     # OpenMP pools), which is unsafe; the workers rebuild the model from its JSON description
     ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(n, mp_context=ctx, initializer=_init_worker, initargs=(description, os.getpid()))
+    from evstat._config import get_config
+
+    pool = ProcessPoolExecutor(
+        n, mp_context=ctx, initializer=_init_worker, initargs=(description, os.getpid(), get_config())
+    )
     try:
         pending = []
         for chunk in chunks:

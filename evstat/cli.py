@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from evstat.exceptions import EvstatError
+
 __all__ = ["EXAMPLES", "EXIT_SIGINT", "EXIT_SIGTERM", "MAX_GRID", "Terminated", "main", "methods"]
 
 #: Largest --grid: the decision-region figure evaluates Bel/Pl at grid**2 points (500**2 =
@@ -71,7 +73,7 @@ def methods() -> dict[str, Callable[..., Any]]:
     return out
 
 
-class CommandError(Exception):
+class CommandError(EvstatError):
     """A user error: printed as one line, exit status 2."""
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evstat.belief import COMPARE_STRATEGIES
 from evstat.calibration.peers import ConformalSets
 from evstat.formula import code_response
 from evstat.metrics import decision_metrics, decide_binary, reject_curve, score_class_predictions, score_predictions
@@ -293,7 +294,7 @@ def reject_curves(
     y: str | Sequence[Any] | np.ndarray | pd.Series,
     costs: Any = None,
     confidences: Sequence[float] = CONFIDENCES,
-    strategies: Sequence[str] = ("pessimistic", "probabilistic"),
+    strategies: Sequence[str] = COMPARE_STRATEGIES,
 ) -> pd.DataFrame:
     """Error-reject curves of calibrators and conformal classifiers on the same test data.
 

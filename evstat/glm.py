@@ -72,7 +72,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from evstat.formula import split_formula
-from evstat.results import Results
+from evstat.results import RESULT_TYPES, Results
 
 __all__ = [
     "AnovaTable",
@@ -82,7 +82,6 @@ __all__ = [
     "RESIDUAL_TYPES",
     "anova",
     "lr_test",
-    "no_link_message",
     "update_formula",
 ]
 
@@ -96,23 +95,6 @@ BLOCK_ENTRIES = 1 << 22
 #: which the fits are not nested
 NESTED_TOL = 1e-7
 _EPS = float(np.finfo(float).eps)
-
-
-def no_link_message(fit: Any, type: str) -> str:
-    """The error for ``predict(type="link" | "response")`` on a model without a linear predictor.
-
-    Examples
-    --------
-    >>> class M:
-    ...     method = "evbinning"
-    >>> no_link_message(M(), "link").split(";")[1]
-    " evbinning has none: use type='prob' for its probabilities"
-    """
-    return (
-        f"type={type!r} needs a model with a linear predictor (evlogit, betacal, evmultinom, "
-        f"temperature, vector_scaling, matrix_scaling, dirichlet), as R's predict.glm; "
-        f"{fit.method} has none: use type='prob' for its probabilities"
-    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -247,10 +229,13 @@ class GlmVerbs(Results):
     listed after the family's results base, ``class LogitCalibration(CalibrationResults,
     GlmVerbs)``, so that the family's members come first).
 
-    Provides :meth:`predict_glm` (called by the family's ``predict`` for ``type="link"`` and
-    ``"response"``), :meth:`resid` / :meth:`residuals`, :meth:`update`, and the facts
+    Provides :meth:`_predict_glm` (called by the family's ``_predict`` hook for ``type="link"``
+    and ``"response"``; ``Results.predict`` accepts them through :attr:`result_types`),
+    :meth:`predict_glm`, :meth:`resid` / :meth:`residuals`, :meth:`update`, and the facts
     :func:`anova` reads. A family implements the hooks below.
     """
+
+    result_types: ClassVar[tuple[str, ...]] = (*RESULT_TYPES, *GLM_TYPES)
 
     # ---------------------------------------------------------------- hooks
     def _glm_design(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -421,11 +406,17 @@ class GlmVerbs(Results):
         >>> list(p.columns), bool(np.allclose(p["fit"], fit.predict(cal.head(3)), rtol=1e-12))
         (['fit', 'se_fit'], True)
         """
-        from evstat.lazy import NOT_DASK, dispatch
+        if type not in GLM_TYPES:
+            raise ValueError(
+                f"se_fit=True goes with type='link' or 'response' (R's predict.glm), got type={type!r}; "
+                "type='response' is the probability of type='prob'"
+            )
+        return self.predict(newdata, type=type, missing=missing, se_fit=se_fit)
 
-        lazy = dispatch(self, "predict", newdata, type=type, missing=missing, se_fit=se_fit)
-        if lazy is not NOT_DASK:
-            return lazy
+    def _predict_glm(self, X: NDArray[np.float64], index: pd.Index, type: str, se_fit: bool) -> Any:
+        """:meth:`predict_glm` on design rows (the hook the family's ``_predict`` calls for
+        ``type="link" | "response"`` or ``se_fit=True``; ``Results.predict`` has checked the
+        type and dispatched Dask input)."""
         if type not in GLM_TYPES:
             raise ValueError(
                 f"se_fit=True goes with type='link' or 'response' (R's predict.glm), got type={type!r}; "
@@ -438,7 +429,6 @@ class GlmVerbs(Results):
                 "not have (a penalised fit, e.g. dirichlet with reg_lambda > 0, or a singular information "
                 "matrix); predict with se_fit=False"
             )
-        X, index = self._design(newdata, missing)
         X = np.asarray(X, dtype=np.float64)
         m, K = X.shape[0], self.n_classes
         width = K - 1 if type == "link" else K

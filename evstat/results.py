@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import importlib
 import json
+from dataclasses import dataclass
+import sys
 from abc import ABC, abstractmethod
 from pathlib import Path
 from collections.abc import Callable, Mapping
@@ -46,12 +48,15 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from evstat.belief.decision import REJECT, STRATEGIES, check_strategy
+from evstat.belief.decision import REJECT, STRATEGIES, check_rho, check_strategy, label_columns, loss_matrix
+from evstat.belief.frame import Frame
 from evstat.formula import schema
 from evstat.io.atomic import write_text
 from evstat.formula.schema import SchemaError, Spec, read_json, validate, verify_checksum
+from evstat.lazy import NOT_DASK, dispatch
 
 __all__ = [
+    "Capabilities",
     "FORMAT",
     "FORMAT_VERSION",
     "REJECT",
@@ -73,9 +78,53 @@ FORMAT = "evstat"
 FORMAT_VERSION = 2
 #: the values of ``predict(type=...)``
 RESULT_TYPES = ("prob", "belief", "mass")
+#: R's predict.glm types, offered by the models with a linear predictor (evstat.glm.GlmVerbs)
+_LINEAR_TYPES = ("link", "response")
 
 #: The one lazy hook upward: verb -> (module, function) of the presentation layer.
 _UPWARD = {"plot": ("evstat.plotting", "plot"), "report": ("evstat.report", "report")}
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a results class supports, declared once per class (``capabilities = Capabilities(...)``)
+    and read by ``decide``, plotting, the report and the contract tests (instead of probing for
+    methods); ``tests/test_capabilities.py`` checks every registered class's declaration
+    against its members.
+
+    Attributes
+    ----------
+    profiles : bool
+        Coefficients with a profile likelihood: ``params``, ``profile(...)``,
+        ``conf_int(method="profile")`` (the ``"profile"`` figure, the report's coefficient table).
+    contours : bool
+        A predictive contour ``predictive_contour(newdata)`` (the ``"contours"`` figure).
+    densities : bool
+        Fitted class-conditional score densities ``densities(s)`` (bayescal).
+    k_class_mass : bool
+        ``predict(type="mass")`` for K >= 3. False for a model whose K-class predictions are lower
+        and upper probabilities that are not those of a mass function (evmultinom): it refuses
+        ``type="mass"`` for K >= 3 with a message, and the contract tests check that refusal.
+    refit : bool
+        ``fit.refit(data)`` fits the same formula with the same options on other data (what
+        active learning's ``update`` calls).
+    default_strategy : str
+        The strategy of ``decide(strategy=None)``.
+    extra_strategies : tuple of str
+        The model's own, non loss-based decision strategies beyond
+        :data:`evstat.belief.STRATEGIES` (the evidential classifiers' ``"credal"``).
+    """
+
+    profiles: bool = False
+    contours: bool = False
+    densities: bool = False
+    k_class_mass: bool = True
+    refit: bool = False
+    default_strategy: str = "pessimistic"
+    extra_strategies: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_strategy(self.default_strategy, self.extra_strategies)
+
 
 _REGISTRY: dict[str, type] = {}
 #: method -> (example fitter, class counts it supports), for the contract tests
@@ -316,10 +365,9 @@ class Results(ABC):
     """
 
     method: ClassVar[str] = "model"
-    #: False for a model whose K >= 3 predictions are lower and upper probabilities that are not
-    #: those of a mass function (evmultinom): its ``predict(type="mass")`` refuses K >= 3 with a
-    #: message, and the contract tests check that refusal instead
-    k_class_mass: ClassVar[bool] = True
+    #: what the model supports, declared once per class (read by plotting, the report, decide
+    #: and the contract tests instead of probing for methods)
+    capabilities: ClassVar[Capabilities] = Capabilities()
 
     # ---------------------------------------------------------------- facts
     @property
@@ -382,20 +430,226 @@ class Results(ABC):
         c = np.bincount(np.asarray(self.training_codes(), dtype=np.intp), minlength=self.n_classes)
         return pd.Series(c, index=pd.Index(list(self.classes), dtype=object, name="class"), name="n")
 
-    # ---------------------------------------------------------------- verbs to implement
+    # ---------------------------------------------------------------- array hooks to implement
     @abstractmethod
-    def predict(self, newdata: pd.DataFrame | None = None, type: str = "prob", missing: str = "raise") -> Any:
-        """Predictions of ``type`` in :data:`RESULT_TYPES` (see the module docstring)."""
+    def _design(self, newdata: pd.DataFrame | None, missing: str = "raise") -> tuple[np.ndarray, pd.Index]:
+        """The design rows of ``newdata`` (the training rows when None) and their index."""
 
     @abstractmethod
+    def _predict(self, X: np.ndarray, index: pd.Index, type: str, **options: Any) -> Any:
+        """The output of ``predict(type=...)`` for design rows ``X`` (``type`` already checked
+        against :attr:`result_types`); ``options`` are the family's own keywords (evmultinom's
+        ``events``)."""
+
+    @abstractmethod
+    def _decide(
+        self, X: np.ndarray, strategy: str, loss: pd.DataFrame | None, rho: float, reject_cost: float | None
+    ) -> np.ndarray:
+        """The chosen action of every design row (object array of action names).
+
+        ``loss`` is None for 0-1 costs (plus the reject action when ``reject_cost`` is a float);
+        otherwise a checked loss matrix, one row per action, the classes as columns in
+        :attr:`classes` order (and ``reject_cost`` is None). ``strategy`` is one of
+        :data:`evstat.belief.STRATEGIES`; ``rho`` is checked."""
+
+    def refit(self, data: pd.DataFrame) -> Any:
+        """The same model (formula and options) fitted on ``data``; ``self`` is unchanged. For the
+        models that declare ``capabilities.refit`` (active learning's ``update`` calls it).
+
+        Examples
+        --------
+        >>> import evstat as ev
+        >>> d = ev.datasets.simulate_gaussian(40, seed=3)
+        >>> ev.evlogit("y ~ x1", d.iloc[:20]).refit(d).nobs
+        40
+        """
+        if not self.capabilities.refit:
+            have = ", ".join(m for m, c in _registry().items() if c.capabilities.refit)
+            raise ValueError(
+                f"{self.method} does not declare how to refit itself (the models that do: {have}); "
+                f"fit it again with its own function on the new data"
+            )
+        if not isinstance(data, pd.DataFrame):
+            raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+        return self._refit(data)
+
+    def _refit(self, data: pd.DataFrame) -> Any:
+        """The hook of :meth:`refit` (models with ``capabilities.refit``)."""
+        raise NotImplementedError
+
+    def _decide_extra(self, X: np.ndarray, index: pd.Index, strategy: str) -> pd.Series:
+        """Decisions of a strategy of ``capabilities.extra_strategies`` (not loss-based)."""
+        raise NotImplementedError(f"{self.method} declares no strategy {strategy!r}")
+
+    # ---------------------------------------------------------------- the verbs (template methods)
+    #: the values ``predict(type=...)`` accepts
+    result_types: ClassVar[tuple[str, ...]] = RESULT_TYPES
+
+    def predict(
+        self, newdata: pd.DataFrame | None = None, type: str = "prob", missing: str = "raise", **options: Any
+    ) -> Any:
+        """Predict for new score rows (the training rows when ``newdata`` is None).
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or dask.dataframe.DataFrame, optional
+            Must contain the score columns of the formula; other columns are ignored. A dask
+            DataFrame gives a lazy dask result computed partition by partition
+            (:mod:`evstat.lazy`).
+        type : {"prob", "belief", "mass"}, or ``"link"``, ``"response"`` (linear-predictor models)
+            Two classes ``(negative, positive)``: ``"prob"`` a Series ``theta`` = P(positive)
+            (theta_hat of a calibrator, BetP of a classifier); ``"belief"`` a DataFrame
+            [theta, bel, pl] of {positive}; ``"mass"`` a :class:`evstat.belief.MassArray` on the
+            classes (m({positive}) = Bel, m({negative}) = 1 - Pl, m(frame) = Pl - Bel for a
+            calibrator). Three or more classes: ``"prob"`` a DataFrame, a column per class;
+            ``"belief"`` two-level columns ``(stat, class)``, ``stat`` in theta, bel, pl (so
+            ``pred["pl"]`` is the contour function); ``"mass"`` a MassArray on the classes.
+            The models with a linear predictor (``"link"`` in :attr:`result_types`: evlogit,
+            betacal, evmultinom, the scaling calibrators) add R's ``predict.glm`` types
+            ``"link"`` and ``"response"``, with ``se_fit=True`` (:mod:`evstat.glm`).
+        missing : {"raise", "drop"}
+            Rows of ``newdata`` with missing scores: an error, or dropped from the result.
+        **options
+            The model's own options: ``se_fit`` (linear-predictor models), evmultinom's
+            ``events=`` (lower and upper probabilities of sets of classes).
+
+        Returns
+        -------
+        pandas.Series, pandas.DataFrame or evstat.belief.MassArray
+            Indexed like ``newdata``, in its row order.
+        """
+        lazy = dispatch(self, "predict", newdata, type=type, missing=missing, **options)
+        if lazy is not NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
+            return lazy
+        linear = "link" in self.result_types
+        if type in _LINEAR_TYPES and not linear or options.get("se_fit") and not linear:
+            have = ", ".join(m for m, c in _registry().items() if "link" in c.result_types)
+            raise ValueError(
+                f"type={type!r}{' with se_fit=True' if options.get('se_fit') else ''} needs a model "
+                f"with a linear predictor ({have}), as R's predict.glm; {self.method} has none: use "
+                "type='prob' for its probabilities"
+            )
+        if type not in self.result_types:
+            raise ValueError(f"type must be one of {self.result_types}, got {type!r}")
+        X, index = self._design(newdata, missing)
+        return self._predict(X, index, type, **options)
+
     def decide(
         self,
         newdata: pd.DataFrame | None = None,
-        strategy: str = "pessimistic",
+        strategy: str | None = None,
         reject_cost: float | None = None,
         missing: str = "raise",
+        *,
+        loss: pd.DataFrame | None = None,
+        rho: float = 0.5,
     ) -> pd.Series:
-        """Categorical decisions (the classes, then ``"reject"``), indexed like ``newdata``."""
+        """Decide the class of each row, with 0-1 costs and an optional reject option, or with a
+        loss matrix; the one decision entry point of every model.
+
+        Through the one engine of :mod:`evstat.belief.decision` (its strategies, its tie
+        policy): ``"pessimistic"`` minimises the upper expected loss (0-1 costs: the class of
+        largest Bel({w}); Minary et al. 2019, eqs. 8-11), ``"optimistic"`` the lower one (largest
+        Pl({w})), ``"pignistic"`` the expected loss under BetP, ``"probabilistic"`` the
+        expected loss under the model's probabilistic prediction (theta_hat of a calibrator,
+        BetP of a classifier), ``"hurwicz"`` the ``rho`` mixture of the upper and lower expected
+        losses. With ``reject_cost`` a row is rejected when that constant cost is strictly lower
+        than the expected loss of every class. Ties go to the first action in order: the
+        classes in frame order, then reject (:data:`evstat.belief.TIE_TOL`).
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or dask.dataframe.DataFrame, optional
+            Score rows (the training rows when None); a dask DataFrame gives a lazy result.
+        strategy : str, optional
+            One of :data:`evstat.belief.STRATEGIES`, or of the model's
+            ``capabilities.extra_strategies``
+            (the evidential classifiers' ``"credal"``: the focal set of maximal mass, which may
+            be a class, a meta-class or the outlier class; an object Series). Default: the
+            model's ``capabilities.default_strategy``.
+        reject_cost : float in [0, 1], optional
+            Cost of the reject action (0-1 costs for the classes).
+        missing : {"raise", "drop"}
+        loss : pandas.DataFrame, optional
+            A loss matrix (rows = actions, columns = the classes), e.g. from
+            :func:`evstat.belief.loss_matrix`; replaces the 0-1 costs (then ``reject_cost`` must
+            be None).
+        rho : float in [0, 1], default 0.5
+            Hurwicz weight of the upper expected loss (``strategy="hurwicz"``).
+
+        Returns
+        -------
+        pandas.Series
+            Categorical with categories the actions (the classes, then ``"reject"`` if
+            ``reject_cost`` is given; the loss matrix's rows if ``loss`` is), indexed like
+            ``newdata``.
+
+        Examples
+        --------
+        >>> import evstat as ev
+        >>> fit = ev.evlogit("y ~ x1", data=ev.datasets.simulate_gaussian(200, seed=1))
+        >>> fit.decide(ev.datasets.simulate_gaussian(5, seed=2), reject_cost=0.2).tolist()
+        [0, 'reject', 0, 1, 1]
+        """
+        lazy = dispatch(
+            self, "decide", newdata, strategy=strategy, reject_cost=reject_cost, missing=missing, loss=loss, rho=rho
+        )
+        if lazy is not NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
+            return lazy
+        caps = self.capabilities
+        strategy = check_strategy(caps.default_strategy if strategy is None else strategy, caps.extra_strategies)
+        r = check_rho(rho)
+        if strategy in caps.extra_strategies:
+            if reject_cost is not None or loss is not None:
+                raise ValueError(
+                    f"strategy={strategy!r} is not loss-based; it takes neither reject_cost nor loss"
+                )
+            X, index = self._design(newdata, missing)
+            return self._decide_extra(X, index, strategy)
+        rc = check_reject_cost(reject_cost)
+        L = None if loss is None else self._check_loss(loss, rc)
+        if rc is not None and REJECT in self.classes:
+            raise ValueError(
+                f"a class is named {REJECT!r}, which clashes with the reject action of "
+                f"reject_cost={reject_cost!r}; rename that class (e.g. "
+                f"data[{self.response!r}].replace({{{REJECT!r}: 'rejected'}})) and refit, or decide "
+                "without reject_cost (or with a loss matrix)"
+            )
+        X, index = self._design(newdata, missing)
+        actions = list(L.index) if L is not None else [*self.classes, *([REJECT] if rc is not None else [])]
+        chosen = np.asarray(self._decide(X, strategy, L, r, rc), dtype=object)
+        cat = pd.Categorical(chosen, categories=pd.Index(actions, dtype=object))
+        return pd.Series(cat, index=index, name="decision")
+
+    def _check_loss(self, loss: Any, reject_cost: float | None) -> pd.DataFrame:
+        """The loss matrix as floats with the classes as columns in frame order, checked."""
+        if reject_cost is not None:
+            raise ValueError(
+                "give either reject_cost (0-1 costs plus a reject action) or loss (a full loss "
+                "matrix), not both: add a reject row to the loss matrix instead"
+            )
+        if not isinstance(loss, pd.DataFrame):
+            raise TypeError(
+                "loss must be a DataFrame with one row per action and the classes as columns, e.g. "
+                f"evstat.belief.loss_matrix({list(self.classes)!r}, reject=0.2); got {type(loss).__name__}"
+            )
+        missing_cols = [c for c in self.classes if c not in loss.columns]
+        if missing_cols:
+            raise ValueError(
+                f"the loss matrix lacks the class column(s) {missing_cols}; its columns must be the "
+                f"classes {list(self.classes)}"
+            )
+        if not loss.index.is_unique:
+            raise ValueError(f"the loss matrix's actions (its rows) must be distinct, got {list(loss.index)}")
+        # by label: df[[False, True]] would read Boolean class labels as a row mask
+        values = label_columns(loss, self.classes)
+        if not np.isfinite(values).all():
+            raise ValueError("the loss matrix contains NaN or infinite costs; give finite costs")
+        return pd.DataFrame(values, index=loss.index, columns=pd.Index(list(self.classes), dtype=object))
+
+    def _zero_one_loss(self, reject_cost: float | None) -> pd.DataFrame:
+        """The 0-1 loss matrix on the classes, with a reject row when ``reject_cost`` is given."""
+        return loss_matrix(Frame(list(self.classes)), reject=reject_cost)
 
     @abstractmethod
     def summary(self) -> Any:
@@ -469,11 +723,6 @@ class Results(ABC):
                 f"newdata must be a pandas DataFrame with the score columns "
                 f"{self.score_columns}, got {type(newdata).__name__}"
             )
-
-    @staticmethod
-    def _check_decision(strategy: str, reject_cost: Any) -> float | None:
-        check_strategy(strategy)
-        return check_reject_cost(reject_cost)
 
     def augment(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> pd.DataFrame:
         """``newdata`` (or the training data's score and response columns) with the model's

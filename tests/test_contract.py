@@ -86,7 +86,7 @@ def test_predictions_keep_index_and_bounds(method, k, train, new) -> None:
     prob = fit.predict(new, type="prob")
     bel = fit.predict(new, type="belief")
     assert list(prob.index) == list(new.index) and list(bel.index) == list(new.index)
-    if k > 2 and not type(fit).k_class_mass:
+    if k > 2 and not fit.capabilities.k_class_mass:
         # lower/upper probabilities that are not those of a mass function: a clear refusal
         with pytest.raises(ValueError, match="type='mass'"):
             fit.predict(new, type="mass")

@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evstat.belief import STRATEGIES, MassArray, decide, loss_matrix
-from evstat.calibration.base import decide_binary as decide_categorical
 from evstat.metrics import decide_binary as decide_closed_form
 
 _prob = st.floats(0.0, 1.0, allow_nan=False)
@@ -20,7 +19,7 @@ _prob = st.floats(0.0, 1.0, allow_nan=False)
 def _general(bel, pl, strategy, reject_cost, rho=0.5):
     """The general engine on masses m({1}) = bel, m({0}) = 1 - pl, m({0, 1}) = pl - bel."""
     ma = MassArray.from_bel_pl(bel, pl, index=pd.RangeIndex(bel.size), labels=(0, 1))
-    res = decide(ma, loss_matrix(ma.frame, reject=reject_cost), rule=STRATEGIES[strategy], rho=rho)
+    res = decide(ma, loss_matrix(ma.frame, reject=reject_cost), strategy=strategy, rho=rho)
     return [v if v == "reject" else int(v) for v in res.choice]
 
 
@@ -36,8 +35,6 @@ def test_closed_form_equals_belief_decide(rows, strategy, reject_cost, rho) -> N
     pl = np.array([max(a, b) for a, b in rows])
     closed = decide_closed_form(bel, pl, strategy, reject_cost, rho=rho)
     assert list(closed) == _general(bel, pl, strategy, reject_cost, rho=rho)
-    cat = decide_categorical(bel, pl, (0, 1), strategy, reject_cost, pd.RangeIndex(bel.size), rho=rho)
-    assert list(cat.astype(object)) == list(closed)
 
 
 @pytest.mark.parametrize("reject_cost", [None, 0.15, 0.4])
@@ -56,4 +53,4 @@ def test_one_vocabulary() -> None:
     assert results.STRATEGIES is STRATEGIES
     assert set(ev_metrics.DECISION_STRATEGIES) <= set(STRATEGIES)
     with pytest.raises(ValueError, match="strategy must be one of"):
-        decide_categorical(np.array([0.1]), np.array([0.2]), (0, 1), "cautious", None, pd.RangeIndex(1))
+        decide_closed_form(np.array([0.1]), np.array([0.2]), "cautious", None)

@@ -2,18 +2,10 @@
 
 :func:`update` rebuilds the calibration data of a fit from its model frame (the raw columns the
 formula used and the response, in its original levels), appends the new rows and refits with
-the calibrator's own function and the options the fit was made with:
-
-========== ===================================================================================
-method      refit
-========== ===================================================================================
-evlogit     ``evlogit(formula, grown, targets=fit.targets, positive=fit.positive)``
-evbinning   ``evbinning(formula, grown, bins=fit.bins, breaks=..., empty=fit.empty)``: an axis
-            cut ``"uniform"`` or ``"quantile"`` is cut again on the grown data (its cut points
-            move when a new row lies outside the calibration range); an axis whose cut points
-            were given keeps them
-isotonic    ``isotonic(formula, grown, positive=fit.positive)``
-========== ===================================================================================
+the calibrator's own function and the options the fit was made with: ``fit.refit(grown)``, for
+the models that declare ``capabilities.refit`` (the registry is the list: evlogit, evbinning,
+isotonic today; evbinning cuts a ``"uniform"`` or ``"quantile"`` axis again on the grown data
+and keeps given cut points).
 
 Any other calibrator (or other options) needs ``refit=``, a callable ``DataFrame -> fit``.
 """
@@ -25,6 +17,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from evstat.results import registered
 
 __all__ = ["labelled_data", "update"]
 
@@ -48,30 +42,17 @@ def labelled_data(fit: Any) -> pd.DataFrame:
     return out
 
 
-def _refit_binning(formula: str, data: pd.DataFrame, fit: Any) -> Any:
-    from evstat.calibration import evbinning
-
-    breaks: list[Any] = []
-    for method, cuts in zip(fit.axis_methods, fit.cuts.values()):
-        breaks.append(np.asarray(cuts) if method == "given" else method)
-    return evbinning(formula, data, bins=list(fit.dims), breaks=breaks, empty=fit.empty,
-                     positive=fit.positive)
-
-
 def _refit(fit: Any, data: pd.DataFrame) -> Any:
-    from evstat.calibration import evlogit, isotonic
-
-    method = getattr(fit, "method", None)
-    if method == "evlogit":
-        return evlogit(fit.formula, data, targets=fit.targets, positive=fit.positive)
-    if method == "evbinning":
-        return _refit_binning(fit.formula, data, fit)
-    if method == "isotonic":
-        return isotonic(fit.formula, data, positive=fit.positive)
-    raise ValueError(
-        f"update() knows how to refit evlogit, evbinning and isotonic fits, not {method!r}: pass "
-        "refit=, a function that fits the grown data (e.g. refit=lambda d: ev.disjoint(formula, d))"
-    )
+    """``fit.refit(data)`` (the models that declare ``capabilities.refit``), or an error naming
+    them and ``refit=``."""
+    caps = getattr(fit, "capabilities", None)
+    if caps is None or not caps.refit:
+        have = ", ".join(m for m, c in registered().items() if c.capabilities.refit)
+        raise ValueError(
+            f"update() knows how to refit {have} fits, not {getattr(fit, 'method', None)!r}: pass "
+            "refit=, a function that fits the grown data (e.g. refit=lambda d: ev.disjoint(formula, d))"
+        )
+    return fit.refit(data)
 
 
 def update(fit: Any, rows: pd.DataFrame, refit: Callable[[pd.DataFrame], Any] | None = None) -> Any:

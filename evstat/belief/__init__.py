@@ -10,7 +10,8 @@ Everything a user of Denoeux's R packages (evclass, ibelief) or of pyds needs, w
   operations vectorised, and a fast path for the binary frame ``{0, 1}``
   (:meth:`MassArray.from_binary`);
 * :func:`combine` - Dempster, conjunctive, disjunctive, Yager, Dubois-Prade and averaging rules;
-* :func:`decide` / :func:`loss_matrix` - upper, lower, pignistic and Hurwicz decisions with
+* :func:`decide` / :func:`loss_matrix` - the strategies of :data:`STRATEGIES` (pessimistic,
+  optimistic, pignistic, probabilistic, Hurwicz) with
   reject and unknown-class actions;
 * :mod:`~evstat.belief.transforms` - fast Moebius transforms between m, b, bel, pl and q arrays
   (ibelief's binary order);
@@ -25,19 +26,21 @@ Examples
 >>> m = combine(m1, m2, rule="dempster")
 >>> round(m.bel(1), 4), round(m.pl(1), 4)
 (0.5122, 0.8537)
->>> decide(m, loss_matrix(f, reject=0.3), rule="upper").choice
+>>> decide(m, loss_matrix(f, reject=0.3), strategy="pessimistic").choice
 'reject'
 """
 
 from evstat.belief import measures, rules, transforms
 from evstat.belief.combination import RULES, combine
 from evstat.belief.decision import (
-    DECISION_RULES,
+    COMPARE_STRATEGIES,
+    MINARY_STRATEGIES,
     REJECT,
     STRATEGIES,
     TIE_TOL,
     Decision,
     binary_decisions,
+    check_rho,
     check_strategy,
     choose,
     decide,
@@ -76,11 +79,13 @@ __all__ = [
     "decide_bounds",
     "loss_matrix",
     "Decision",
-    "DECISION_RULES",
+    "COMPARE_STRATEGIES",
+    "MINARY_STRATEGIES",
     "STRATEGIES",
     "REJECT",
     "TIE_TOL",
     "binary_decisions",
+    "check_rho",
     "check_strategy",
     "nonspecificity",
     "conflict",

@@ -2,25 +2,30 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Union
+
 import numpy as np
 import pandas as pd
 
 from evstat.belief import rules
+from evstat.belief._base import MassBase
 from evstat.belief._checks import _rows_text
-from evstat.belief.mass import MassFunction
-from evstat.belief.massarray import MassArray
+
+if TYPE_CHECKING:
+    from evstat.belief.mass import MassFunction
+    from evstat.belief.massarray import MassArray
 
 __all__ = ["combine", "RULES"]
 
 RULES = rules.RULES
 
-_MassLike = MassFunction | MassArray
+_MassLike = Union["MassFunction", "MassArray"]
 
 
 def _common_index(items: list[_MassLike]) -> pd.Index | None:
     idx = None
     for x in items:
-        if isinstance(x, MassArray) and x.index is not None:
+        if isinstance(x, MassBase) and x.batch and x.index is not None:
             if idx is None:
                 idx = x.index
             elif not x.index.equals(idx):
@@ -92,7 +97,7 @@ def combine(*masses: MassFunction | MassArray, rule: str = "dempster") -> MassFu
     if not items:
         raise ValueError("combine needs at least one mass function.")
     for i, x in enumerate(items):
-        if not isinstance(x, (MassFunction, MassArray)):
+        if not isinstance(x, MassBase):
             raise TypeError(
                 f"Argument {i} of combine is a {type(x).__name__}; give MassFunction or "
                 "MassArray objects (build one with MassFunction(frame, {subset: mass}))."
@@ -100,8 +105,8 @@ def combine(*masses: MassFunction | MassArray, rule: str = "dempster") -> MassFu
     frame = items[0].frame
     for x in items[1:]:
         frame._check_same(x.frame)
-    batch = any(isinstance(x, MassArray) for x in items)
-    lengths = sorted({len(x) for x in items if isinstance(x, MassArray)})
+    batch = any(x.batch for x in items)
+    lengths = sorted({len(x) for x in items if x.batch})
     if len(lengths) > 1:
         raise ValueError(
             f"Cannot combine MassArrays of different lengths {lengths} row by row; give batches "
@@ -148,5 +153,6 @@ def combine(*masses: MassFunction | MassArray, rule: str = "dempster") -> MassFu
         out2 = np.atleast_2d(out)
         if out2.shape[0] != lengths[0]:
             out2 = np.broadcast_to(out2, (lengths[0], frame.n_subsets))
-        return MassArray._from_values(frame, out2, index)
-    return MassFunction._from_values(frame, out)
+        batch_cls = next(type(x) for x in items if x.batch)
+        return batch_cls._from_values(frame, out2, index)
+    return type(items[0])._from_values(frame, out)

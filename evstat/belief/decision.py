@@ -29,12 +29,14 @@ from evstat.belief.mass import MassFunction
 from evstat.belief.massarray import MassArray
 
 __all__ = [
-    "DECISION_RULES",
+    "COMPARE_STRATEGIES",
     "Decision",
+    "MINARY_STRATEGIES",
     "REJECT",
     "STRATEGIES",
     "TIE_TOL",
     "binary_decisions",
+    "check_rho",
     "check_strategy",
     "choose",
     "decide",
@@ -43,21 +45,30 @@ __all__ = [
     "loss_matrix",
 ]
 
-#: Decision rules accepted by :func:`decide` ("pessimistic" and "optimistic" are aliases).
-DECISION_RULES = ("upper", "lower", "pignistic", "hurwicz")
-_ALIASES = {"pessimistic": "upper", "optimistic": "lower"}
+#: The one vocabulary of decision strategies of evstat (every model, metric, report, study and
+#: :func:`decide` itself uses it). "pessimistic" minimises the upper expected loss, "optimistic"
+#: the lower one, "pignistic" the expected loss under BetP, "probabilistic" the expected loss
+#: under the model's probabilistic prediction (theta_hat of a calibrator; BetP of a classifier,
+#: and of a bare mass function given to :func:`decide`), "hurwicz" the ``rho`` mixture of the
+#: upper and lower expected losses.
+STRATEGIES: tuple[str, ...] = ("pessimistic", "optimistic", "pignistic", "probabilistic", "hurwicz")
 
-#: The one vocabulary of decision strategies of evstat (every model, metric, report and study
-#: uses it), and the rule of :func:`decide` each one applies. "probabilistic" minimises the
-#: expected loss under the model's probabilistic prediction (theta_hat of a calibrator; BetP of
-#: a classifier, whose probabilistic prediction is BetP): the pignistic rule applied to that
-#: Bayesian mass function.
-STRATEGIES: dict[str, str] = {
-    "pessimistic": "upper",
-    "optimistic": "lower",
-    "pignistic": "pignistic",
-    "probabilistic": "pignistic",
-    "hurwicz": "hurwicz",
+#: Minary et al.'s (2019) three strategies: the curves of reject plots and the rows of reports.
+MINARY_STRATEGIES: tuple[str, ...] = ("pessimistic", "optimistic", "probabilistic")
+#: The evidential strategy against the probabilistic one: the default of model comparisons.
+COMPARE_STRATEGIES: tuple[str, ...] = ("pessimistic", "probabilistic")
+
+#: Names of earlier versions (``rule="upper"`` of ``decide``, ``"upper"``/``"lower"`` of the
+#: calibrators), refused with a message naming the strategy that replaced them.
+_LEGACY = {"upper": "pessimistic", "lower": "optimistic"}
+
+#: the expected losses each strategy reads: upper, lower, or under the probabilistic prediction
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "pessimistic": ("upper",),
+    "optimistic": ("lower",),
+    "pignistic": ("prob",),
+    "probabilistic": ("prob",),
+    "hurwicz": ("upper", "lower"),
 }
 
 #: The name of the reject action (a class of that name clashes with it and is refused).
@@ -70,17 +81,51 @@ REJECT = "reject"
 TIE_TOL = 1e-12
 
 
-def check_strategy(strategy: str) -> str:
-    """Return ``strategy`` if it is one of :data:`STRATEGIES`, else raise a ValueError naming them.
+def check_strategy(strategy: str, extra: tuple[str, ...] = ()) -> str:
+    """Return ``strategy`` if it is one of :data:`STRATEGIES` (or of a model's own ``extra``
+    strategies, such as the classifiers' ``"credal"``), else raise a ValueError naming them; a
+    legacy name (``"upper"``, ``"lower"``) is an error naming the strategy that replaced it.
 
     Examples
     --------
     >>> check_strategy("pessimistic")
     'pessimistic'
+    >>> check_strategy("upper")
+    Traceback (most recent call last):
+    ...
+    ValueError: the decision rule 'upper' is now strategy='pessimistic' (one vocabulary: evstat.belief.STRATEGIES)
     """
-    if not isinstance(strategy, str) or strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {tuple(STRATEGIES)}, got {strategy!r}")
+    if isinstance(strategy, str) and strategy in _LEGACY:
+        raise ValueError(
+            f"the decision rule {strategy!r} is now strategy={_LEGACY[strategy]!r} "
+            "(one vocabulary: evstat.belief.STRATEGIES)"
+        )
+    if not isinstance(strategy, str) or strategy not in (*STRATEGIES, *extra):
+        raise ValueError(f"strategy must be one of {(*STRATEGIES, *extra)}, got {strategy!r}")
     return strategy
+
+
+def check_rho(rho: Any) -> float:
+    """``rho`` (the Hurwicz weight of the upper expected loss) as a float in [0, 1].
+
+    Examples
+    --------
+    >>> check_rho(0)
+    0.0
+    """
+    try:
+        r = float(rho)
+    except (TypeError, ValueError):
+        raise TypeError(f"rho must be a number in [0, 1] (the weight of the upper expected loss); got {rho!r}.") from None
+    if not 0.0 <= r <= 1.0:  # also NaN
+        raise ValueError(f"rho must lie in [0, 1] (the weight of the upper expected loss); got {rho!r}.")
+    return r
+
+
+def _no_rule(rule: Any) -> None:
+    if rule is not None:
+        hint = f" ({rule!r} is now {_LEGACY[rule]!r})" if isinstance(rule, str) and rule in _LEGACY else ""
+        raise TypeError(f"rule= is now strategy= (one of {STRATEGIES}){hint}")
 
 
 def binary_decisions(
@@ -132,9 +177,7 @@ def binary_decisions(
         elif strategy == "optimistic":
             c1, c0 = 1.0 - q, b
         elif strategy == "hurwicz":
-            r = float(rho)
-            if not 0.0 <= r <= 1.0:
-                raise ValueError(f"rho must lie in [0, 1] (the weight of the upper expected loss); got {rho!r}.")
+            r = check_rho(rho)
             c1 = r * (1.0 - b) + (1.0 - r) * (1.0 - q)
             c0 = r * q + (1.0 - r) * b
         else:
@@ -257,15 +300,15 @@ class Decision:
     expected_loss : pandas.DataFrame or pandas.Series
         Expected loss of every action: a DataFrame (one row per mass function, one column per
         action) for a MassArray, a Series indexed by action for a MassFunction.
-    rule : str
-        The decision rule used ("upper", "lower", "pignistic" or "hurwicz").
+    strategy : str
+        The strategy used (one of :data:`STRATEGIES`).
     rho : float or None
-        The Hurwicz weight of the upper expected loss (None for the other rules).
+        The Hurwicz weight of the upper expected loss (None for the other strategies).
     """
 
     choice: Any
     expected_loss: pd.DataFrame | pd.Series
-    rule: str
+    strategy: str
     rho: float | None
 
     def to_frame(self) -> pd.DataFrame:
@@ -290,12 +333,12 @@ class Decision:
         rho = "" if self.rho is None else f", rho={self.rho:g}"
         if isinstance(self.expected_loss, pd.Series):
             return (
-                f"Decision(rule={self.rule!r}{rho}): choose {self.choice!r}\n"
+                f"Decision(strategy={self.strategy!r}{rho}): choose {self.choice!r}\n"
                 f"expected loss:\n{self.expected_loss.to_string()}"
             )
         counts = self.choice.value_counts(sort=False).to_string()
         return (
-            f"Decision(rule={self.rule!r}{rho}) for {len(self.choice)} mass functions\n"
+            f"Decision(strategy={self.strategy!r}{rho}) for {len(self.choice)} mass functions\n"
             f"actions chosen:\n{counts}"
         )
 
@@ -416,13 +459,14 @@ def decide_bounds(
     upper: np.ndarray | None = None,
     lower: np.ndarray | None = None,
     prob: np.ndarray | None = None,
-    rule: str = "upper",
+    strategy: str = "pessimistic",
     rho: float = 0.5,
     index: pd.Index | None = None,
+    rule: Any = None,
     scale: float = 1.0,
 ) -> Decision:
     """Decisions from precomputed upper and lower expected losses (models whose predictions are
-    lower and upper probabilities rather than mass functions, e.g. evmultinom): the rules and
+    lower and upper probabilities rather than mass functions, e.g. evmultinom): the strategies and
     the tie policy of :func:`decide`.
 
     Parameters
@@ -431,9 +475,9 @@ def decide_bounds(
         Names of the actions (columns of the loss arrays).
     upper, lower, prob : arrays (n, n_actions)
         Upper and lower expected losses and the expected loss under the model's probability;
-        the rule reads ``upper`` ("upper"), ``lower`` ("lower"), both ("hurwicz") or ``prob``
-        ("pignistic", i.e. the strategies "pignistic" and "probabilistic").
-    rule : {"upper", "lower", "pignistic", "hurwicz"} (or "pessimistic", "optimistic")
+        the strategy reads ``upper`` ("pessimistic"), ``lower`` ("optimistic"), both
+        ("hurwicz") or ``prob`` ("pignistic" and "probabilistic").
+    strategy : one of :data:`STRATEGIES`
     rho : float
         Hurwicz weight of the upper expected loss.
     index : pandas.Index, optional
@@ -444,22 +488,19 @@ def decide_bounds(
     Examples
     --------
     >>> up = np.array([[0.2, 0.9, 0.5], [0.7, 0.7, 0.5]])
-    >>> decide_bounds(["a", "b", "reject"], upper=up, rule="pessimistic").choice.tolist()
+    >>> decide_bounds(["a", "b", "reject"], upper=up, strategy="pessimistic").choice.tolist()
     ['a', 'reject']
     """
-    canon = _ALIASES.get(rule, rule)
-    if canon not in DECISION_RULES:
-        raise ValueError(f"Unknown decision rule {rule!r}; use one of {', '.join(map(repr, DECISION_RULES))}.")
-    need = {"upper": ("upper",), "lower": ("lower",), "pignistic": ("prob",), "hurwicz": ("upper", "lower")}[canon]
+    _no_rule(rule)
+    strategy = check_strategy(strategy)
+    need = _NEEDS[strategy]
     given = {"upper": upper, "lower": lower, "prob": prob}
     for name in need:
         if given[name] is None:
-            raise ValueError(f"rule {rule!r} needs the {name} expected losses")
+            raise ValueError(f"strategy {strategy!r} needs the {name} expected losses")
     rho_out: float | None = None
-    if canon == "hurwicz":
-        rho_out = float(rho)
-        if not 0.0 <= rho_out <= 1.0:
-            raise ValueError(f"rho must lie in [0, 1] (the weight of the upper expected loss); got {rho!r}.")
+    if strategy == "hurwicz":
+        rho_out = check_rho(rho)
         exp = rho_out * np.asarray(upper, float) + (1.0 - rho_out) * np.asarray(lower, float)
     else:
         exp = np.asarray(given[need[0]], dtype=float)
@@ -470,16 +511,17 @@ def decide_bounds(
     idx = pd.RangeIndex(exp.shape[0]) if index is None else index
     cols = pd.Index(names, name="action", dtype=object)
     choice = pd.Series(np.array(names, dtype=object)[best], index=idx, name="action")
-    return Decision(choice=choice, expected_loss=pd.DataFrame(exp, index=idx, columns=cols), rule=canon, rho=rho_out)
+    return Decision(choice=choice, expected_loss=pd.DataFrame(exp, index=idx, columns=cols), strategy=strategy, rho=rho_out)
 
 
 def decide(
     m: MassFunction | MassArray,
     loss: pd.DataFrame | ArrayLike | None = None,
     *,
-    rule: str = "upper",
+    strategy: str = "pessimistic",
     rho: float = 0.5,
     actions: Sequence[Hashable] | None = None,
+    rule: Any = None,
 ) -> Decision:
     """Choose the action of least expected loss for one or many mass functions.
 
@@ -493,14 +535,16 @@ def decide(
         ``(n_actions, K)`` array with columns in frame order and the names in ``actions``
         (default names: row positions 0, 1, ...). Default: the 0-1 loss
         ``loss_matrix(m.frame)``. Use :func:`loss_matrix` for reject and unknown-class actions.
-    rule : {"upper", "lower", "pignistic", "hurwicz"}
-        ``"upper"`` minimises ``R*(a) = sum_A m(A) max_{w in A} L[a, w]`` (pessimistic;
-        alias ``"pessimistic"``), ``"lower"`` minimises ``R_*(a) = sum_A m(A) min_{w in A}
-        L[a, w]`` (optimistic; alias ``"optimistic"``), ``"pignistic"`` minimises
-        ``sum_w BetP(w) L[a, w]``, ``"hurwicz"`` minimises ``rho R*(a) + (1 - rho) R_*(a)``.
+    strategy : one of :data:`STRATEGIES`
+        ``"pessimistic"`` minimises the upper expected loss ``R*(a) = sum_A m(A) max_{w in A}
+        L[a, w]``, ``"optimistic"`` the lower one ``R_*(a) = sum_A m(A) min_{w in A} L[a, w]``,
+        ``"pignistic"`` (and ``"probabilistic"``: a mass function's probabilistic prediction is
+        its BetP) ``sum_w BetP(w) L[a, w]``, ``"hurwicz"`` ``rho R*(a) + (1 - rho) R_*(a)``.
+        (Earlier versions called this ``rule=`` with the names "upper" and "lower": both are
+        errors naming the new spelling.)
     rho : float in [0, 1], default 0.5
         Hurwicz weight of the *upper* expected loss, i.e. a degree of pessimism: ``rho = 1`` is
-        the upper rule and ``rho = 0`` the lower rule. (evclass's ``decision(rule="hurwicz")``
+        the pessimistic strategy and ``rho = 0`` the optimistic one. (evclass's ``decision(rule="hurwicz")``
         weights the lower expectation by its rho, so its rho is our ``1 - rho``.)
     actions : sequence, optional
         Names of the rows of an array ``loss``.
@@ -510,20 +554,20 @@ def decide(
     Decision
         ``choice``: the chosen action (a Series for a MassArray); ``expected_loss``: the expected
         loss of every action (a DataFrame for a MassArray, rows = mass functions, columns =
-        actions); ``rule``; ``rho``. Ties (expected losses within 1e-12 of the minimum) go to the
+        actions); ``strategy``; ``rho``. Ties (expected losses within 1e-12 of the minimum) go to the
         first action in loss-matrix row order.
 
     Notes
     -----
     With 0-1 losses the upper expected loss of deciding ``w`` is ``1 - Bel({w})`` and the lower
     one is ``1 - Pl({w})`` (paper 000, eqs. 10-11), for any mass function. The reject action has
-    the same (constant) cost under every rule.
+    the same (constant) cost under every strategy.
 
     Examples
     --------
     >>> from evstat.belief import MassArray
     >>> ma = MassArray.from_binary(m0=[0.8, 0.3, 0.1], m1=[0.1, 0.3, 0.1], m01=[0.1, 0.4, 0.8])
-    >>> d = decide(ma, loss_matrix(ma.frame, reject=0.5), rule="upper")
+    >>> d = decide(ma, loss_matrix(ma.frame, reject=0.5), strategy="pessimistic")
     >>> d.choice.tolist()
     [0, 'reject', 'reject']
     >>> d.expected_loss.round(2)
@@ -531,24 +575,15 @@ def decide(
     0       0.2  0.9     0.5
     1       0.7  0.7     0.5
     2       0.9  0.9     0.5
-    >>> decide(ma, loss_matrix(ma.frame, reject=0.5), rule="lower").choice.tolist()
+    >>> decide(ma, loss_matrix(ma.frame, reject=0.5), strategy="optimistic").choice.tolist()
     [0, 0, 0]
     """
     if not isinstance(m, (MassFunction, MassArray)):
         raise TypeError(f"decide needs a MassFunction or MassArray, got {type(m).__name__}.")
-    canon = _ALIASES.get(rule, rule)
-    if canon not in DECISION_RULES:
-        raise ValueError(
-            f"Unknown decision rule {rule!r}; use one of {', '.join(map(repr, DECISION_RULES))} "
-            "(or 'pessimistic' = 'upper', 'optimistic' = 'lower')."
-        )
-    rho_out: float | None = None
-    if canon == "hurwicz":
-        rho_out = float(rho)
-        if not 0.0 <= rho_out <= 1.0:
-            raise ValueError(
-                f"rho must lie in [0, 1] (the weight of the upper expected loss); got {rho!r}."
-            )
+    _no_rule(rule)
+    strategy = check_strategy(strategy)
+    need = _NEEDS[strategy]
+    rho_out: float | None = check_rho(rho) if strategy == "hurwicz" else None
     frame = m.frame
     mat, names = _read_loss(loss, frame, actions)
     single = isinstance(m, MassFunction)
@@ -561,16 +596,17 @@ def decide(
             "call .normalize() first (or combine with Dempster's rule)."
         )
     # expected losses as (n_actions, n): reductions over actions then run along contiguous rows
-    if canon == "pignistic":
+    if need == ("prob",):
         exp_t = mat @ _ops.betp(vals, frame, single=single).T
     else:
-        up = _expected_t(vals, mat, np.maximum) if canon in ("upper", "hurwicz") else None
-        lo = _expected_t(vals, mat, np.minimum) if canon in ("lower", "hurwicz") else None
-        if canon == "upper":
-            exp_t = up
-        elif canon == "lower":
+        up = _expected_t(vals, mat, np.maximum) if "upper" in need else None
+        lo = _expected_t(vals, mat, np.minimum) if "lower" in need else None
+        if up is None:
             exp_t = lo
+        elif lo is None:
+            exp_t = up
         else:
+            assert rho_out is not None
             exp_t = rho_out * up + (1.0 - rho_out) * lo
     best = choose(exp_t, float(np.abs(mat).max()))
     exp = exp_t.T
@@ -579,7 +615,7 @@ def decide(
         return Decision(
             choice=names[int(best[0])],
             expected_loss=pd.Series(exp[0], index=cols, name="expected_loss"),
-            rule=canon,
+            strategy=strategy,
             rho=rho_out,
         )
     index = m._row_index()
@@ -587,6 +623,6 @@ def decide(
     return Decision(
         choice=choice,
         expected_loss=pd.DataFrame(exp, index=index, columns=cols),
-        rule=canon,
+        strategy=strategy,
         rho=rho_out,
     )

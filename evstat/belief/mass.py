@@ -20,7 +20,10 @@ from evstat.belief._checks import (
     check_mass_matrix,
     mapping_to_columns,
 )
+from evstat.belief._base import MassBase
+from evstat.belief.combination import combine
 from evstat.belief.frame import Frame, SubsetLike, as_frame
+from evstat.belief.measures import conflict
 
 __all__ = ["MassFunction"]
 
@@ -66,7 +69,7 @@ def _from_transform(
     return MassFunction(frame, masses, unnormalized=unnormalized)
 
 
-class MassFunction:
+class MassFunction(MassBase):
     """A mass function (basic belief assignment) on a finite frame.
 
     Parameters
@@ -531,8 +534,6 @@ class MassFunction:
         >>> MassFunction([0, 1], {0: 0.6, (0, 1): 0.4}).conflict(MassFunction([0, 1], {1: 0.5, (0, 1): 0.5}))
         0.3
         """
-        from evstat.belief.measures import conflict
-
         return float(conflict(self, other))
 
     def combine(self, *others: MassFunction, rule: str = "dempster") -> MassFunction:
@@ -547,9 +548,9 @@ class MassFunction:
           {1}     0.2
           {0, 1}  0.5
         """
-        from evstat.belief.combination import combine
-
-        return combine(self, *others, rule=rule)
+        out = combine(self, *others, rule=rule)
+        assert isinstance(out, MassFunction)
+        return out
 
     # ------------------------------------------------------------------ display
     def __repr__(self) -> str:

@@ -20,7 +20,10 @@ from evstat.belief._checks import (
     check_mass_matrix,
     mapping_to_columns,
 )
+from evstat.belief._base import MassBase
+from evstat.belief.combination import combine
 from evstat.belief.frame import Frame, SubsetLike, as_frame
+from evstat.belief.measures import conflict
 from evstat.belief.mass import MassFunction
 
 __all__ = ["MassArray", "BINARY_FRAME"]
@@ -76,7 +79,7 @@ def _series_index(*cols: Any) -> pd.Index | None:
     return idx
 
 
-class MassArray:
+class MassArray(MassBase):
     """A batch of ``n`` mass functions on one frame, stored as an ``(n, 2**K)`` array.
 
     This is what calibrators return for ``predict(type="mass")``. Transforms and combination
@@ -117,6 +120,8 @@ class MassArray:
       {1}     0.7
       {0, 1}  0.2
     """
+
+    batch = True
 
     __slots__ = ("_frame", "_values", "_index")
 
@@ -548,8 +553,6 @@ class MassArray:
         >>> a.conflict(MassFunction([0, 1], {1: 0.5, (0, 1): 0.5}))
         array([0.5, 0. ])
         """
-        from evstat.belief.measures import conflict
-
         return np.asarray(conflict(self, other))
 
     def combine(self, *others: MassArray | MassFunction, rule: str = "dempster") -> MassArray:
@@ -564,8 +567,6 @@ class MassArray:
         0  0.4286  0.2857  0.2857
         1  0.0000  0.7500  0.2500
         """
-        from evstat.belief.combination import combine
-
         out = combine(self, *others, rule=rule)
         assert isinstance(out, MassArray)
         return out

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from evstat.belief import _ops, rules
-from evstat.belief.mass import MassFunction
-from evstat.belief.massarray import MassArray
+from evstat.belief._base import MassBase
+
+if TYPE_CHECKING:
+    from evstat.belief.mass import MassFunction
+    from evstat.belief.massarray import MassArray
 
 __all__ = ["nonspecificity", "conflict", "pignistic_entropy"]
 
@@ -18,13 +23,12 @@ def nonspecificity(m: MassFunction | MassArray) -> float | np.ndarray:
 
     Examples
     --------
+    >>> from evstat.belief import MassFunction
     >>> nonspecificity(MassFunction([0, 1], {1: 0.7, (0, 1): 0.3}))
     0.3
     """
-    if isinstance(m, MassFunction):
-        return m.nonspecificity()
-    if isinstance(m, MassArray):
-        return m.nonspecificity()
+    if isinstance(m, MassBase):
+        return m.nonspecificity()  # type: ignore[attr-defined]
     raise TypeError(f"nonspecificity needs a MassFunction or MassArray, got {type(m).__name__}.")
 
 
@@ -37,19 +41,20 @@ def conflict(
 
     Examples
     --------
+    >>> from evstat.belief import MassFunction
     >>> conflict(MassFunction([0, 1], {0: 1.0}), MassFunction([0, 1], {1: 0.25, (0, 1): 0.75}))
     0.25
     """
     for x in (m1, m2):
-        if not isinstance(x, (MassFunction, MassArray)):
+        if not isinstance(x, MassBase):
             raise TypeError(f"conflict needs MassFunction or MassArray objects, got {type(x).__name__}.")
     m1.frame._check_same(m2.frame)
-    if isinstance(m1, MassArray) and isinstance(m2, MassArray) and len(m1) != len(m2):
+    if m1.batch and m2.batch and len(m1) != len(m2):  # type: ignore[arg-type]
         raise ValueError(
             f"Cannot compare MassArrays of different lengths ({len(m1)} and {len(m2)}) row by row."
         )
     k = rules.conflict_degree(m1.values, m2.values)
-    if isinstance(m1, MassFunction) and isinstance(m2, MassFunction):
+    if not m1.batch and not m2.batch:
         return float(k)
     return np.asarray(k, dtype=np.float64)
 
@@ -61,16 +66,17 @@ def pignistic_entropy(m: MassFunction | MassArray) -> float | np.ndarray:
 
     Examples
     --------
+    >>> from evstat.belief import MassFunction
     >>> pignistic_entropy(MassFunction([0, 1], {(0, 1): 1.0}))
     1.0
     """
-    if isinstance(m, MassFunction):
+    if isinstance(m, MassBase) and not m.batch:
         p = _ops.betp(m.values[None, :], m.frame, single=True)
-    elif isinstance(m, MassArray):
+    elif isinstance(m, MassBase):
         p = _ops.betp(m.values, m.frame)
     else:
         raise TypeError(f"pignistic_entropy needs a MassFunction or MassArray, got {type(m).__name__}.")
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p > 0, -p * np.log2(np.where(p > 0, p, 1.0)), 0.0)
     h = terms.sum(axis=1)
-    return float(h[0]) if isinstance(m, MassFunction) else h
+    return h if m.batch else float(h[0])

@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from evstat.exceptions import EvstatError
 from evstat.belief.transforms import _zeta
 
 __all__ = [
@@ -52,7 +53,7 @@ _ROUNDOFF = 1e-12
 _CHUNK_ELEMENTS = 1 << 22
 
 
-class TotalConflictError(ValueError):
+class TotalConflictError(EvstatError, ValueError):
     """Dempster's rule is undefined because the conflict ``K`` equals 1.
 
     ``rows`` holds the positions (in a batch) of the mass functions in total conflict; it is
@@ -373,7 +374,7 @@ def conflict_degree(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 #: Pairwise kernels by rule name (``average`` is handled separately for n-ary means).
-class DogmaticMassError(ValueError):
+class DogmaticMassError(EvstatError, ValueError):
     """The cautious rule needs nondogmatic mass functions (``m(frame) > 0``); ``rows`` holds the
     positions (in a batch) of those that are not, or None for a single mass function."""
 

@@ -50,7 +50,7 @@ from scipy.special import expit
 
 from evstat.calibration.point import PointCalibration
 from evstat.formula import ModelFrame, model_frame, schema
-from evstat.results import register
+from evstat.results import Capabilities, register
 from evstat.summary import Summary
 
 __all__ = ["BayesCalibration", "alap_fit", "alap_logpdf", "bayescal"]
@@ -123,6 +123,7 @@ class BayesCalibration(PointCalibration):
     """
 
     method = "bayescal"
+    capabilities = Capabilities(densities=True)
 
     def __init__(
         self,

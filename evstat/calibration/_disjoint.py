@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from evstat.exceptions import EvstatWarning
 from evstat.belief import MassArray, TotalConflictError, combine
 from evstat.calibration.base import CalibrationResults, binary_masses, score_axes
 from evstat.calibration.beta import betacal
@@ -45,7 +46,7 @@ _PROB = ("product", "betp")
 _COMBINATION = ("dempster", "cautious")
 
 
-class ConflictWarning(UserWarning):
+class ConflictWarning(EvstatWarning):
     """Rows whose per-column mass functions are in total conflict were given a vacuous mass."""
 
 

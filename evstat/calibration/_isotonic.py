@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from evstat.calibration.base import score_axes
 from evstat.calibration.binning import CellCalibration, interval_label
-from evstat.results import register
+from evstat.results import Capabilities, register
 from evstat.summary import Summary
 from evstat.formula import ModelFrame, model_frame, schema
 
@@ -93,6 +93,10 @@ class IsotonicCalibration(CellCalibration):
     """
 
     method = "isotonic"
+    capabilities = Capabilities(refit=True)
+
+    def _refit(self, data: pd.DataFrame) -> IsotonicCalibration:
+        return isotonic(self.formula, data, positive=self.positive)
     _cell_word = "block"
 
     def __init__(self, mf: ModelFrame, state: Mapping[str, Any] | None = None) -> None:

@@ -3,9 +3,11 @@
 A calibrator is fitted from a formula and returns a :class:`CalibrationResults` subclass, which
 implements ``_belief_arrays(X)`` (theta_hat, Bel({1}), Pl({1}) for design rows) and the
 model-specific parts (``summary``, ``tidy``, ``glance``, ``_to_dict``). This base supplies
-``predict(type="prob" | "belief" | "mass")``, ``decide`` (the closed-form fast path of the one
-decision engine, :func:`evstat.belief.binary_decisions`) and the training-frame facts; the
-protocol (:mod:`evstat.results`) supplies ``augment``, ``save``, ``plot`` and ``report``.
+the array hooks of ``predict(type="prob" | "belief" | "mass")`` and ``decide`` (the closed-form
+fast path of the one decision engine, :func:`evstat.belief.binary_decisions`, or the general
+engine with a loss matrix) and the training-frame facts; the protocol (:mod:`evstat.results`)
+owns ``predict``, ``decide`` (validation, Dask dispatch), ``augment``, ``save``, ``plot`` and
+``report``.
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from evstat._config import get_config
+from evstat.exceptions import EvstatWarning
 from evstat.belief import MassArray, binary_decisions
+from evstat.belief import decide as belief_decide
 from evstat.formula import ModelFrame, schema
-from evstat.lazy import NOT_DASK, dispatch
-from evstat.glm import GLM_TYPES, no_link_message
 from evstat.results import FORMAT, FORMAT_VERSION, REJECT, STRATEGIES, Results
 from evstat.summary import Summary
 
@@ -34,7 +37,6 @@ __all__ = [
     "REJECT",
     "STRATEGIES",
     "binary_masses",
-    "decide_binary",
 ]
 
 _TYPES = ("prob", "belief", "mass")
@@ -43,13 +45,15 @@ _TYPES = ("prob", "belief", "mass")
 #: belief. For models whose prediction cost grows with the calibration size n (``cost_per_cell``
 #: not None: evlogit, betacal, disjoint over them), that is n test rows x n calibration rows; above
 #: this many calibration rows they use a seeded random subsample of this many rows instead
-#: (said so in the output). ``predict(None)`` and ``augment()`` still compute every row.
+#: (said so in the output). ``predict(None)`` and ``augment()`` still compute every row. The
+#: threshold is the setting ``calibration_sample_rows`` (``evstat.set_config``); this constant
+#: is its default.
 CALIBRATION_SAMPLE_ROWS = 2000
 #: seed of that subsample (numpy ``default_rng``), so that summaries are reproducible
 CALIBRATION_SAMPLE_SEED = 20261126
 
 
-class EmptyCellWarning(UserWarning):
+class EmptyCellWarning(EvstatWarning):
     """Test rows fall where the calibration data say nothing (an empty bin or cell): their
     probability is undefined (NaN) while their belief is vacuous (Bel = 0, Pl = 1)."""
 
@@ -193,35 +197,13 @@ class CalibrationResults(ModelFrameFacts, Results):
         th, bel, pl = self._belief_arrays(X)
         return pd.DataFrame({"theta": th, "bel": bel, "pl": pl}, index=index)
 
-    def predict(self, newdata: pd.DataFrame | None = None, type: str = "prob", missing: str = "raise") -> Any:
-        """Predict for new score rows (the calibration rows when ``newdata`` is None).
-
-        Parameters
-        ----------
-        newdata : pandas.DataFrame, optional
-            Must contain the score columns of the formula; other columns are ignored.
-        type : {"prob", "belief", "mass"}
-            ``"prob"``: Series ``theta`` of the probabilistic calibration theta_hat(s) =
-            P(y = positive | s). ``"belief"``: DataFrame [theta, bel, pl] with Bel({1}) and
-            Pl({1}). ``"mass"``: a :class:`evstat.belief.MassArray` on the frame
-            (negative, positive) with m({positive}) = Bel, m({negative}) = 1 - Pl and
-            m(frame) = Pl - Bel (the ignorance).
-        missing : {"raise", "drop"}
-            Rows of ``newdata`` with missing scores: an error, or dropped from the result.
-
-        Returns
-        -------
-        pandas.Series, pandas.DataFrame or evstat.belief.MassArray
-            Indexed like ``newdata`` in its row order.
-        """
-        lazy = dispatch(self, "predict", newdata, type=type, missing=missing)
-        if lazy is not NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
-            return lazy
-        if type in GLM_TYPES:  # the linear-predictor models override predict (evstat.glm)
-            raise ValueError(no_link_message(self, type))
-        if type not in _TYPES:
-            raise ValueError(f"type must be one of {_TYPES}, got {type!r}")
-        X, index = self._design(newdata, missing)
+    def _predict(self, X: NDArray[np.float64], index: pd.Index, type: str, **options: Any) -> Any:
+        """``"prob"``: Series ``theta`` of the probabilistic calibration theta_hat(s) =
+        P(y = positive | s). ``"belief"``: DataFrame [theta, bel, pl] with Bel({1}) and Pl({1}).
+        ``"mass"``: a :class:`evstat.belief.MassArray` on the frame (negative, positive) with
+        m({positive}) = Bel, m({negative}) = 1 - Pl and m(frame) = Pl - Bel (the ignorance)."""
+        if options:
+            raise TypeError(f"{self.method}.predict takes no option(s) {sorted(options)}")
         if type == "prob":
             return pd.Series(self._prob_array(X), index=index, name="theta")
         if type == "belief":
@@ -236,46 +218,16 @@ class CalibrationResults(ModelFrameFacts, Results):
     def _mass(self, bel: NDArray, pl: NDArray, index: pd.Index) -> MassArray:
         return binary_masses(bel, pl, self.classes, index)
 
-    def decide(
-        self,
-        newdata: pd.DataFrame | None = None,
-        strategy: str = "pessimistic",
-        reject_cost: float | None = None,
-        missing: str = "raise",
-        rho: float = 0.5,
-    ) -> pd.Series:
-        """Decide the class of each row with 0-1 costs and an optional reject option.
-
-        Minary et al. (2019), eqs. 8-11 and section 5.4, through :func:`evstat.belief.decide`:
-        the ``"pessimistic"`` strategy minimises the upper expected cost
-        (R*(positive) = 1 - Bel({1}), R*(negative) = Pl({1}) = 1 - Bel({0})), the
-        ``"optimistic"`` one the lower expected cost (R_*(positive) = 1 - Pl({1}),
-        R_*(negative) = Bel({1})), ``"pignistic"`` the expected cost under BetP, and
-        ``"probabilistic"`` the expected cost under theta_hat (1 - theta_hat for positive),
-        ``"hurwicz"`` the ``rho`` mixture of the upper and lower costs.
-        With ``reject_cost`` in [0, 1] a row is rejected when that cost is strictly lower than
-        the expected cost of the chosen class; ties between the two classes go to the negative
-        class, ties between a class and reject go to the class (the tie policy of
-        :data:`evstat.belief.TIE_TOL`).
-
-        Returns
-        -------
-        pandas.Series
-            Categorical with categories ``(negative, positive[, "reject"])``, indexed like
-            ``newdata``.
-        """
-        lazy = dispatch(self, "decide", newdata, strategy=strategy, reject_cost=reject_cost, missing=missing, rho=rho)
-        if lazy is not NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
-            return lazy
-        rc = self._check_decision(strategy, reject_cost)
-        if rc is not None and REJECT in self.classes:
-            raise ValueError(
-                f"a class is named {REJECT!r}, which clashes with the reject action of "
-                f"reject_cost={reject_cost!r}; rename that class (e.g. "
-                f"data[{self.response!r}].replace({{{REJECT!r}: 'rejected'}})) and refit, or decide "
-                "without reject_cost"
-            )
-        X, index = self._design(newdata, missing)
+    def _decide(
+        self, X: NDArray[np.float64], strategy: str, loss: pd.DataFrame | None, rho: float, reject_cost: float | None
+    ) -> NDArray:
+        """Minary et al. (2019), eqs. 8-11 and section 5.4: with 0-1 costs the closed form
+        :func:`evstat.belief.binary_decisions` (pessimistic: R*(positive) = 1 - Bel({1}),
+        R*(negative) = Pl({1}); optimistic: R_*(positive) = 1 - Pl({1}), R_*(negative) =
+        Bel({1}); probabilistic: 1 - theta_hat and theta_hat); with a loss matrix the general
+        engine :func:`evstat.belief.decide` on the binary masses (on theta_hat's Bayesian mass
+        for ``"probabilistic"``). Rows without a probability (NaN theta_hat) are an error for the
+        probabilistic strategy."""
         with warnings.catch_warnings():
             # theta's warnings: the evidential strategies do not use it, and the probabilistic
             # one raises below where it is undefined
@@ -288,14 +240,21 @@ class CalibrationResults(ModelFrameFacts, Results):
                 _, bel, pl = self._belief_arrays(X)
         if strategy == "probabilistic" and np.isnan(bel).any():
             bad = np.flatnonzero(np.isnan(bel))
-            labels = ", ".join(repr(v) for v in list(index[bad[:5]]))
             raise ValueError(
                 f"the probabilistic strategy needs a probability, but {bad.size} of {bel.size} "
-                f"rows (index {labels}) have none: {self._nan_theta_fix}"
+                f"rows (positions {bad[:5].tolist()}) have none: {self._nan_theta_fix}"
             )
-        if strategy == "probabilistic":
-            return decide_binary(None, None, self.classes, strategy, rc, index, p=bel)
-        return decide_binary(bel, pl, self.classes, strategy, rc, index, rho=rho)
+        neg, pos = self.classes
+        if loss is None:
+            if strategy == "probabilistic":
+                choice, _, rejected = binary_decisions(None, None, strategy, reject_cost, p=bel)
+            else:
+                choice, _, rejected = binary_decisions(bel, pl, strategy, reject_cost, rho=rho)
+            labels = np.array([neg, pos], dtype=object)[choice]
+            labels[rejected] = REJECT
+            return labels
+        masses = MassArray.from_bel_pl(bel, pl, labels=self.classes)
+        return np.asarray(belief_decide(masses, loss, strategy=strategy, rho=rho).choice, dtype=object)
 
     #: seconds per (test row x calibration row) of ``predict(type="belief")``: the cost model
     #: ``seconds ~ rows x n x cost_per_cell`` (docs/guide/large-data.md); None where the
@@ -313,15 +272,17 @@ class CalibrationResults(ModelFrameFacts, Results):
         or None for all of them.
 
         None unless the model's prediction cost grows with the calibration size and there are
-        more than ``CALIBRATION_SAMPLE_ROWS`` rows; then a uniform random subsample of that
+        more than ``get_config()["calibration_sample_rows"]`` rows (default
+        ``CALIBRATION_SAMPLE_ROWS``); then a uniform random subsample of that
         many rows without replacement, drawn with ``numpy.random.default_rng(
         CALIBRATION_SAMPLE_SEED)`` (the same rows on every call and every machine).
         """
         n = self.model_frame.n
-        if self.cost_per_cell is None or n <= CALIBRATION_SAMPLE_ROWS:
+        rows = get_config()["calibration_sample_rows"]
+        if self.cost_per_cell is None or n <= rows:
             return None
         rng = np.random.default_rng(CALIBRATION_SAMPLE_SEED)
-        return np.sort(rng.choice(n, size=CALIBRATION_SAMPLE_ROWS, replace=False))
+        return np.sort(rng.choice(n, size=rows, replace=False))
 
     def calibration_sample_note(self) -> str | None:
         """A sentence saying that calibration-row statistics use a subsample, or None."""
@@ -332,7 +293,7 @@ class CalibrationResults(ModelFrameFacts, Results):
             f"computed on a seeded random subsample of {pos.size:,} of the {self.model_frame.n:,} "
             f"calibration rows (seed {CALIBRATION_SAMPLE_SEED}; predicting every row would cost "
             f"about {_duration(self.predicted_seconds(self.model_frame.n))}, growing as n^2; "
-            "evstat.calibration.base.CALIBRATION_SAMPLE_ROWS sets the threshold)"
+            "evstat.set_config(calibration_sample_rows=...) sets the threshold)"
         )
 
     def calibration_belief(self) -> pd.DataFrame:
@@ -399,31 +360,6 @@ class CalibrationResults(ModelFrameFacts, Results):
 
     def _frame_dict(self) -> dict[str, Any]:
         return self.model_frame.to_dict()
-
-
-def decide_binary(
-    bel: NDArray | None,
-    pl: NDArray | None,
-    classes: tuple,
-    strategy: str,
-    reject_cost: float | None,
-    index: pd.Index,
-    p: NDArray | None = None,
-    rho: float = 0.5,
-) -> pd.Series:
-    """Categorical decisions on the binary frame ``classes = (negative, positive)`` with 0-1
-    costs, through the closed-form path :func:`evstat.belief.binary_decisions` of the one engine
-    (``strategy`` from :data:`evstat.belief.STRATEGIES`, or a rule name "upper"/"lower")."""
-    strategy = {"upper": "pessimistic", "lower": "optimistic"}.get(strategy, strategy)
-    neg, pos = classes
-    choice, _, rejected = binary_decisions(bel, pl, strategy, reject_cost, p=p, rho=rho)
-    labels = np.array([neg, pos], dtype=object)[choice]
-    actions = [neg, pos]
-    if reject_cost is not None:
-        actions.append(REJECT)
-        labels[rejected] = REJECT
-    cat = pd.Categorical(labels, categories=pd.Index(actions, dtype=object))
-    return pd.Series(cat, index=index, name="decision")
 
 
 def binary_masses(bel: NDArray, pl: NDArray, classes: tuple, index: pd.Index) -> MassArray:

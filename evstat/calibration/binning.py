@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 from scipy.special import xlogy
 
 from evstat.calibration.base import CalibrationResults, EmptyCellWarning, score_axes
-from evstat.results import register
+from evstat.results import Capabilities, register
 from evstat.summary import Summary, format_number
 from evstat.formula import ModelFrame, model_frame, schema
 from evstat.likelihood import binomial_belief
@@ -363,6 +363,17 @@ class BinningCalibration(CellCalibration):
     """
 
     method = "evbinning"
+    capabilities = Capabilities(refit=True)
+
+    def _refit(self, data: pd.DataFrame) -> BinningCalibration:
+        """An axis cut ``"uniform"`` or ``"quantile"`` is cut again on ``data`` (its cut points
+        move when a row lies outside the calibration range); an axis whose cut points were given
+        keeps them."""
+        breaks: list[Any] = [
+            np.asarray(cuts) if how == "given" else how for how, cuts in zip(self.axis_methods, self.cuts.values())
+        ]
+        return evbinning(self.formula, data, bins=list(self.dims), breaks=breaks, empty=self.empty,
+                         positive=self.positive)
 
     def __init__(
         self,

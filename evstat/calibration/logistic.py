@@ -14,7 +14,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Any, Mapping
 
 import numpy as np
@@ -22,9 +21,10 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, ndtr, ndtri
 
+from evstat._config import config_context, get_config
 from evstat.calibration.base import CalibrationResults, _duration
 from evstat.glm import GLM_TYPES, GlmVerbs
-from evstat.results import register
+from evstat.results import Capabilities, register
 from evstat.summary import Summary, format_number
 from evstat.formula import MAX_DESIGN_ABS, ModelFrame, model_frame, schema
 from evstat.likelihood import (
@@ -46,35 +46,32 @@ __all__ = ["LogitCalibration", "completely_separated", "evlogit", "fit_logistic_
 _TARGETS = ("platt", "binary")
 #: rows per block when predicting Bel/Pl (bounds memory; a progress bar shows per block)
 BLOCK_ROWS = 5000
-#: predictions of at least this many rows show a tqdm progress bar (set to None to silence)
-PROGRESS_MIN_ROWS: int | None = 50_000
-#: predictions whose predicted time (cost model: rows x n x COST_PER_CELL) is at least this many
-#: seconds show a tqdm progress bar with the estimate (set to None to silence)
-PROGRESS_MIN_SECONDS: float | None = 10.0
+# when predictions show a tqdm progress bar: evstat.set_config(progress_bars=...,
+# progress_min_rows=..., progress_min_seconds=...) (evstat._config)
 #: target duration of one block of rows while a progress bar is shown
 PROGRESS_BLOCK_SECONDS = 2.0
-_SHOW_PROGRESS: ContextVar[bool] = ContextVar("evstat_show_progress", default=True)
 
 
 @contextmanager
 def progress_bars(show: bool) -> Iterator[None]:
-    """Within the block, predictions of this thread show progress bars (``show=True``, by the
-    thresholds above) or none (``show=False``), whatever the thresholds; used by
-    ``evstat predict`` (:mod:`evstat.bulk`), whose chunks are predicted under one bar of its own.
+    """Deprecated: ``evstat.config_context(progress_bars=show)`` (the switch moved to
+    :mod:`evstat._config`); kept as a thin alias that warns.
 
     Examples
     --------
-    >>> with progress_bars(False):  # fit.predict(big, type="belief") in here shows no bar
-    ...     _SHOW_PROGRESS.get()
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True), progress_bars(False):
+    ...     get_config()["progress_bars"]
     False
-    >>> _SHOW_PROGRESS.get()  # restored on leaving the block
-    True
     """
-    token = _SHOW_PROGRESS.set(bool(show))
-    try:
+    warnings.warn(
+        "evstat.calibration.logistic.progress_bars is deprecated; use "
+        "evstat.config_context(progress_bars=...)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    with config_context(progress_bars=bool(show)):
         yield
-    finally:
-        _SHOW_PROGRESS.reset(token)
 #: Cost model of the predictive belief: about this many seconds per (test row x calibration
 #: row), so ``rows`` test rows cost ``rows x n x COST_PER_CELL`` seconds. Measured with
 #: benchmarks/bench_speed.py (J = 3; see benchmarks/README.md, issue 15): about 2e-7 on one
@@ -261,6 +258,10 @@ class LogitCalibration(CalibrationResults, GlmVerbs):
     """
 
     method = "evlogit"
+    capabilities = Capabilities(profiles=True, contours=True, refit=True)
+
+    def _refit(self, data: pd.DataFrame) -> LogitCalibration:
+        return evlogit(self.formula, data, targets=self.targets, positive=self.positive)
 
     def __init__(
         self,
@@ -285,6 +286,7 @@ class LogitCalibration(CalibrationResults, GlmVerbs):
         self._profile_ci: dict[float, pd.DataFrame] = {}
 
     # ------------------------------------------------------------------ estimates
+
     @property
     def terms(self) -> list[str]:
         """Names of the coefficients (the design columns)."""
@@ -439,9 +441,10 @@ class LogitCalibration(CalibrationResults, GlmVerbs):
     def _belief_arrays(self, X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray]:
         m = X.shape[0]
         est = self.predicted_seconds(m)
-        show = _SHOW_PROGRESS.get() and (
-            (PROGRESS_MIN_ROWS is not None and m >= PROGRESS_MIN_ROWS)
-            or (PROGRESS_MIN_SECONDS is not None and est >= PROGRESS_MIN_SECONDS)
+        cfg = get_config()
+        min_rows, min_seconds = cfg["progress_min_rows"], cfg["progress_min_seconds"]
+        show = cfg["progress_bars"] and (
+            (min_rows is not None and m >= min_rows) or (min_seconds is not None and est >= min_seconds)
         )
         if m <= BLOCK_ROWS and not show:
             return predictive_belief(self._lik, X, method=self.predictive_method)
@@ -468,9 +471,7 @@ class LogitCalibration(CalibrationResults, GlmVerbs):
             bar.close()
         return th, bel, pl
 
-    def predict(
-        self, newdata: pd.DataFrame | None = None, type: str = "prob", missing: str = "raise", se_fit: bool = False
-    ) -> Any:
+    def _predict(self, X: NDArray[np.float64], index: pd.Index, type: str, se_fit: bool = False, **options: Any) -> Any:
         """Predict for new score rows (the calibration rows when ``newdata`` is None).
 
         Parameters
@@ -505,8 +506,8 @@ class LogitCalibration(CalibrationResults, GlmVerbs):
         (['fit', 'se_fit'], True)
         """
         if type in GLM_TYPES or se_fit:
-            return self.predict_glm(newdata, type=type, missing=missing, se_fit=se_fit)
-        return super().predict(newdata, type=type, missing=missing)
+            return self._predict_glm(X, index, type, se_fit)
+        return super()._predict(X, index, type, **options)
 
     # ------------------------------------------------------------------ glm verbs (evstat.glm)
     _glm_by_terms = True

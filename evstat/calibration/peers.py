@@ -66,7 +66,7 @@ from numpy.typing import NDArray
 from evstat.belief import REJECT, binary_decisions
 from evstat.calibration.base import CalibrationResults, ModelFrameFacts, score_axes
 from evstat.formula import ModelFrame, model_frame, schema
-from evstat.results import register
+from evstat.results import Capabilities, register
 from evstat.summary import Summary
 
 __all__ = ["ConformalSets", "VennAbersCalibration", "split_conformal", "venn_abers"]
@@ -360,6 +360,9 @@ class ConformalSets(ModelFrameFacts):
     """
 
     method = "conformal"
+
+    #: not a Results (prediction sets, not beliefs), but declares what it supports as they do
+    capabilities = Capabilities()
 
     def __init__(self, mf: ModelFrame, confidence: float = 0.9, cal_size: float = 0.5, seed: int = 0) -> None:
         self.model_frame = mf

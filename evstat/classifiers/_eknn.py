@@ -42,13 +42,14 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from evstat.exceptions import EvstatWarning
 from evstat.belief import TotalConflictError, check_dense_size
 from evstat.results import register
 from evstat.summary import Summary
 from evstat.classifiers.neighbors import knn
 from evstat.formula import ClassFrame, class_frame, schema
 from evstat.classifiers.base import ClassifierResults, clip01
-from evstat.classifiers._gamma import GammaFit, minimise_log_gamma
+from evstat.classifiers._gamma import GammaFit, gamma_fit_fields, k_rows, minimise_log_gamma
 from evstat.classifiers.partial import PartialEkNNClassifier, fit_partial, read_label_masses, set_fit_state
 
 __all__ = [
@@ -63,7 +64,7 @@ __all__ = [
     "initial_gamma",
 ]
 
-class EkNNFitWarning(UserWarning):
+class EkNNFitWarning(EvstatWarning):
     """The leave-one-out optimum of :func:`eknn` is vacuous or on a bound of the search box."""
 
 
@@ -592,21 +593,7 @@ class EkNNClassifier(SingletonFocalClassifier):
 
     @classmethod
     def _schema_fields(cls) -> dict[str, schema.Spec]:
-        per_class = schema.Ref("class_frame.levels", "there are {n} classes")
-        return {
-            "k": schema.Int(min=1),
-            "alpha": schema.Float(min=0.0, max=1.0),
-            "lam": schema.Float(min=0.0),
-            "gamma": schema.List(schema.Float(min=0.0), length=per_class),
-            "gamma_init": schema.List(schema.Float(min=0.0), length=per_class),
-            "optimized": schema.Bool(),
-            "cost_init": schema.Float(),
-            "cost": schema.Float(),
-            "loo_error": schema.Float(min=0.0, max=1.0),
-            "n_iter": schema.Int(min=0),
-            "converged": schema.Bool(),
-            "message": schema.Str(max_len=10_000),
-        }
+        return gamma_fit_fields()
 
     @classmethod
     def schema(cls) -> schema.Dict:
@@ -616,10 +603,6 @@ class EkNNClassifier(SingletonFocalClassifier):
 
     @classmethod
     def _schema_checks(cls) -> list[Any]:
-        def k_rows(d: Mapping[str, Any], root: Any) -> str | None:
-            n = len(d["class_frame"]["codes"])
-            return f"k = {d['k']} exceeds the {n} training rows" if d["k"] > n else None
-
         return [k_rows]
 
     @classmethod
@@ -878,3 +861,14 @@ def eknn(
 
 
 register(EkNNClassifier, example=lambda y, d: eknn(f"{y} ~ s1 + s2", d, k=5), n_classes=(2, 3))
+
+
+def _partial_example(y: str, d: pd.DataFrame) -> PartialEkNNClassifier:
+    """The contract tests' fit of the partially supervised EkNN: ev.eknn with soft labels
+    (plausibility 1 for the observed class, 0.3 for the others)."""
+    levels = sorted(pd.unique(d[y]))
+    pl = pd.DataFrame({lev: np.where(d[y] == lev, 1.0, 0.3) for lev in levels}, index=d.index)
+    return eknn(f"{y} ~ s1 + s2", d, k=5, label_masses=pl)
+
+
+register(PartialEkNNClassifier, example=_partial_example, n_classes=(2, 3))

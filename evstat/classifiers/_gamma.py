@@ -19,7 +19,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import minimize
 
-__all__ = ["GammaFit", "LOG_GAMMA_RANGE", "LOG_STEP", "VACUOUS_TOL", "minimise_log_gamma"]
+from evstat.formula import schema
+
+__all__ = ["GammaFit", "LOG_GAMMA_RANGE", "LOG_STEP", "VACUOUS_TOL", "gamma_fit_fields", "k_rows", "minimise_log_gamma"]
 
 #: the optimiser keeps log(gamma) within this distance of log(initial gamma) (a factor 1e6)
 LOG_GAMMA_RANGE = float(np.log(1e6))
@@ -160,3 +162,29 @@ def minimise_log_gamma(
     warning = ("; ".join(why) + f" (best of {tried} starts)") if why else ""
     return GammaFit(gamma=np.exp(eta), cost=float(c), n_iter=n_iter, converged=conv, message=msg,
                     start=int(start), starts=tried, vacuous=vac, on_bound=bound, warning=warning)
+
+
+def gamma_fit_fields() -> dict[str, schema.Spec]:
+    """The saved-model schema of the settings and the gamma fit, shared by the EkNN and the
+    partially supervised EkNN."""
+    per_class = schema.Ref("class_frame.levels", "there are {n} classes")
+    return {
+        "k": schema.Int(min=1),
+        "alpha": schema.Float(min=0.0, max=1.0),
+        "lam": schema.Float(min=0.0),
+        "gamma": schema.List(schema.Float(min=0.0), length=per_class),
+        "gamma_init": schema.List(schema.Float(min=0.0), length=per_class),
+        "optimized": schema.Bool(),
+        "cost_init": schema.Float(),
+        "cost": schema.Float(),
+        "loo_error": schema.Float(min=0.0, max=1.0),
+        "n_iter": schema.Int(min=0),
+        "converged": schema.Bool(),
+        "message": schema.Str(max_len=10_000),
+    }
+
+
+def k_rows(d: Any, root: Any) -> str | None:
+    """Schema check of a saved EkNN: ``k`` at most the number of training rows."""
+    n = len(d["class_frame"]["codes"])
+    return f"k = {d['k']} exceeds the {n} training rows" if d["k"] > n else None

@@ -32,11 +32,8 @@ from numpy.typing import NDArray
 
 from evstat.belief import Frame, MassArray
 from evstat.belief import decide as belief_decide
-from evstat.belief import loss_matrix
 from evstat.formula import CLASS_FRAME, ClassFrame, schema
-from evstat.lazy import NOT_DASK, dispatch
-from evstat.glm import GLM_TYPES, no_link_message
-from evstat.results import REJECT, STRATEGIES, Results
+from evstat.results import Capabilities, Results
 from evstat.summary import Summary
 
 __all__ = ["ClassifierResults", "OUTLIER"]
@@ -44,7 +41,6 @@ __all__ = ["ClassifierResults", "OUTLIER"]
 #: the credal decision for the whole frame (the ignorant class: an outlier)
 OUTLIER = "outlier"
 
-_TYPES = ("prob", "belief", "mass")
 #: rows of dense masses processed at once (times 2**M entries)
 _DENSE_ENTRIES = 1 << 21
 
@@ -183,40 +179,17 @@ class ClassifierResults(Results):
     def _class_index(self) -> pd.Index:
         return pd.Index(list(self.levels), dtype=object, name="class")
 
-    def predict(self, newdata: pd.DataFrame | None = None, type: str = "prob", missing: str = "raise") -> Any:
-        """Predict for new score rows (the training rows when ``newdata`` is None).
-
-        Parameters
-        ----------
-        newdata : pandas.DataFrame, optional
-            Must contain the score columns of the formula; other columns are ignored. Without
-            it, the training rows are classified as new rows (each is its own nearest
-            neighbour / lies in its own ball).
-        type : {"prob", "belief", "mass"}
-            Two classes: ``"prob"`` a Series ``theta`` = BetP({positive}); ``"belief"`` a
-            DataFrame [theta, bel, pl] (BetP, Bel, Pl of {positive}); ``"mass"`` a
-            :class:`evstat.belief.MassArray` on the frame (negative, positive).
-            Three or more classes: ``"prob"`` a DataFrame of BetP with one column per class;
-            ``"belief"`` a DataFrame with two-level columns ``(stat, class)``, ``stat`` in
-            ``"theta"`` (BetP), ``"bel"`` (Bel({w})), ``"pl"`` (Pl({w})), so
-            ``pred["pl"]`` is the contour function; ``"mass"`` a MassArray on the frame of
-            the levels.
-        missing : {"raise", "drop"}
-            Rows of ``newdata`` with missing scores: an error, or dropped from the result.
-
-        Returns
-        -------
-        pandas.Series, pandas.DataFrame or evstat.belief.MassArray
-            Indexed like ``newdata``, in its row order.
-        """
-        lazy = dispatch(self, "predict", newdata, type=type, missing=missing)
-        if lazy is not NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
-            return lazy
-        if type in GLM_TYPES:  # the linear-predictor models override predict (evstat.glm)
-            raise ValueError(no_link_message(self, type))
-        if type not in _TYPES:
-            raise ValueError(f"type must be one of {_TYPES}, got {type!r}")
-        X, index = self._design(newdata, missing)
+    def _predict(self, X: NDArray[np.float64], index: pd.Index, type: str, **options: Any) -> Any:
+        """Two classes: ``"prob"`` a Series ``theta`` = BetP({positive}); ``"belief"`` a
+        DataFrame [theta, bel, pl] (BetP, Bel, Pl of {positive}); ``"mass"`` a
+        :class:`evstat.belief.MassArray` on the frame (negative, positive). Three or more
+        classes: ``"prob"`` a DataFrame of BetP with one column per class; ``"belief"`` a
+        DataFrame with two-level columns ``(stat, class)``, ``stat`` in ``"theta"`` (BetP),
+        ``"bel"`` (Bel({w})), ``"pl"`` (Pl({w})); ``"mass"`` a MassArray on the frame of the
+        levels. Without ``newdata`` the training rows are classified as new rows (each is its
+        own nearest neighbour / lies in its own ball)."""
+        if options:
+            raise TypeError(f"{self.method}.predict takes no option(s) {sorted(options)}")
         if type == "mass":
             return self._present(type, index, values=self._mass_values(X))
         bel, pl, betp, _ = self._singletons(X)
@@ -253,97 +226,28 @@ class ClassifierResults(Results):
         """Same as ``predict(newdata, type="belief")``."""
         return self.predict(newdata, type="belief", missing=missing)
 
-    def decide(
-        self,
-        newdata: pd.DataFrame | None = None,
-        strategy: str = "pessimistic",
-        reject_cost: float | None = None,
-        missing: str = "raise",
-        loss: pd.DataFrame | None = None,
-        rho: float = 0.5,
-    ) -> pd.Series:
-        """Decide the class of each row, with 0-1 costs and an optional reject option, or with a
-        loss matrix.
+    #: the credal decision of Liu, Pan and Dezert (paper 002), beside the loss-based strategies
+    capabilities: ClassVar[Capabilities] = Capabilities(extra_strategies=("credal",))
 
-        Through :func:`evstat.belief.decide` on the predicted mass functions: ``"pessimistic"``
-        minimises the upper expected cost (0-1 costs: choose the class of largest Bel({w})),
-        ``"optimistic"`` the lower expected cost (largest Pl({w})), ``"pignistic"`` and
-        ``"probabilistic"`` (the same here: the probabilistic prediction is BetP) the expected
-        cost under BetP, ``"hurwicz"`` the ``rho`` mixture of the upper and lower costs. With ``reject_cost`` a row is rejected when that constant cost is
-        strictly lower than the expected cost of every class. Ties go to the first action in
-        order: the classes in frame order, then reject.
+    def _decide(
+        self, X: NDArray[np.float64], strategy: str, loss: pd.DataFrame | None, rho: float, reject_cost: float | None
+    ) -> NDArray:
+        """Through :func:`evstat.belief.decide` on the predicted mass functions (with 0-1 costs
+        ``"pessimistic"`` chooses the class of largest Bel({w}), ``"optimistic"`` the largest
+        Pl({w}); ``"pignistic"`` and ``"probabilistic"`` are the same here: the probabilistic
+        prediction is BetP)."""
+        L = self._zero_one_loss(reject_cost) if loss is None else loss
+        ma = MassArray(self.frame, self._mass_values(X))
+        return np.asarray(belief_decide(ma, L, strategy=strategy, rho=rho).choice, dtype=object)
 
-        ``strategy="credal"`` is the credal decision of Liu, Pan and Dezert (paper 002): the
+    def _decide_extra(self, X: NDArray[np.float64], index: pd.Index, strategy: str) -> pd.Series:
+        """``strategy="credal"``: the credal decision of Liu, Pan and Dezert (paper 002), the
         focal set of maximal mass (ties to the lower bitmask), which may be a class, a
-        meta-class (a union of classes) or the whole frame, reported as the outlier class. Its
-        output form differs: an object Series whose entries are a class label (a singleton), a
-        ``frozenset`` of class labels (a meta-class) or the string ``"outlier"``
-        (:data:`OUTLIER`); the credal measures of :mod:`evstat.metrics` (``credal_rates``,
-        ``credal_confusion``) read it. For :func:`evstat.credal_knn` see its own rule.
-
-        Parameters
-        ----------
-        newdata : pandas.DataFrame, optional
-            Score rows (the training rows when None).
-        strategy : {"pessimistic", "optimistic", "pignistic", "probabilistic", "hurwicz", "credal"}
-        reject_cost : float in [0, 1], optional
-            Cost of the reject action (0-1 costs for the classes).
-        missing : {"raise", "drop"}
-        loss : pandas.DataFrame, optional
-            A loss matrix (rows = actions, columns = the classes), e.g. from
-            :func:`evstat.belief.loss_matrix`; replaces the 0-1 costs (then ``reject_cost``
-            must be None).
-
-        Returns
-        -------
-        pandas.Series
-            Categorical with categories the actions (the classes, then ``"reject"`` if
-            ``reject_cost`` is given), indexed like ``newdata``; with ``strategy="credal"`` an
-            object Series of labels, frozensets of labels and ``"outlier"``.
-        """
-        lazy = dispatch(
-            self, "decide", newdata, strategy=strategy, reject_cost=reject_cost, missing=missing, loss=loss
-        )
-        if lazy is not NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
-            return lazy
-        if strategy == "credal":
-            if reject_cost is not None or loss is not None:
-                raise ValueError(
-                    "strategy='credal' decides by maximal mass (sets of classes and the outlier "
-                    "class); it takes neither reject_cost nor loss"
-                )
-            X, index = self._design(newdata, missing)
-            return self._present_credal(self._credal_masks(X), index)
-        if strategy not in STRATEGIES:  # the vocabulary of evstat.belief, plus this family's "credal"
-            raise ValueError(f"strategy must be one of {(*STRATEGIES, 'credal')}, got {strategy!r}")
-        if loss is not None:
-            self._check_decision(strategy, None)
-            if reject_cost is not None:
-                raise ValueError(
-                    "give either reject_cost (0-1 costs plus a reject action) or loss (a full "
-                    "loss matrix), not both: add a reject row to the loss matrix instead"
-                )
-            if not isinstance(loss, pd.DataFrame):
-                raise TypeError(
-                    "loss must be a DataFrame with one row per action and the classes as columns, "
-                    f"e.g. evstat.belief.loss_matrix(fit.frame, reject=0.2); got {type(loss).__name__}"
-                )
-            L = loss
-        else:
-            rc = self._check_decision(strategy, reject_cost)
-            if rc is not None:
-                if REJECT in self.frame:
-                    raise ValueError(
-                        f"a class is named {REJECT!r}, which clashes with the reject action; "
-                        "rename that class or pass a loss matrix"
-                    )
-            L = loss_matrix(self.frame, reject=rc)
-        X, index = self._design(newdata, missing)
-        ma = MassArray(self.frame, self._mass_values(X), index=index)
-        res = belief_decide(ma, L, rule=STRATEGIES[strategy], rho=rho)
-        actions = pd.Index(list(L.index), dtype=object)
-        chosen = np.asarray(res.choice, dtype=object)
-        return pd.Series(pd.Categorical(chosen, categories=actions), index=index, name="decision")
+        meta-class (a union of classes) or the whole frame, reported as the outlier class: an
+        object Series whose entries are a class label (a singleton), a ``frozenset`` of class
+        labels (a meta-class) or the string ``"outlier"`` (:data:`OUTLIER`); the credal
+        measures of :mod:`evstat.metrics` (``credal_rates``, ``credal_confusion``) read it."""
+        return self._present_credal(self._credal_masks(X), index)
 
     # ---------------------------------------------------------------- credal decisions
     def _credal_masks(self, X: NDArray[np.float64]) -> NDArray[np.intp]:

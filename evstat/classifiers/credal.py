@@ -353,10 +353,10 @@ class CredalKNNClassifier(ClassifierResults):
         return masks
 
     # ---------------------------------------------------------------- prediction
-    def predict(self, newdata: pd.DataFrame | None = None, type: str = "prob", missing: str = "raise") -> Any:
-        """Predict for new rows; as :meth:`evstat.classifiers.ClassifierResults.predict`, except
-        that with ``outlier=True`` ``type="mass"`` is a MassArray on the extended frame (the
-        classes and ``w0``), whose whole frame is the outlier class.
+    def _predict(self, X: NDArray[np.float64], index: pd.Index, type: str, **options: Any) -> Any:
+        """As the evidential classifiers' predictions, except that with ``outlier=True``
+        ``type="mass"`` is a MassArray on the extended frame (the classes and ``w0``), whose
+        whole frame is the outlier class.
 
         Examples
         --------
@@ -366,10 +366,9 @@ class CredalKNNClassifier(ClassifierResults):
         >>> fit.predict(df.iloc[[0]], type="mass").frame.labels
         ('setosa', 'versicolor', 'virginica', 'w0')
         """
-        if type == "mass" and self.outlier:
-            X, index = self._design(newdata, missing)
+        if type == "mass" and self.outlier and not options:
             return MassArray(self.extended_frame, self._extended_values(self._log_a(X)), index=index)
-        return super().predict(newdata, type=type, missing=missing)
+        return super()._predict(X, index, type, **options)
 
     def credal_decide(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> pd.Series:
         """Same as ``decide(newdata, strategy="credal")``: the focal set of maximal mass."""

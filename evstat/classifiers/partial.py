@@ -52,9 +52,8 @@ from numpy.typing import NDArray
 
 from evstat.belief import Frame, MassArray
 from evstat.belief.transforms import mass_to_q, q_to_mass
-from evstat.results import register
 from evstat.summary import Summary
-from evstat.classifiers._gamma import minimise_log_gamma
+from evstat.classifiers._gamma import gamma_fit_fields, k_rows, minimise_log_gamma
 from evstat.classifiers.neighbors import CHUNK_ENTRIES, knn
 from evstat.formula import ClassFrame, schema
 from evstat.classifiers.base import ClassifierResults, clip01
@@ -335,9 +334,7 @@ class PartialEkNNClassifier(ClassifierResults):
 
     @classmethod
     def _schema_fields(cls) -> dict[str, schema.Spec]:
-        from evstat.classifiers._eknn import EkNNClassifier
-
-        fields = EkNNClassifier._schema_fields()
+        fields = gamma_fit_fields()
         fields["label_values"] = schema.List(
             schema.List(schema.Float(min=0.0, max=1.0), what="masses"),
             length=schema.Ref("class_frame.codes", "there are {n} training rows"), what="rows",
@@ -355,9 +352,7 @@ class PartialEkNNClassifier(ClassifierResults):
                     return f"the masses of label_values[{i}] sum to {sum(row):.6g}, not 1"
             return None
 
-        from evstat.classifiers._eknn import EkNNClassifier
-
-        return [*EkNNClassifier._schema_checks(), masses]
+        return [k_rows, masses]
 
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> PartialEkNNClassifier:
@@ -419,15 +414,4 @@ def fit_partial(cf: ClassFrame, values: NDArray[np.float64], k: int, alpha: floa
                                 converged=conv, message=msg)
     return fit, warning
 
-
-def _contract_example(y: str, d: pd.DataFrame) -> PartialEkNNClassifier:
-    """The contract tests' fit: ev.eknn with soft labels (plausibility 1 for the observed class,
-    0.3 for the others), which gives a partially supervised EkNN."""
-    from evstat.classifiers._eknn import eknn
-
-    levels = sorted(pd.unique(d[y]))
-    pl = pd.DataFrame({lev: np.where(d[y] == lev, 1.0, 0.3) for lev in levels}, index=d.index)
-    return eknn(f"{y} ~ s1 + s2", d, k=5, label_masses=pl)
-
-
-register(PartialEkNNClassifier, example=_contract_example, n_classes=(2, 3))
+# registered in evstat.classifiers._eknn, next to ev.eknn, which fits it (label_masses=)

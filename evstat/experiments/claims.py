@@ -75,6 +75,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from evstat.experiments.minary_design import DATASETS, seed_sequence
+
 __all__ = [
     "DELTA",
     "Z",
@@ -119,7 +121,7 @@ def verdict(n_for: int, n_against: int, n_cells: int) -> str:
 
 def _order(frame: pd.DataFrame, datasets: Sequence[str] | None = None) -> pd.DataFrame:
     if datasets is None:
-        from evstat.experiments.minary2019 import DATASETS as datasets
+        datasets = DATASETS
 
     rank = {d: i for i, d in enumerate(datasets)}
     key = frame.index.get_level_values("dataset").map(rank)
@@ -308,8 +310,6 @@ def accuracy_gap(
     >>> [round(float(g[k]), 4) for k in ("mean", "lo", "hi", "se")]
     [0.0133, 0.02, 0.04, 0.0]
     """
-    from evstat.experiments.minary2019 import seed_sequence
-
     f = reject_curves[(reject_curves["dataset"] == dataset) & (reject_curves["n_cal"] == n_cal)]
     f = f.dropna(subset=["n_decided", "n_errors"])
     rounds = np.sort(f["round"].unique())
@@ -551,8 +551,6 @@ def claims_table(results: object, front: object | None = None) -> list[Compariso
               "accuracy rate than the probabilistic calibration when few training examples are available'")
         c9 = "Probabilistic and evidential similar with 45 calibration rows (5.4, Figs. 9-10)"
         f9 = "'when the number of training examples is more important ... the obtained results become similar'"
-        from evstat.experiments.minary2019 import DATASETS
-
         for claim, finding, n_cal, kind in ((c8, f8, 15, "direction"), (c9, f9, 45, "equivalence")):
             rows = {}
             for d in [d for d in DATASETS if d in set(rc["dataset"])]:

@@ -89,7 +89,7 @@ DIRICHLET_REG = 0.01
 EKNN_K = 15
 CREDAL_K = 9
 METHODS = ("evmultinom", "dirichlet", "temperature", "eknn", "credal_knn")
-STRATEGIES = ("pessimistic", "optimistic", "probabilistic")
+from evstat.belief import MINARY_STRATEGIES as STRATEGIES  # noqa: E402
 PROBABILISTIC_ONLY = ("dirichlet", "temperature")
 COSTS = np.round(np.linspace(0.0, 1.0, 21), 3)
 ERROR_COLUMNS = ["round", "dataset", "n_cal", "method", "strategy", "design", "n_test", "n_errors", "error_rate",
@@ -203,7 +203,6 @@ def decisions(theta: np.ndarray, bel: np.ndarray, pl: np.ndarray, strategy: str,
     >>> decisions(th, bel, pl, "pessimistic", None).tolist(), decisions(th, bel, pl, "pessimistic", 0.5).tolist()
     ([0], [-1])
     """
-    from evstat.belief import STRATEGIES as RULES
     from evstat.belief import decide_bounds
 
     K = theta.shape[1]
@@ -213,7 +212,7 @@ def decisions(theta: np.ndarray, bel: np.ndarray, pl: np.ndarray, strategy: str,
         col = np.full((theta.shape[0], 1), float(reject_cost))
         up, lo, pr = np.hstack([up, col]), np.hstack([lo, col]), np.hstack([pr, col])
         acts.append(-1)
-    res = decide_bounds(acts, upper=up, lower=lo, prob=pr, rule=RULES[strategy])
+    res = decide_bounds(acts, upper=up, lower=lo, prob=pr, strategy=strategy)
     return np.asarray(res.choice, dtype=np.int64)
 
 

@@ -59,6 +59,14 @@ from numpy.typing import NDArray
 
 from evstat.experiments.ensemble import SVM_C, SVM_GAMMA, SVM_SETTINGS, fit_svm, score_table
 from evstat.experiments.methods import TIES, available_methods, method_errors, predict_methods
+from evstat.experiments.minary_design import (
+    CURVE_CAL_SIZES,
+    DATASET_ID,
+    DATASETS,
+    FIG8_CAL_SIZES,
+    FIG8_REJECT_COST,
+    seed_sequence,
+)
 from evstat.experiments.partition import TABLE2, ensemble_partitions, reject_partition
 from evstat.io.atomic import write_text
 
@@ -78,8 +86,6 @@ __all__ = [
 ]
 
 STUDY = "minary2019"
-DATASETS: tuple[str, ...] = ("sonar", "ionosphere", "pima", "heart", "australian", "wdbc", "simulated")
-"""The data sets, in the order of tables and figures."""
 
 POSITIVE: dict[str, tuple[str, Any]] = {
     "sonar": ("Class", "M"),
@@ -96,15 +102,9 @@ SIMULATED_N = 360
 from evstat.metrics.evidential import DECISION_STRATEGIES as STRATEGIES  # noqa: E402  (Minary et al.'s three)
 REJECT_COSTS: NDArray[np.float64] = np.round(np.linspace(0.0, 1.0, 41), 3)
 """R_rej grid of the reject curves (steps of 0.025)."""
-FIG8_REJECT_COST = 0.15
-CURVE_CAL_SIZES = (45, 15)
-FIG8_CAL_SIZES = (200, 15)
 SVM_SIZES = (30, 30, 30)
 FORMULA = "y ~ svm1 + svm2 + svm3"
 
-# spawn-key components: part ids and data set ids are fixed forever (results depend on them)
-_PART = {"ensemble": 0, "curves": 1, "fig8": 2, "fig7": 3, "simulated_data": 4, "bootstrap": 5, "ties": 6}
-_DATASET_ID = {"sonar": 0, "ionosphere": 1, "pima": 2, "heart": 3, "wdbc": 4, "simulated": 5, "australian": 6}
 
 FILES = {"ensemble": "error_rates.csv", "curves": "reject_curves.csv", "fig8": "reject_015.csv"}
 KEYS = {
@@ -119,19 +119,6 @@ COLUMNS = {
     "fig8": ["round", "n_cal", "strategy", "reject_cost", "n_test", "n_decided", "n_errors", "error_rate",
              "accuracy", "reject_rate", "note"],
 }
-
-
-def seed_sequence(seed: int, part: str, dataset: str | None = None, round_: int = 0) -> np.random.SeedSequence:
-    """The seed sequence of one unit: ``SeedSequence(seed, spawn_key=(part, data set, round))``.
-
-    Examples
-    --------
-    >>> seed_sequence(2019, "ensemble", "sonar", 3).spawn_key
-    (0, 0, 3)
-    """
-    d = -1 if dataset is None else _DATASET_ID[dataset]
-    key = (_PART[part],) if dataset is None else (_PART[part], d, int(round_))
-    return np.random.SeedSequence(int(seed), spawn_key=key)
 
 
 def _rng(seed: int, part: str, dataset: str | None = None, round_: int = 0) -> np.random.Generator:
@@ -455,7 +442,7 @@ def _run_record(units: int, seconds: float, jobs: int, rounds: int, datasets: Se
 
 def _canonical(part: str, frame: pd.DataFrame, methods: Sequence[str]) -> pd.DataFrame:
     f = frame.copy()
-    f["_d"] = f["dataset"].map(_DATASET_ID) if "dataset" in f else 0
+    f["_d"] = f["dataset"].map(DATASET_ID) if "dataset" in f else 0
     order = {"ensemble": ["_d", "round", "train3", "_m"], "curves": ["_d", "round", "_n", "_s", "reject_cost"],
              "fig8": ["round", "_n", "_s"]}[part]
     if part == "ensemble":
@@ -499,6 +486,10 @@ class StudyResults:
     """The SVM setting."""
     tie: str = "random"
     """The tie policy."""
+
+    def frontiers(self, grid: int = 121) -> Frontiers:
+        """Fig. 7's decision frontiers for this study's seed and SVM setting (:func:`frontiers`)."""
+        return frontiers(self.seed, grid=grid, svm=self.svm)
 
 
 def _plan(rounds: int, datasets: Sequence[str]) -> list[Unit]:

@@ -28,6 +28,7 @@ from evstat.experiments.claims import (
     verdict,
 )
 from evstat.experiments.methods import METHODS
+from evstat.experiments.minary_design import CURVE_CAL_SIZES, DATASETS, FIG8_CAL_SIZES
 from evstat.io.atomic import write_text
 
 __all__ = [
@@ -87,7 +88,6 @@ def error_summary(error_rates: pd.DataFrame) -> pd.DataFrame:
     >>> error_summary(er)[["mean", "se", "rounds", "failed"]].round(4).to_dict("records")
     [{'mean': 0.25, 'se': 0.05, 'rounds': 2, 'failed': 0}]
     """
-    from evstat.experiments.minary2019 import DATASETS
 
     g = error_rates.groupby(["dataset", "train3", "method"], sort=False)["error_rate"]
     out = pd.DataFrame({
@@ -139,7 +139,6 @@ def _wide_error_table(summary: pd.DataFrame, methods: Sequence[str]) -> Any:
 
 def _overall_table(error_rates: pd.DataFrame, methods: Sequence[str]) -> Any:
     """Mean over the #Train3 sizes: per round average over sizes, then mean and SE over rounds."""
-    from evstat.experiments.minary2019 import DATASETS
 
     T = _tables_mod()
     per_round = error_rates.groupby(["dataset", "method", "round"])["error_rate"].mean()
@@ -272,7 +271,6 @@ def tie_summary(error_rates: pd.DataFrame) -> pd.DataFrame:
     >>> tie_summary(er)[["mean_ties", "share", "rounds_with_ties"]].round(4).to_dict("records")
     [{'mean_ties': 3.5, 'share': 0.05, 'rounds_with_ties': 1}]
     """
-    from evstat.experiments.minary2019 import DATASETS
 
     f = error_rates.dropna(subset=["n_ties"])
     g = f.groupby(["dataset", "train3", "method"], sort=False)
@@ -570,7 +568,6 @@ def render_html(results: Any, command: str | None = None, date: Any = None, fron
     """The HTML text of the report and the tested comparisons (see :func:`write_outputs`)."""
     from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined
 
-    from evstat.experiments.minary2019 import CURVE_CAL_SIZES, FIG8_CAL_SIZES, frontiers
     from evstat.experiments.partition import TABLE2
 
     import matplotlib
@@ -583,7 +580,7 @@ def render_html(results: Any, command: str | None = None, date: Any = None, fron
     er, rc, r15 = results.error_rates, results.reject_curves, results.reject_015
     datasets = [d for d in results.datasets if d in set(er["dataset"])]
     summary = error_summary(er)
-    front = frontiers(results.seed, grid=frontier_grid, svm=getattr(results, "svm", "default"))
+    front = results.frontiers(grid=frontier_grid)
     comparisons = claims_table(results, front)
     claims_tbl, claim_details = _claims_tables(comparisons)
     sanity_tbl, sanity_details = _claims_tables(comparisons, sanity=True)

@@ -61,6 +61,8 @@ from patsy.desc import Evaluator, IntermediateExpr, ModelDesc
 from patsy.infix_parser import ParseNode
 from patsy.parse_formula import parse_formula
 
+from evstat.exceptions import EvstatError
+
 __all__ = [
     "MAX_DEPTH",
     "MAX_DIGITS",
@@ -96,7 +98,7 @@ _OPEN = frozenset("([{")
 _CLOSE = frozenset(")]}")
 
 
-class FormulaLimitError(ValueError):
+class FormulaLimitError(EvstatError, ValueError):
     """A formula exceeds one of the size limits of :mod:`evstat.formula.limits`.
 
     The message names the limit (its value and the name of its constant). Like the whitelist's

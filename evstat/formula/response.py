@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evstat.exceptions import EvstatWarning
 from evstat.formula._util import _SHOW, _fmt_values, _native, _rows
 
 
@@ -57,7 +58,7 @@ def observed_levels(series: pd.Series) -> list[Any]:
     return _try_sorted([_native(v) for v in pd.unique(series.to_numpy(dtype=object))])
 
 
-class EmptyClassWarning(UserWarning):
+class EmptyClassWarning(EvstatWarning):
     """A category of a categorical response has no rows in the calibration data."""
 
 

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from evstat.exceptions import EvstatError
 from evstat.formula import limits
 
 __all__ = [
@@ -96,7 +97,7 @@ PADDING_FROM_BYTES = 16 * 2**20
 _CHECKSUM_PREFIX = "sha256:"
 
 
-class SchemaError(ValueError):
+class SchemaError(EvstatError, ValueError):
     """A saved model does not match its schema; the message names the field."""
 
 

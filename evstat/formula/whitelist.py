@@ -68,6 +68,7 @@ from patsy import PatsyError
 from patsy.eval import VarLookupDict
 from scipy import special
 
+from evstat.exceptions import EvstatError
 from evstat.formula import limits
 from evstat.formula.limits import FormulaLimitError
 
@@ -137,7 +138,7 @@ _DESCRIBE = {
 }
 
 
-class UnsafeFormulaError(ValueError):
+class UnsafeFormulaError(EvstatError, ValueError):
     """A formula (or another evaluated string) contains something outside the whitelist."""
 
 

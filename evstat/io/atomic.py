@@ -52,12 +52,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+from evstat.exceptions import EvstatError
+
 __all__ = ["SameFileError", "atomic_path", "refuse_same_file", "write_bytes", "write_text"]
 
 PathLike = str | os.PathLike[str]
 
 
-class SameFileError(ValueError):
+class SameFileError(EvstatError, ValueError):
     """An output path that is also an input (the message names both and the fix)."""
 
 

@@ -25,12 +25,14 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from evstat.exceptions import EvstatError
+
 __all__ = ["TableError", "check_columns", "check_numeric", "iter_table", "read_table", "separator"]
 
 _SEPARATORS = {";": "';'", "\t": "tab", "|": "'|'"}
 
 
-class TableError(ValueError):
+class TableError(EvstatError, ValueError):
     """A table that cannot be read as asked (the message names the file and the fix)."""
 
 

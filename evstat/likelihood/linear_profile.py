@@ -35,6 +35,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
+from evstat.exceptions import EvstatWarning
 from evstat.likelihood import _kernels
 from evstat.likelihood.logistic import loglik, loglik_eta
 
@@ -77,7 +78,7 @@ def relative_loglik(loglik_hat: float, lp: ArrayLike) -> NDArray[np.float64]:
 CHUNK_PROBLEMS = 65_536
 
 
-class ProfileFallbackWarning(UserWarning):
+class ProfileFallbackWarning(EvstatWarning):
     """Some profile problems did not converge on the fast path and were solved by statsmodels
     GLM refits with an offset (the reference path); the message names them."""
 

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from evstat.belief.decision import REJECT, STRATEGIES as _DECISION_VOCABULARY, TIE_TOL, binary_decisions
+from evstat.belief.decision import MINARY_STRATEGIES, REJECT, STRATEGIES as _DECISION_VOCABULARY, TIE_TOL, binary_decisions
 from evstat.metrics._binning import STRATEGIES, assign_bins, bin_edges
 from evstat.metrics._validation import (
     as_float_1d,
@@ -43,8 +43,8 @@ __all__ = [
 ]
 
 #: The strategies of Minary et al. (2019) that reject curves show by default (the vocabulary
-#: and the tie policy are those of :mod:`evstat.belief.decision`).
-DECISION_STRATEGIES = ("pessimistic", "optimistic", "probabilistic")
+#: and the tie policy are those of :mod:`evstat.belief.decision`; the name is kept for callers).
+DECISION_STRATEGIES = MINARY_STRATEGIES
 
 
 def ignorance_summary(

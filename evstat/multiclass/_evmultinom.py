@@ -90,7 +90,7 @@ from evstat.likelihood.multinomial import (
     multinomial_targets,
     predictive_bounds,
 )
-from evstat.results import REJECT, STRATEGIES, register
+from evstat.results import Capabilities, register
 from evstat.summary import Summary, format_number
 
 __all__ = ["MultinomCalibration", "evmultinom"]
@@ -118,7 +118,9 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
     """
 
     method: ClassVar[str] = "evmultinom"
-    k_class_mass: ClassVar[bool] = False
+    #: lower and upper probabilities, not masses, for K >= 3 (and so no credal decision);
+    #: coefficient profiles
+    capabilities: ClassVar[Capabilities] = Capabilities(k_class_mass=False, profiles=True)
 
     def __init__(self, cf: ClassFrame, params: ArrayLike | None = None, targets: str = "platt") -> None:
         super().__init__(cf)
@@ -362,9 +364,9 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         out[:, 1], out[:, 2], out[:, 3] = 1.0 - p, b, p - b
         return out
 
-    def predict(
-        self, newdata: pd.DataFrame | None = None, type: str = "prob", missing: str = "raise",
-        events: Sequence[Iterable[Hashable]] | None = None, se_fit: bool = False,
+    def _predict(
+        self, X: NDArray, index: pd.Index, type: str, events: Sequence[Iterable[Hashable]] | None = None,
+        se_fit: bool = False,
     ) -> Any:
         """Predict for new score rows (the calibration rows when ``newdata`` is None).
 
@@ -415,11 +417,10 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         if type in GLM_TYPES or se_fit:
             if events is not None:
                 raise ValueError("events= goes with type='belief', not with the link or response predictions")
-            return self.predict_glm(newdata, type=type, missing=missing, se_fit=se_fit)
+            return self._predict_glm(X, index, type, se_fit)
         if events is not None:
             if type != "belief":
                 raise ValueError("events= goes with type='belief' (lower and upper probabilities of the events)")
-            X, index = self._design(newdata, missing)
             names, cols = [], []
             for ev in events:
                 w = self._weights(ev)
@@ -429,12 +430,10 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
             mi = pd.MultiIndex.from_product([["theta", "bel", "pl"], names], names=["stat", "event"])
             return pd.DataFrame(arr, index=index, columns=mi)
         if type == "prob" and self.n_classes > 2:
-            X, index = self._design(newdata, missing)
             return pd.DataFrame(scaled_probs(self._lik.B_hat, X), index=index, columns=self._class_index())
         if type == "prob":
-            X, index = self._design(newdata, missing)
             return pd.Series(scaled_probs(self._lik.B_hat, X)[:, 1], index=index, name="theta")
-        return super().predict(newdata, type=type, missing=missing)
+        return super()._predict(X, index, type)
 
     def contour(self, newdata: pd.DataFrame, event: Iterable[Hashable], t: ArrayLike) -> NDArray[np.float64]:
         """The predictive contour ``pl_A(t)`` of an event A for every row: array (rows, len(t))."""
@@ -522,50 +521,24 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
             lo[:, a] = mn + (mx - mn) * l_
         return up, lo, th @ mat.T
 
-    def decide(
-        self,
-        newdata: pd.DataFrame | None = None,
-        strategy: str = "pessimistic",
-        reject_cost: float | None = None,
-        missing: str = "raise",
-        loss: pd.DataFrame | None = None,
-        rho: float = 0.5,
-    ) -> pd.Series:
-        """Decide every row: the act of least upper (``"pessimistic"``), lower (``"optimistic"``)
-        or theta_hat-expected (``"probabilistic"``, ``"pignistic"``) loss, or the ``rho``
-        mixture (``"hurwicz"``), with 0-1 costs and an optional reject cost, or a loss matrix
-        (rows: acts, columns: the classes). Through :func:`evstat.belief.decide_bounds` (the
-        tie policy of the one engine)."""
-        if strategy not in STRATEGIES:
-            raise ValueError(f"strategy must be one of {tuple(STRATEGIES)}, got {strategy!r}")
-        if loss is not None:
-            self._check_decision(strategy, None)
-            if reject_cost is not None:
-                raise ValueError("give either reject_cost or loss (add a reject row to the loss matrix), not both")
-            if not isinstance(loss, pd.DataFrame):
-                raise TypeError("loss must be a DataFrame with one row per act and the classes as columns")
-            missing_cols = [c for c in self.classes if c not in loss.columns]
-            if missing_cols:
-                raise ValueError(f"the loss matrix lacks the class column(s) {missing_cols}; columns must be {list(self.classes)}")
-            if not np.isfinite(label_columns(loss, self.classes)).all():
-                raise ValueError("the loss matrix contains NaN or infinite costs; give finite costs")
-            L = loss
-        else:
-            rc = self._check_decision(strategy, reject_cost)
-            if rc is not None and REJECT in self.frame:
-                raise ValueError(f"a class is named {REJECT!r}, which clashes with the reject action; rename that class")
-            L = loss_matrix(self.frame, reject=rc)
-        X, index = self._design(newdata, missing)
-        rule = STRATEGIES[strategy]
-        if rule == "pignistic":
+    def _decide(
+        self, X: NDArray, strategy: str, loss: pd.DataFrame | None, rho: float, reject_cost: float | None
+    ) -> NDArray:
+        """The act of least upper (``"pessimistic"``), lower (``"optimistic"``) or
+        theta_hat-expected (``"probabilistic"``, ``"pignistic"``) loss, or the ``rho`` mixture
+        (``"hurwicz"``), with 0-1 costs and an optional reject cost, or a loss matrix (rows:
+        acts, columns: the classes). Through :func:`evstat.belief.decide_bounds` (the tie
+        policy of the one engine)."""
+        L = self._zero_one_loss(reject_cost) if loss is None else loss
+        mat = label_columns(L, self.classes)
+        if strategy in ("pignistic", "probabilistic"):
             up = lo = None
-            pr = scaled_probs(self._lik.B_hat, X) @ label_columns(L, self.classes).T
+            pr = scaled_probs(self._lik.B_hat, X) @ mat.T
         else:
             up, lo, pr = self._losses(X, L)
-        res = decide_bounds(list(L.index), upper=up, lower=lo, prob=pr, rule=rule, rho=rho, index=index,
-                            scale=float(np.abs(label_columns(L, self.classes)).max()))
-        acts = pd.Index(list(L.index), dtype=object)
-        return pd.Series(pd.Categorical(np.asarray(res.choice, dtype=object), categories=acts), index=index, name="decision")
+        res = decide_bounds(list(L.index), upper=up, lower=lo, prob=pr, strategy=strategy, rho=rho,
+                            scale=float(np.abs(mat).max()))
+        return np.asarray(res.choice, dtype=object)
 
     # ---------------------------------------------------------------- broom verbs and summary
     def tidy(self, level: float = 0.95, conf_method: str = "profile") -> pd.DataFrame:

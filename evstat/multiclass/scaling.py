@@ -52,6 +52,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy import optimize
 
+from evstat.exceptions import EvstatWarning
 from evstat.likelihood import column_scale
 from evstat.formula import schema
 from evstat.glm import GLM_TYPES, GlmVerbs
@@ -73,7 +74,7 @@ __all__ = [
 ]
 
 
-class ScalingFitWarning(UserWarning):
+class ScalingFitWarning(EvstatWarning):
     """The maximum-likelihood fit did not converge (e.g. separable classes)."""
 
 
@@ -236,9 +237,7 @@ class _ScalingBase(MulticlassResults, GlmVerbs):
         return softmax(np.einsum("nkp,p->nk", G, self.coef))
 
     # ---- glm verbs (evstat.glm)
-    def predict(
-        self, newdata: pd.DataFrame | None = None, type: str = "prob", missing: str = "raise", se_fit: bool = False
-    ) -> Any:
+    def _predict(self, X: NDArray[np.float64], index: pd.Index, type: str, se_fit: bool = False, **options: Any) -> Any:
         """Predict for new score rows (the training rows when ``newdata`` is None).
 
         ``type`` ``"prob"``, ``"belief"``, ``"mass"`` as every K-class calibrator
@@ -259,8 +258,8 @@ class _ScalingBase(MulticlassResults, GlmVerbs):
         [('fit', 1), ('fit', 2), ('se_fit', 1), ('se_fit', 2)]
         """
         if type in GLM_TYPES or se_fit:
-            return self.predict_glm(newdata, type=type, missing=missing, se_fit=se_fit)
-        return super().predict(newdata, type=type, missing=missing)
+            return self._predict_glm(X, index, type, se_fit)
+        return super()._predict(X, index, type, **options)
 
     def _glm_design(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         return self._G(self._features(X))

@@ -125,9 +125,9 @@ def applicable_kinds(results: Any) -> list[str]:
         out += ["calibration_map", "score_densities"]
     if j >= 2:
         out.append("decision_regions")
-    if callable(getattr(results, "predictive_contour", None)):
+    if results.capabilities.contours:
         out.append("contours")
-    if callable(getattr(results, "profile", None)) and hasattr(results, "params"):
+    if results.capabilities.profiles:
         out.append("profile")
     out += ["reject_curve", "ignorance"]
     return out

@@ -9,13 +9,13 @@ import numpy as np
 import pandas as pd
 
 from evstat import metrics
+from evstat.belief import MINARY_STRATEGIES
 from evstat.plotting.data import calibration_scores, evaluation_labels, quiet_empty_cells
 from evstat.plotting._plane import choose_plane, held_title, new_points, on_lattice
 from evstat.plotting._style import CLASS_STYLE, STRATEGY_STYLE, mpl_text, new_axes
 
 __all__ = ["decision_regions", "strategy_costs"]
 
-STRATEGIES = ("pessimistic", "optimistic", "probabilistic")
 _SHADE = {  # all strategies decide negative / positive / anything else
     "negative": "#CFE6F5",
     "positive": "#FBE3B5",
@@ -35,7 +35,7 @@ def strategy_costs(theta: np.ndarray, bel: np.ndarray, pl: np.ndarray, strategy:
         return bel, 1.0 - pl
     if strategy == "probabilistic":
         return theta, 1.0 - theta
-    raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    raise ValueError(f"strategy must be one of {MINARY_STRATEGIES}, got {strategy!r}")
 
 
 def _codes(theta: np.ndarray, bel: np.ndarray, pl: np.ndarray, strategy: str, reject_cost: float) -> np.ndarray:
@@ -62,7 +62,7 @@ def decision_regions(
     ax: Any = None,
     scores: Sequence[str] | None = None,
     reject_cost: float = 0.15,
-    strategies: Sequence[str] = STRATEGIES,
+    strategies: Sequence[str] = MINARY_STRATEGIES,
     fixed: Mapping[str, float] | None = None,
     grid: int = 40,
     points: bool = True,
@@ -124,10 +124,10 @@ def decision_regions(
         raise ValueError(f"reject_cost must lie in [0, 1], got {reject_cost!r}")
     strategies = [strategies] if isinstance(strategies, str) else list(strategies)
     for s in strategies:
-        if s not in STRATEGIES:
-            raise ValueError(f"each strategy must be one of {STRATEGIES}, got {s!r}")
+        if s not in MINARY_STRATEGIES:
+            raise ValueError(f"each strategy must be one of {MINARY_STRATEGIES}, got {s!r}")
     if not strategies:
-        raise ValueError(f"strategies is empty; pass some of {STRATEGIES}")
+        raise ValueError(f"strategies is empty; pass some of {MINARY_STRATEGIES}")
     plane = choose_plane(results, scores, fixed, grid, newdata)
     sx, sy = plane.sx, plane.sy
     if newdata is not None:

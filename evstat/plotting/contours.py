@@ -88,7 +88,7 @@ def predictive_contours(
     >>> len(ax.get_lines()) >= 2
     True
     """
-    if not callable(getattr(results, "predictive_contour", None)):
+    if not results.capabilities.contours:
         raise ValueError(
             f"predictive contours need a likelihood on theta for every row, which the "
             f"{results.method} calibrator does not provide (no predictive_contour method); "

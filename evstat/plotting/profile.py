@@ -57,7 +57,7 @@ def coefficient_profile(
     >>> ev.plotting.coefficient_profile(fit, "x2").get_xlabel()
     'coefficient of x2'
     """
-    if not callable(getattr(results, "profile", None)) or not hasattr(results, "params"):
+    if not results.capabilities.profiles:
         raise ValueError(
             f"coefficient profiles need a calibrator with coefficients and a profile likelihood; "
             f"{results.method} has none (evlogit has them)"

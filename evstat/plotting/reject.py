@@ -9,12 +9,12 @@ import numpy as np
 import pandas as pd
 
 from evstat import metrics
+from evstat.belief import COMPARE_STRATEGIES, MINARY_STRATEGIES
 from evstat.plotting.data import data_description, evaluation_labels, predictions, rows
 from evstat.plotting._style import STRATEGY_STYLE, finish, new_axes
 
 __all__ = ["compare_reject_curves", "reject_curve"]
 
-STRATEGIES = ("pessimistic", "optimistic", "probabilistic")
 
 
 def reject_curve(
@@ -23,7 +23,7 @@ def reject_curve(
     y: Any = None,
     ax: Any = None,
     costs: Any = None,
-    strategies: Sequence[str] = STRATEGIES,
+    strategies: Sequence[str] = MINARY_STRATEGIES,
     x: str = "reject_cost",
 ) -> Any:
     """Error rate and accuracy of the decision strategies as the reject cost varies.
@@ -128,7 +128,7 @@ def compare_reject_curves(
     ax: Any = None,
     costs: Any = None,
     confidences: Sequence[float] | None = None,
-    strategies: Sequence[str] = ("pessimistic", "probabilistic"),
+    strategies: Sequence[str] = COMPARE_STRATEGIES,
 ) -> Any:
     """Accuracy against error rate of several models on the same axes, peers included.
 

@@ -35,7 +35,7 @@ EXPLORER_JS = Path(__file__).resolve().parent / "templates" / "explorer.js"
 
 __all__ = ["FitSection", "build_context", "named_fits"]
 
-from evstat.metrics.evidential import DECISION_STRATEGIES as STRATEGIES  # noqa: E402  (Minary et al.'s three)
+from evstat.belief import MINARY_STRATEGIES as STRATEGIES  # noqa: E402  (Minary et al.'s three)
 
 
 @dataclass
@@ -88,7 +88,7 @@ def _pct(level: float) -> str:
 
 
 def _coefficients(fit: Any, notes: list[str]) -> Table | None:
-    if callable(getattr(fit, "conf_int", None)) and hasattr(fit, "params"):
+    if fit.capabilities.profiles:
         try:
             prof = fit.conf_int(0.95, method="profile")
             wald = fit.conf_int(0.95, method="wald")
@@ -463,7 +463,7 @@ def _kclass_section(fit: Any, name: str, i: int, ev: tuple, newdata: pd.DataFram
         sec.decisions.append(kclass_decisions(fit, newdata, None, pred_name, costs, costs_text))
     sec.figures, sec.figure_notes = kclass_figures(fit, f"m{i + 1}", eval_data, codes, eval_name, rc, bins, grid)
     pred_data = newdata if newdata is not None else eval_data
-    if type(fit).k_class_mass:
+    if fit.capabilities.k_class_mass:
         ign = np.asarray(fit.predict(pred_data, type="mass").values)[:, -1]  # m(Omega), the full frame
     else:  # lower/upper probabilities without a mass function (evmultinom): its own .ignorance
         ign = fit.augment(None if pred_data is None else pred_data.reset_index(drop=True))[".ignorance"].to_numpy()

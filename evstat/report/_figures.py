@@ -130,7 +130,7 @@ def fit_figures(
             (6.4, 4.6),
         )
     if "score_densities" in kinds:
-        fitted = " with the fitted class-conditional densities" if callable(getattr(fit, "densities", None)) else ""
+        fitted = " with the fitted class-conditional densities" if fit.capabilities.densities else ""
         add(
             "Class-conditional score densities",
             f"Density histograms of the score {cols[0]} per observed class on the {eval_name}{fitted} "

@@ -29,7 +29,7 @@ def expected_losses_def(md, L, labels, rule, rho=0.5):
         upper = sum(v * max(cost[w] for w in A) for A, v in md.items())
         lower = sum(v * min(cost[w] for w in A) for A, v in md.items())
         pign = sum(v * sum(cost[w] for w in A) / len(A) for A, v in md.items())
-        out.append({"upper": upper, "lower": lower, "pignistic": pign, "hurwicz": rho * upper + (1 - rho) * lower}[rule])
+        out.append({"pessimistic": upper, "optimistic": lower, "pignistic": pign, "hurwicz": rho * upper + (1 - rho) * lower}[rule])
     return np.array(out)
 
 
@@ -37,24 +37,24 @@ def expected_losses_def(md, L, labels, rule, rho=0.5):
 def test_zero_one_loss_with_reject_by_hand(m3):
     L = loss_matrix(LABELS, reject=0.5)
     # upper: 1 - bel({w}) = .8, .9, 1.0; reject .5 -> reject
-    d = decide(m3, L, rule="upper")
+    d = decide(m3, L, strategy="pessimistic")
     assert d.choice == "reject"
     assert d.expected_loss.to_dict() == pytest.approx({"a": 0.8, "b": 0.9, "c": 1.0, "reject": 0.5})
     # lower: 1 - pl({w}) = .2, .2, .6 -> tie between a and b: the first row wins
-    d = decide(m3, L, rule="lower")
+    d = decide(m3, L, strategy="optimistic")
     assert d.choice == "a"
     assert d.expected_loss.to_dict() == pytest.approx({"a": 0.2, "b": 0.2, "c": 0.6, "reject": 0.5})
     # pignistic: 1 - BetP = .55, .6, .85 -> reject (.5)
-    d = decide(m3, L, rule="pignistic")
+    d = decide(m3, L, strategy="pignistic")
     assert d.choice == "reject"
     assert d.expected_loss.to_dict() == pytest.approx({"a": 0.55, "b": 0.6, "c": 0.85, "reject": 0.5})
-    assert decide(m3, loss_matrix(LABELS, reject=0.6), rule="pignistic").choice == "a"
+    assert decide(m3, loss_matrix(LABELS, reject=0.6), strategy="pignistic").choice == "a"
     # hurwicz rho = .5: a = (.8 + .2)/2 = .5 ties with reject .5 -> "a" comes first
-    d = decide(m3, L, rule="hurwicz", rho=0.5)
+    d = decide(m3, L, strategy="hurwicz", rho=0.5)
     assert d.choice == "a" and d.rho == 0.5
     assert d.expected_loss["a"] == pytest.approx(0.5)
     # rho weights the upper expected loss: rho = .25 -> a = .25*.8 + .75*.2 = .35
-    d = decide(m3, L, rule="hurwicz", rho=0.25)
+    d = decide(m3, L, strategy="hurwicz", rho=0.25)
     assert d.expected_loss["a"] == pytest.approx(0.35)
     assert d.expected_loss["b"] == pytest.approx(0.25 * 0.9 + 0.75 * 0.2)
 
@@ -62,21 +62,21 @@ def test_zero_one_loss_with_reject_by_hand(m3):
 def test_general_loss_by_hand(m3):
     # rows = actions, columns = true class a, b, c
     L = pd.DataFrame([[0, 2, 3], [1, 0, 1], [4, 1, 0]], index=["x", "y", "z"], columns=list(LABELS))
-    up = decide(m3, L, rule="upper").expected_loss
+    up = decide(m3, L, strategy="pessimistic").expected_loss
     # x: .2*0 + .1*2 + .3*max(0,2) + .1*max(2,3) + .3*3 = 2.0
     # y: .2*1 + .1*0 + .3*1 + .1*1 + .3*1 = .9
     # z: .2*4 + .1*1 + .3*4 + .1*1 + .3*4 = 3.4
     assert up.to_dict() == pytest.approx({"x": 2.0, "y": 0.9, "z": 3.4})
-    lo = decide(m3, L, rule="lower").expected_loss
+    lo = decide(m3, L, strategy="optimistic").expected_loss
     # x: .1*2 + .1*2 = .4;  y: .2*1 = .2;  z: .2*4 + .1*1 + .3*1 = 1.2
     assert lo.to_dict() == pytest.approx({"x": 0.4, "y": 0.2, "z": 1.2})
-    pg = decide(m3, L, rule="pignistic").expected_loss
+    pg = decide(m3, L, strategy="pignistic").expected_loss
     # BetP = (.45, .4, .15)
     assert pg.to_dict() == pytest.approx({"x": 0.8 + 0.45, "y": 0.45 + 0.15, "z": 1.8 + 0.4})
-    assert decide(m3, L, rule="upper").choice == "y"
+    assert decide(m3, L, strategy="pessimistic").choice == "y"
     # columns in another order give the same result
     L2 = L[["c", "a", "b"]]
-    assert decide(m3, L2, rule="upper").expected_loss.to_dict() == pytest.approx(up.to_dict())
+    assert decide(m3, L2, strategy="pessimistic").expected_loss.to_dict() == pytest.approx(up.to_dict())
 
 
 def test_evclass_example():
@@ -92,10 +92,10 @@ def test_evclass_example():
     np.testing.assert_allclose(
         L.to_numpy(), [[0, 1, 1], [1, 0, 1], [0.2, 0.2, 0.2], [0.25, 0.25, 0.0]]
     )
-    up = decide(ma, L, rule="upper")
+    up = decide(ma, L, strategy="pessimistic")
     assert up.choice.tolist() == ["w1", "reject", "reject"]  # "instances 2 and 3 are rejected"
     np.testing.assert_allclose(up.expected_loss.iloc[2], [0.9, 0.9, 0.2, 0.25])
-    lo = decide(ma, L, rule="lower")
+    lo = decide(ma, L, strategy="optimistic")
     assert lo.choice.tolist() == ["w1", "reject", "unknown"]  # "3 is assigned to the unknown class"
     np.testing.assert_allclose(lo.expected_loss.iloc[2], [0.1, 0.1, 0.2, 0.05])
     # evclass integer answers (1-based action numbers) for comparison
@@ -106,17 +106,19 @@ def test_evclass_example():
 
 def test_array_loss_with_action_names_and_default_names(m3):
     arr = np.array([[0, 1, 1], [1, 0, 1], [1, 1, 0], [0.3, 0.3, 0.3]])
-    d = decide(m3, arr, actions=["a", "b", "c", "reject"], rule="upper")
+    d = decide(m3, arr, actions=["a", "b", "c", "reject"], strategy="pessimistic")
     assert d.choice == "reject"
-    d0 = decide(m3, arr, rule="upper")
+    d0 = decide(m3, arr, strategy="pessimistic")
     assert d0.choice == 3 and list(d0.expected_loss.index) == [0, 1, 2, 3]
     # default loss: 0-1 without reject
     assert decide(m3).expected_loss.index.tolist() == list(LABELS)
 
 
 def test_aliases_and_result_object(m3):
-    assert decide(m3, rule="pessimistic").rule == "upper"
-    assert decide(m3, rule="optimistic").rule == "lower"
+    assert decide(m3, strategy="pessimistic").strategy == "pessimistic"
+    assert decide(m3, strategy="optimistic").strategy == "optimistic"
+    with pytest.raises(TypeError, match=r"rule= is now strategy= .*\('upper' is now 'pessimistic'\)"):
+        decide(m3, rule="upper")
     d = decide(m3, loss_matrix(LABELS, reject=0.5))
     assert isinstance(d, Decision) and d.rho is None
     assert "choose 'reject'" in repr(d)
@@ -132,13 +134,13 @@ def test_massarray_decisions_keep_index_and_match_rows():
     v[:, -1] += 0.1
     ma = MassArray(frame, v / v.sum(axis=1, keepdims=True), index=[f"r{i}" for i in range(12)])
     L = loss_matrix(frame, reject=0.4)
-    for rule in ("upper", "lower", "pignistic", "hurwicz"):
-        d = decide(ma, L, rule=rule, rho=0.3)
+    for rule in ("pessimistic", "optimistic", "pignistic", "hurwicz"):
+        d = decide(ma, L, strategy=rule, rho=0.3)
         assert d.choice.index.tolist() == list(ma.index)
         assert d.expected_loss.shape == (12, 4)
         assert d.choice.name == "action"
         for i in range(12):
-            di = decide(ma[i], L, rule=rule, rho=0.3)
+            di = decide(ma[i], L, strategy=rule, rho=0.3)
             assert d.choice.iloc[i] == di.choice
             np.testing.assert_allclose(d.expected_loss.iloc[i].to_numpy(), di.expected_loss.to_numpy(), atol=1e-14)
     out = d.to_frame()
@@ -149,20 +151,20 @@ def test_massarray_decisions_keep_index_and_match_rows():
 def test_binary_calibration_use_case():
     ma = MassArray.from_bel_pl(bel=[0.9, 0.3, 0.05, 0.4], pl=[0.95, 0.9, 0.1, 0.6])
     L = loss_matrix(ma.frame, reject=0.15)
-    up = decide(ma, L, rule="upper")
+    up = decide(ma, L, strategy="pessimistic")
     # R*(1) = 1 - Bel({1}), R*(0) = 1 - Bel({0}) = Pl({1})
     np.testing.assert_allclose(up.expected_loss[1], 1 - ma.bel(1))
     np.testing.assert_allclose(up.expected_loss[0], ma.pl(1))
     assert up.choice.tolist() == [1, "reject", 0, "reject"]
-    lo = decide(ma, L, rule="lower")
+    lo = decide(ma, L, strategy="optimistic")
     np.testing.assert_allclose(lo.expected_loss[1], 1 - ma.pl(1))
     # row 1: R_*(1) = 1 - .9 = .1 < .15 -> class 1 (the optimist decides where the pessimist rejects)
     assert lo.choice.tolist() == [1, 1, 0, "reject"]
-    lo2 = decide(ma, loss_matrix(ma.frame, reject=0.45), rule="lower")
+    lo2 = decide(ma, loss_matrix(ma.frame, reject=0.45), strategy="optimistic")
     # row 3: R_*(1) = 1 - .6 = .4 and R_*(0) = 1 - Pl({0}) = Bel({1}) = .4: a tie, the first row (0)
     # wins; the pessimist (R* = .6 for both classes) still rejects
     assert lo2.choice.iloc[3] == 0
-    assert decide(ma, loss_matrix(ma.frame, reject=0.45), rule="upper").choice.iloc[3] == "reject"
+    assert decide(ma, loss_matrix(ma.frame, reject=0.45), strategy="pessimistic").choice.iloc[3] == "reject"
 
 
 # --- properties: definitions and the 0-1 identities ---------------------------------------------
@@ -186,17 +188,17 @@ def mass_and_loss(draw):
 def test_property_expected_losses_match_definitions(ml, rho):
     m, L = ml
     md = m.to_dict()
-    for rule in ("upper", "lower", "pignistic", "hurwicz"):
-        d = decide(m, L, rule=rule, rho=rho)
+    for rule in ("pessimistic", "optimistic", "pignistic", "hurwicz"):
+        d = decide(m, L, strategy=rule, rho=rho)
         ref = expected_losses_def(md, L, m.frame.labels, rule, rho)
         np.testing.assert_allclose(d.expected_loss.to_numpy(), ref, atol=1e-12)
         # the choice is minimal, and no earlier action ties with it (first in row order wins)
         c = d.choice
         assert ref[c] <= ref.min() + 1e-9
         assert np.all(ref[:c] > ref.min() + 1e-14)
-    up = decide(m, L, rule="upper").expected_loss.to_numpy()
-    lo = decide(m, L, rule="lower").expected_loss.to_numpy()
-    pg = decide(m, L, rule="pignistic").expected_loss.to_numpy()
+    up = decide(m, L, strategy="pessimistic").expected_loss.to_numpy()
+    lo = decide(m, L, strategy="optimistic").expected_loss.to_numpy()
+    pg = decide(m, L, strategy="pignistic").expected_loss.to_numpy()
     assert np.all(lo <= pg + 1e-12) and np.all(pg <= up + 1e-12)
 
 
@@ -204,8 +206,8 @@ def test_property_expected_losses_match_definitions(ml, rho):
 @given(ml=mass_and_loss())
 def test_property_zero_one_identities(ml):
     m, _ = ml
-    up = decide(m, rule="upper").expected_loss
-    lo = decide(m, rule="lower").expected_loss
+    up = decide(m, strategy="pessimistic").expected_loss
+    lo = decide(m, strategy="optimistic").expected_loss
     for w in m.frame.labels:
         assert up[w] == pytest.approx(1 - m.bel(w), abs=1e-12)  # R*(w) = 1 - Bel({w})
         assert lo[w] == pytest.approx(1 - m.pl(w), abs=1e-12)  # R_*(w) = 1 - Pl({w})
@@ -213,8 +215,8 @@ def test_property_zero_one_identities(ml):
 
 def test_reject_cost_is_constant_under_every_rule(m3):
     L = loss_matrix(LABELS, reject=0.37)
-    for rule in ("upper", "lower", "pignistic", "hurwicz"):
-        assert decide(m3, L, rule=rule).expected_loss["reject"] == pytest.approx(0.37)
+    for rule in ("pessimistic", "optimistic", "pignistic", "hurwicz"):
+        assert decide(m3, L, strategy=rule).expected_loss["reject"] == pytest.approx(0.37)
 
 
 def test_without_reject_both_strategies_pick_highest_belief_on_simple_support():
@@ -222,8 +224,8 @@ def test_without_reject_both_strategies_pick_highest_belief_on_simple_support():
     for p in itertools.product([0.1, 0.3, 0.5], repeat=2):
         m = MassFunction([0, 1], {0: p[0], 1: p[1], (0, 1): 1 - sum(p)})
         best = 0 if p[0] >= p[1] else 1
-        assert decide(m, rule="upper").choice == best
-        assert decide(m, rule="lower").choice == best
+        assert decide(m, strategy="pessimistic").choice == best
+        assert decide(m, strategy="optimistic").choice == best
 
 
 # --- bad input ----------------------------------------------------------------------------------
@@ -245,10 +247,10 @@ def test_bad_actions_rule_rho_and_costs(m3):
         decide(m3, np.eye(3), actions=["x", "y"])
     with pytest.raises(ValueError, match=r"Action names must be distinct"):
         decide(m3, np.eye(3), actions=["x", "x", "y"])
-    with pytest.raises(ValueError, match=r"Unknown decision rule 'max'"):
-        decide(m3, rule="max")
+    with pytest.raises(ValueError, match=r"strategy must be one of .*got 'max'"):
+        decide(m3, strategy="max")
     with pytest.raises(ValueError, match=r"rho must lie in \[0, 1\]"):
-        decide(m3, rule="hurwicz", rho=1.5)
+        decide(m3, strategy="hurwicz", rho=1.5)
     with pytest.raises(ValueError, match=r"NaN or infinite costs"):
         decide(m3, np.array([[0, np.nan, 1], [1, 0, 1], [1, 1, 0]]))
     with pytest.raises(ValueError, match=r"actions= is for array losses"):
@@ -289,7 +291,7 @@ def test_sparse_and_dense_routes_match_definitions(dense):
     m = MassFunction(frame, v / v.sum())
     L = rng.normal(size=(5, 7))
     md = m.to_dict()
-    for rule in ("upper", "lower", "hurwicz"):
-        d = decide(m, L, rule=rule, rho=0.3)
+    for rule in ("pessimistic", "optimistic", "hurwicz"):
+        d = decide(m, L, strategy=rule, rho=0.3)
         ref = expected_losses_def(md, L, frame.labels, rule, 0.3)
         np.testing.assert_allclose(d.expected_loss.to_numpy(), ref, atol=1e-12)

@@ -346,12 +346,12 @@ def test_predict_in_blocks_with_progress_bar(fit, monkeypatch, capsys):
     grid = pd.DataFrame({"x1": np.linspace(-3, 3, 23), "x2": np.linspace(2, -2, 23)}, index=np.arange(23)[::-1])
     whole = fit.predict(grid, type="belief")
     monkeypatch.setattr(logistic, "BLOCK_ROWS", 5)
-    monkeypatch.setattr(logistic, "PROGRESS_MIN_ROWS", 10)
-    blocked = fit.predict(grid, type="belief")
+    with ev.config_context(progress_min_rows=10):
+        blocked = fit.predict(grid, type="belief")
     pd.testing.assert_frame_equal(blocked, whole, atol=1e-12, rtol=0)
     assert "evlogit Bel/Pl" in capsys.readouterr().err
-    monkeypatch.setattr(logistic, "PROGRESS_MIN_ROWS", None)
-    pd.testing.assert_frame_equal(fit.predict(grid, type="belief"), whole, atol=1e-12, rtol=0)
+    with ev.config_context(progress_min_rows=None, progress_min_seconds=None):
+        pd.testing.assert_frame_equal(fit.predict(grid, type="belief"), whole, atol=1e-12, rtol=0)
     assert "evlogit Bel/Pl" not in capsys.readouterr().err
 
 

@@ -21,8 +21,9 @@ def data(n: int = 300, seed: int = 4) -> pd.DataFrame:
 
 
 @pytest.fixture
-def small_threshold(monkeypatch):
-    monkeypatch.setattr(base, "CALIBRATION_SAMPLE_ROWS", 40)
+def small_threshold():
+    with ev.config_context(calibration_sample_rows=40):
+        yield
 
 
 @pytest.mark.slow
@@ -72,14 +73,14 @@ def test_cost_model_and_progress_bar_with_estimate(monkeypatch, capsys):
     quiet = fit.predict(new, type="belief")
     assert "Bel/Pl" not in capsys.readouterr().err
     # a prediction estimated above PROGRESS_MIN_SECONDS shows a bar with the estimate
-    monkeypatch.setattr(logistic, "PROGRESS_MIN_SECONDS", 1e-6)
     monkeypatch.setattr(logistic, "PROGRESS_BLOCK_SECONDS", 1e-9)  # blocks of one row
-    shown = fit.predict(new, type="belief")
+    with ev.config_context(progress_min_seconds=1e-6):
+        shown = fit.predict(new, type="belief")
     err = capsys.readouterr().err
     assert "evlogit Bel/Pl (n = 300; estimate 0 s)" in err and "30/30" in err
     pd.testing.assert_frame_equal(shown, quiet, atol=1e-12, rtol=0)
-    monkeypatch.setattr(logistic, "PROGRESS_MIN_SECONDS", None)  # silenced
-    fit.predict(new, type="belief")
+    with ev.config_context(progress_min_seconds=None):  # silenced
+        fit.predict(new, type="belief")
     assert "Bel/Pl" not in capsys.readouterr().err
 
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import evstat as ev
 from evstat.belief import Frame, MassArray, loss_matrix
 from evstat.results import Results
-from evstat.calibration.base import decide_binary
+from evstat.metrics import decide_binary
 from evstat.classifiers import CredalKNNClassifier, EkNNClassifier, EvNNClassifier, GBTClassifier
 from evstat.formula import ModelFrame
 
@@ -106,11 +106,13 @@ def test_binary_decisions_equal_the_calibrators(binfit, new, strategy, reject):
     # the classifiers decide through evstat.belief.decide on their masses; the closed-form
     # binary path of the same engine must agree (a classifier's probability is BetP)
     if strategy == "probabilistic":
-        want = decide_binary(None, None, binfit.classes, strategy, reject, new.index, p=b["theta"].to_numpy())
+        codes = decide_binary(None, None, strategy, reject, p=b["theta"].to_numpy())
     else:
-        want = decide_binary(b["bel"].to_numpy(), b["pl"].to_numpy(), binfit.classes, strategy, reject, new.index)
+        codes = decide_binary(b["bel"].to_numpy(), b["pl"].to_numpy(), strategy, reject)
     got = binfit.decide(new, strategy=strategy, reject_cost=reject)
-    pd.testing.assert_series_equal(got, want)
+    want = [c if c == "reject" else binfit.classes[int(c)] for c in codes]
+    assert got.tolist() == want and list(got.index) == list(new.index)
+    assert list(got.cat.categories) == [*binfit.classes, *(["reject"] if reject is not None else [])]
 
 
 def test_binary_augment_and_default_newdata(binfit, binary):

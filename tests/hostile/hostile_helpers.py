@@ -34,13 +34,14 @@ def evstat_cmd(*args: object) -> list[str]:
 
 def run(*args: object, stdin: str | bytes | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
     data = stdin.encode() if isinstance(stdin, str) else stdin
-    return subprocess.run(evstat_cmd(*args), input=data, capture_output=True, env=env(), timeout=timeout)
+    # cwd=ROOT: ``python -m`` puts the working folder first on sys.path
+    return subprocess.run(evstat_cmd(*args), input=data, capture_output=True, env=env(), timeout=timeout, cwd=ROOT)
 
 
 def start(*args: object, cwd: Path | None = None) -> subprocess.Popen:
     """Start the command (its own session, so signals reach only what the test sends)."""
-    return subprocess.Popen(evstat_cmd(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(), cwd=cwd,
-                            start_new_session=True)
+    return subprocess.Popen(evstat_cmd(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(),
+                            cwd=cwd or ROOT, start_new_session=True)
 
 
 def one_line(stderr: bytes | str) -> str:

@@ -313,14 +313,14 @@ def test_decide_bounds_agrees_with_decide_on_mass_functions() -> None:
     v = rng.dirichlet(np.ones(7), 50)
     ma = MassArray(ev.Frame(["a", "b", "c"]), np.c_[np.zeros(50), v])
     L = loss_matrix(ma.frame, reject=0.4)
-    up = decide(ma, L, rule="upper").expected_loss
-    lo = decide(ma, L, rule="lower").expected_loss
-    for rule in ("upper", "lower", "hurwicz"):
-        a = decide(ma, L, rule=rule, rho=0.3).choice
-        b = decide_bounds(list(L.index), upper=up.to_numpy(), lower=lo.to_numpy(), rule=rule, rho=0.3)
+    up = decide(ma, L, strategy="pessimistic").expected_loss
+    lo = decide(ma, L, strategy="optimistic").expected_loss
+    for rule in ("pessimistic", "optimistic", "hurwicz"):
+        a = decide(ma, L, strategy=rule, rho=0.3).choice
+        b = decide_bounds(list(L.index), upper=up.to_numpy(), lower=lo.to_numpy(), strategy=rule, rho=0.3)
         assert a.tolist() == b.choice.tolist()
     with pytest.raises(ValueError, match="needs the lower expected losses"):
-        decide_bounds(["a"], upper=np.zeros((2, 1)), rule="lower")
+        decide_bounds(["a"], upper=np.zeros((2, 1)), strategy="optimistic")
 
 
 # ---------------------------------------------------------------- bad input
