@@ -130,12 +130,12 @@ def test_report_from_csv_files(capsys, csvs, tmp_path):
     assert stdout == f"wrote {out}\n"
     html = out.read_text(encoding="utf-8")
     assert "<title>Heart &lt;test&gt;</title>" in html
-    assert "Model: evlogit (evlogit)" in html and "Model: evbinning (evbinning)" in html
+    assert "<h2>Model: evlogit</h2>" in html and "<h2>Model: evbinning</h2>" in html
     assert "<h2>Comparison of calibrators</h2>" in html
-    assert "(positive = &#39;present&#39;" in html
-    assert "Decisions on the new data (110 rows) (0-1 costs, reject cost R_rej)" in html
-    assert "pessimistic, R_rej = 0.2" in html
-    assert ">Cells</th><td style=\"text-align:left\">4 (2 x 2), 0 empty</td>" in html  # --bins reached evbinning
+    assert re.search(r"<tr><td>evlogit</td>.*<td>present</td></tr>", html)  # the overview's positive class
+    assert "Decisions on the new data (110 rows) at reject cost R_rej = 0.2" in html
+    assert "<tr><td>pessimistic</td><td class=\"num\">0.2</td>" in html
+    assert "<dt>Cells</dt><dd>4 (2 x 2), 0 empty</dd>" in html  # --bins reached evbinning
     assert "<dt>Command</dt><dd>evstat report &#39;label ~ svm1 + svm2&#39; --data " in html
     assert "<dt>Date</dt><dd>2024-05-06</dd>" in html
 
@@ -146,7 +146,9 @@ def test_numeric_positive_level_and_unlabelled_newdata(capsys, csvs, tmp_path):
                                    "--positive", "0", "--grid", "5", "-o", out])
     assert (status, err) == (0, "")
     html = out.read_text(encoding="utf-8")
-    assert "y (positive = 0, negative = 1)" in html
+    # the overview's row of the model: its last cell is the positive class
+    row = re.search(r"<tr><td>evlogit</td>(.*?)</tr>", html).group(1)
+    assert re.findall(r"<td[^>]*>(.*?)</td>", row)[-1] == "0"
     assert "have no labels" in html
 
 

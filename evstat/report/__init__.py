@@ -5,9 +5,11 @@ on, so column names, labels and formulas containing HTML appear as text). It hol
 calibrator, the model summary, the coefficients with profile-likelihood intervals (where the
 calibrator has them), calibration metrics and goodness-of-fit tests, decisions with a reject
 option, and the figures of :mod:`evstat.plotting` as inline SVG; with several calibrators a
-comparison table; and a reproducibility footer. CSS is inline, nothing is fetched from the
-network and no JavaScript is used. The same input gives byte-identical output, apart from the
-date line (fix it with ``date=``).
+comparison table; and a reproducibility footer. CSS is inline and nothing is fetched from the
+network. One inline script (plain JavaScript, :mod:`evstat.report._explorer`) drives a
+reject-cost slider from data embedded in the page; without JavaScript the page shows the same
+tables and figures at the report's cost. The same input gives byte-identical output, apart from
+the date line (fix it with ``date=``).
 
 ``evstat.report`` is this package (``import evstat.report`` gives the module, with
 :func:`report` and :func:`render_report`), and calling the package calls :func:`report`:

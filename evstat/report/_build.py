@@ -6,24 +6,32 @@ import datetime as _dt
 import platform
 import re
 import warnings
+from pathlib import Path
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from markupsafe import Markup
 
 from evstat import metrics
 from evstat.calibration.peers import ConformalSets, VennAbersCalibration
 from evstat.comparison import compare, named_fits
+from evstat.plotting import applicable_kinds
 from evstat.plotting.data import calibration_scores, evaluation_labels, prediction_cache, predictions
 from evstat.plotting.data import rows as n_rows
+from evstat.report._cost import CONVENTIONAL_COST, REJECT_SHARE, choose_reject_cost, pessimistic_reject_share
 from evstat.report._coverage import expected_covered
+from evstat.report._explorer import Explorer, explorer
 from evstat.report._figures import ReportFigure, comparison_figure, fit_figures
 from evstat.report._glossary import GLANCE, GOF_OF_GLANCE, INFO_OF_GLANCE, SHOWN_ELSEWHERE
 from evstat.report._kclass import kclass_comparison, kclass_decisions, kclass_eval, kclass_figures, kclass_tables
 from evstat.report._outlook import outlook_section
 from evstat.report.tables import Table, cell, table
+
+#: the reject-cost slider's script (inlined in the page)
+EXPLORER_JS = Path(__file__).resolve().parent / "templates" / "explorer.js"
 
 __all__ = ["FitSection", "build_context", "named_fits"]
 
@@ -54,6 +62,8 @@ class FitSection:
     decisions: list[Table] = field(default_factory=list)
     figures: list[ReportFigure] = field(default_factory=list)
     figure_notes: list[str] = field(default_factory=list)
+    #: the reject-cost slider (two-class calibrators)
+    explorer: Explorer | None = None
 
 
 def _anchor(name: str, used: set[str]) -> str:
@@ -411,6 +421,23 @@ def _comparison(named: dict[str, Any], evals: dict[str, tuple], reject_cost: flo
     return out
 
 
+def _chosen_cost(fit: Any, newdata: pd.DataFrame | None, y: Any) -> float:
+    """The data-chosen reject cost of one calibrator on the rows the report decides (the new
+    data, else the calibration rows or their seeded subsample): :mod:`evstat.report._cost`."""
+    if fit.is_binary:
+        rows = newdata if newdata is not None else _eval_rows(fit, None, y)[0]
+        pred = predictions(fit, rows)
+        return choose_reject_cost(pessimistic_reject_share(pred["bel"].to_numpy(dtype=float),
+                                                           pred["pl"].to_numpy(dtype=float)))
+    rows = newdata if newdata is not None else kclass_eval(fit, None, y)[0]
+
+    def share(cost: float) -> float:
+        d = fit.decide(rows, strategy="pessimistic", reject_cost=cost)
+        return float(np.mean(np.asarray(d.astype(object)) == "reject")) if len(d) else 0.0
+
+    return choose_reject_cost(share)
+
+
 def _counts_text(fit: Any) -> str:
     """``"N+ = 40, N- = 39"`` (two classes) or ``"setosa: 50, versicolor: 50, ..."``."""
     counts = [int(c) for c in fit.class_counts]
@@ -420,7 +447,8 @@ def _counts_text(fit: Any) -> str:
 
 
 def _kclass_section(fit: Any, name: str, i: int, ev: tuple, newdata: pd.DataFrame | None, rc: float,
-                    bins: int, grid: int, used: set[str]) -> tuple[FitSection, dict[str, Any]]:
+                    bins: int, grid: int, used: set[str], costs: list[float],
+                    costs_text: str) -> tuple[FitSection, dict[str, Any]]:
     """The section and overview row of a model with K >= 3 classes."""
     eval_data, codes, eval_name = ev
     sec = FitSection(name=name, anchor=_anchor(name, used), method=fit.method, formula=fit.formula,
@@ -428,11 +456,11 @@ def _kclass_section(fit: Any, name: str, i: int, ev: tuple, newdata: pd.DataFram
     summ = fit.summary()
     sec.glance = _fit_table(fit, summ, _describe(sec, summ, fit, False))
     sec.metrics.extend(kclass_tables(fit, eval_data, codes, eval_name, bins))
-    sec.decisions.append(kclass_decisions(fit, eval_data, codes, eval_name, rc))
+    sec.decisions.append(kclass_decisions(fit, eval_data, codes, eval_name, costs, costs_text))
     pred_name = eval_name.replace(", in-sample", "")
     if newdata is not None and eval_data is None:  # new data without labels: their decisions too
         pred_name = f"new data ({len(newdata)} rows)"
-        sec.decisions.append(kclass_decisions(fit, newdata, None, pred_name, rc))
+        sec.decisions.append(kclass_decisions(fit, newdata, None, pred_name, costs, costs_text))
     sec.figures, sec.figure_notes = kclass_figures(fit, f"m{i + 1}", eval_data, codes, eval_name, rc, bins, grid)
     pred_data = newdata if newdata is not None else eval_data
     if fit.capabilities.k_class_mass:
@@ -507,7 +535,7 @@ def build_context(
     y: Any,
     title: str | None,
     date: Any,
-    reject_cost: float,
+    reject_cost: float | None,
     bins: int,
     grid: int,
     seed: int | None,
@@ -527,9 +555,10 @@ def build_context(
         )
     if newdata is not None and not isinstance(newdata, pd.DataFrame):
         raise TypeError(f"newdata must be a pandas DataFrame, got {type(newdata).__name__}")
-    rc = float(reject_cost)
-    if not 0.0 <= rc <= 1.0:
-        raise ValueError(f"reject_cost must lie in [0, 1] (a misclassification costs 1), got {reject_cost!r}")
+    if reject_cost is not None:
+        rc = float(reject_cost)
+        if not 0.0 <= rc <= 1.0:
+            raise ValueError(f"reject_cost must lie in [0, 1] (a misclassification costs 1), got {reject_cost!r}")
     bins = int(bins)
     if bins < 1:
         raise ValueError(f"bins must be a positive integer, got {bins}")
@@ -545,9 +574,19 @@ def build_context(
         evals: dict[str, tuple] = {}
         used: set[str] = set()
         overview_rows = []
+        if reject_cost is None:
+            rc = max(_chosen_cost(fit, newdata, y) for fit in named.values())
+            costs = [rc] if rc == CONVENTIONAL_COST else [rc, CONVENTIONAL_COST]
+            costs_text = (f"at R_rej = {rc:g} (chosen from the data: the smallest cost at which the pessimistic "
+                          f"strategy rejects at most {REJECT_SHARE:.0%} of the rows"
+                          + (", for every calibrator)" if len(named) > 1 else ")")
+                          + (f" and, beside it, at Minary et al.'s R_rej = {CONVENTIONAL_COST:g}" if len(costs) > 1 else ""))
+        else:
+            costs, costs_text = [rc], f"at reject cost R_rej = {rc:g}"
         for i, (name, fit) in enumerate(named.items()):
             if not fit.is_binary:
-                sec, row = _kclass_section(fit, name, i, kclass_eval(fit, newdata, y), newdata, rc, bins, grid, used)
+                sec, row = _kclass_section(fit, name, i, kclass_eval(fit, newdata, y), newdata, rc, bins, grid, used,
+                                           costs, costs_text)
                 sections.append(sec)
                 overview_rows.append(row)
                 continue
@@ -573,10 +612,14 @@ def build_context(
                 # the calibration rows, or their seeded subsample for a large calibration set
                 pred_data, pred_labels = eval_data, None if eval_data is None else eval_y
             _ignorance(fit, pred_new, pred_name, sec)
-            costs_text = f"at reject cost R_rej = {rc:g}"
-            sec.decisions.append(_decision_table(fit, pred_eval, eval_y, [rc], eval_name, costs_text))
+            sec.decisions.append(_decision_table(fit, pred_eval, eval_y, costs, eval_name, costs_text))
+            sec.decisions[0].id = f"m{i + 1}-decisions"
+            sec.explorer = explorer(
+                fit, f"m{i + 1}", pred_eval, eval_data if eval_data is not None else calibration_scores(fit),
+                eval_y, rc, grid, eval_name, region="decision_regions" in applicable_kinds(fit),
+            )
             if pred_new is not pred_eval:  # unlabelled new data: their decisions (counts) too
-                sec.decisions.append(_decision_table(fit, pred_new, None, [rc], pred_name, costs_text))
+                sec.decisions.append(_decision_table(fit, pred_new, None, costs, pred_name, costs_text))
             figs, fnotes = fit_figures(
                 fit, f"m{i + 1}", eval_data, None if eval_data is None else eval_y, pred_data,
                 pred_labels, eval_name, pred_name, rc, bins, grid,
@@ -614,7 +657,8 @@ def build_context(
                      columns={"model": "model", "formula": "formula", "calibration rows": "calibration rows",
                               "J": "J", "positive class": "positive class"})
     overview_notes = [
-        f"Reject cost R_rej = {rc:g} (a misclassification costs 1); reliability bins: {bins}; "
+        f"Reject cost R_rej = {rc:g}{' (chosen from the data, see the decision tables)' if reject_cost is None else ''} "
+        f"(a misclassification costs 1); reliability bins: {bins}; "
         "J = number of score columns.",
     ]
     data_lines = []
@@ -645,12 +689,15 @@ def build_context(
         "software": _software(),
         "formulas": [("Formula" + (f" ({name})" if len(named) > 1 else ""), fit.formula) for name, fit in named.items()],
         "data": data_lines,
-        "settings": f"reject_cost = {rc:g}, bins = {bins}, grid = {grid}",
+        "settings": (f"reject_cost = {rc:g}" + (" (chosen from the data)" if reject_cost is None else "")
+                     + f", bins = {bins}, grid = {grid}"),
         "seed": seed_text,
         "extra": extra,
         "date": date_text,
     }
     context = {
+        "explorer_js": Markup(EXPLORER_JS.read_text(encoding="utf-8"))
+        if any(sec.explorer for sec in sections) else None,
         "title": title, "lead": lead, "overview": overview, "overview_notes": overview_notes,
         "comparison": comparison, "comparison_figures": comparison_figures, "outlook": outlook, "fits": sections, "warnings": messages, "repro": repro,
     }

@@ -9,6 +9,7 @@ ternary plot for K = 3, the class regions and belief map over two score columns)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -88,28 +89,33 @@ def kclass_tables(fit: Any, data: pd.DataFrame | None, codes: np.ndarray, name: 
 
 
 def kclass_decisions(fit: Any, data: pd.DataFrame | None, codes: np.ndarray | None, name: str,
-                     reject_cost: float) -> Table:
-    """Counts of the decided classes and rejects per strategy (and errors when labels are known)."""
+                     costs: Sequence[float], caption_costs: str | None = None) -> Table:
+    """Counts of the decided classes and rejects per strategy at each reject cost of ``costs``
+    (and errors when labels are known)."""
     rows = []
-    for s in STRATEGIES:
-        d = fit.decide(data, strategy=s, reject_cost=reject_cost)
-        row: dict[str, Any] = {"strategy": s}
-        for c in fit.classes:
-            row[f"decide {c}"] = int((d == c).sum())
-        rej = np.asarray(d.astype(object) == "reject")
-        row["reject"] = int(rej.sum())
-        if codes is not None:
-            truth = np.asarray(fit.classes, dtype=object)[codes]
-            correct = np.asarray(d.astype(object)) == truth
-            row["error rate"] = float(np.mean(~correct & ~rej))
-            row["accuracy"] = float(correct.sum() / max(int((~rej).sum()), 1))
-        rows.append(row)
-    return table(
-        pd.DataFrame(rows), f"Decisions on the {name} at R_rej = {reject_cost:g}",
+    for rc in costs:
+        for s in STRATEGIES:
+            d = fit.decide(data, strategy=s, reject_cost=rc)
+            row: dict[str, Any] = {"strategy": s, "R_rej": f"{rc:g}"}
+            for c in fit.classes:
+                row[f"decide {c}"] = int((d == c).sum())
+            rej = np.asarray(d.astype(object) == "reject")
+            row["reject"] = int(rej.sum())
+            if codes is not None:
+                truth = np.asarray(fit.classes, dtype=object)[codes]
+                correct = np.asarray(d.astype(object)) == truth
+                row["error rate"] = float(np.mean(~correct & ~rej))
+                row["accuracy"] = float(correct.sum() / max(int((~rej).sum()), 1))
+            rows.append(row)
+    tab = table(
+        pd.DataFrame(rows),
+        f"Decisions on the {name} " + (caption_costs or f"at R_rej = {', '.join(f'{c:g}' for c in costs)}"),
         notes=["0-1 costs and reject cost R_rej through evstat.belief.decide: pessimistic = upper "
                "expected cost, optimistic = lower, probabilistic = under P(k | x). Error rate = "
                "errors / n; accuracy = correct / decided."],
     )
+    tab.numeric[1] = True
+    return tab
 
 
 def kclass_figures(fit: Any, prefix: str, data: pd.DataFrame | None, codes: np.ndarray, name: str,

@@ -38,7 +38,7 @@ def render_report(
     title: str | None = None,
     date: Any = None,
     *,
-    reject_cost: float = 0.15,
+    reject_cost: float | None = None,
     bins: int = 10,
     grid: int = 40,
     seed: int | None = None,
@@ -55,8 +55,8 @@ def render_report(
     >>> import evstat as ev
     >>> fit = ev.evlogit("y ~ x1", data=ev.datasets.simulate_gaussian(40, seed=1))
     >>> html = render_report(fit, date="2024-01-01", grid=10)
-    >>> html.startswith("<!DOCTYPE html>"), "<script" in html
-    (True, False)
+    >>> html.startswith("<!DOCTYPE html>"), '<input type="range"' in html, " src=" in html
+    (True, True, False)
     """
     context, caught = build_context(fits, newdata, y, title, date, reject_cost, bins, grid, seed, provenance,
                                     pool=pool, queries=queries, draws=draws)
@@ -81,7 +81,7 @@ def report(
     title: str | None = None,
     date: Any = None,
     *,
-    reject_cost: float = 0.15,
+    reject_cost: float | None = None,
     bins: int = 10,
     grid: int = 40,
     seed: int | None = None,
@@ -116,8 +116,12 @@ def report(
     date : str or datetime.date, optional
         The date printed in the footer (default today). Everything else is a function of the
         inputs, so a fixed ``date`` makes the file byte-identical across runs.
-    reject_cost : float in [0, 1]
-        R_rej of the decisions and decision-region figures (default 0.15 as Minary et al. 2019).
+    reject_cost : float in [0, 1], optional
+        R_rej of the decisions and decision-region figures. Default: chosen from the data, the
+        smallest cost on the grid 0.01, 0.02, ..., 1 at which the pessimistic strategy rejects at
+        most a fifth of the rows the report decides (Bel and Pl only, no labels; one cost for all
+        calibrators, the largest of theirs; :mod:`evstat.report._cost`), with the decisions at
+        Minary et al.'s (2019) 0.15 shown beside it. Give a number to use that cost alone.
     bins : int
         Bins of the reliability table, the interval coverage and the reliability diagram.
     grid : int

@@ -28,6 +28,8 @@ class Table:
     numeric: list[bool] = field(default_factory=list)
     #: one explanation per column (the header's tooltip; "" for none)
     tips: list[str] = field(default_factory=list)
+    #: the table element's id ("" for none)
+    id: str = ""
 
 
 #: numbers smaller than this in magnitude are rounding noise (e.g. 5.6e-17 for an exact 0) and print as 0

@@ -95,9 +95,87 @@ def test_report_in_headless_chromium(report_file):
             assert not [m for m in console if m[0] in ("error", "warning")], console
             assert not page_errors, page_errors
             assert all(u.startswith(("file:", "data:", "about:")) for u in requests), requests
+            # without JavaScript the slider stays hidden; the tables and panels show the report's cost
+            assert not page.locator(".evstat-controls").first.is_visible()
+            assert page.locator("svg.evstat-panel").first.is_visible()
             # the table of contents links work without JavaScript
             page.get_by_role("link", name="Reproducibility").click()
             assert page.evaluate("location.hash") == "#reproducibility"
             context.close()
+        finally:
+            browser.close()
+
+
+SLIDER_COSTS = ["0", "0.05", "0.2", "0.37", "0.5", "0.73", "1"]
+
+
+def test_reject_cost_slider_matches_fit_decide(tmp_path):
+    """Move the slider: the first rows of the decision table, the error-reject points and the
+    region cells follow, and agree with fit.decide at that cost."""
+    _require_browser()
+    import json
+    import re
+
+    import numpy as np
+    from playwright.sync_api import sync_playwright
+
+    from evstat import metrics
+
+    d = ev.datasets.load("sonar_scores")
+    cal, test = d[d.set == "calibration"], d[d.set == "test"]
+    fit = ev.evlogit("y ~ svm1 + svm2 + svm3", cal)
+    path = ev.report(tmp_path / "slider.html", fit, newdata=test, date="2024-01-01", grid=8)
+    y = test["y"].to_numpy()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            problems, requests = [], []
+            page.on("console", lambda m: problems.append((m.type, m.text)) if m.type in ("error", "warning") else None)
+            page.on("pageerror", lambda e: problems.append(("pageerror", str(e))))
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(path.as_uri(), wait_until="load")
+            slider = page.locator('.evstat-explorer input[type="range"]').first
+            assert slider.is_visible()
+            data = json.loads(page.locator('.evstat-explorer script[type="application/json"]').first.text_content())
+            for cost in SLIDER_COSTS:
+                slider.fill(cost)
+                assert page.locator(".evstat-explorer output").first.text_content() == cost
+                rows = page.evaluate("Array.from(document.querySelector('#m1-decisions').tBodies[0].rows)"
+                                     ".slice(0, 3).map(r => Array.from(r.cells).map(c => c.textContent))")
+                dots = page.evaluate("Array.from(document.querySelectorAll('#m1-err circle[data-strategy]'))"
+                                     ".map(c => [c.getAttribute('data-strategy'), +c.getAttribute('cx'), +c.getAttribute('cy')])")
+                err = page.locator("#m1-err")
+                x0, y0, w, h, top = (float(err.get_attribute(a)) for a in ("data-x0", "data-y0", "data-w", "data-h", "data-top"))
+                for row, s, (ds, cx, cy) in zip(rows, ("pessimistic", "optimistic", "probabilistic"), dots):
+                    dec = fit.decide(test, strategy=s, reject_cost=float(cost)).astype(str).to_numpy()
+                    rej = dec == "reject"
+                    errors = int(np.sum(~rej & (dec != y.astype(str))))
+                    assert row[:6] == [s, cost, str(int(np.sum(dec == "0"))), str(int(np.sum(dec == "1"))),
+                                       str(int(rej.sum())), str(errors)], (cost, row)
+                    assert float(row[6]) == pytest.approx(errors / len(y), rel=5e-4, abs=1e-12)
+                    decided = int((~rej).sum())
+                    if decided:
+                        assert float(row[7]) == pytest.approx((decided - errors) / decided, rel=5e-4)
+                    else:
+                        assert row[7] == "NA"
+                    assert float(row[8]) == pytest.approx(rej.mean(), rel=5e-4, abs=1e-12)
+                    assert ds == s and cx == pytest.approx(x0 + rej.mean() * w, abs=0.01)
+                    assert cy == pytest.approx(y0 + h - errors / len(y) / top * h, abs=0.01)
+                # the region cells: the pessimistic strategy's decision on the embedded lattice
+                fills = page.evaluate("Array.from(document.querySelectorAll('#m1-reg rect[data-k]')).map(r => r.getAttribute('fill'))")
+                c = data["cells"]
+                want = metrics.decide_binary(np.array(c["bel"]), np.array(c["pl"]), "pessimistic", float(cost),
+                                             p=np.array(c["theta"]))
+                codes = [2 if v == "reject" else int(v) for v in want]
+                assert fills == [data["shades"][k] for k in codes], cost
+            # another strategy for the region panel
+            page.locator(".evstat-explorer select").first.select_option("optimistic")
+            fills = page.evaluate("Array.from(document.querySelectorAll('#m1-reg rect[data-k]')).map(r => r.getAttribute('fill'))")
+            want = metrics.decide_binary(np.array(c["bel"]), np.array(c["pl"]), "optimistic", 1.0, p=np.array(c["theta"]))
+            assert fills == [data["shades"][2 if v == "reject" else int(v)] for v in want]
+            assert not problems, problems
+            assert all(u.startswith(("file:", "data:", "about:")) for u in requests), requests
+            assert re.search(r"R_rej = 0\.\d+ \(chosen from the data", page.content())
         finally:
             browser.close()

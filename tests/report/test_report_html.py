@@ -26,7 +26,7 @@ SCORES = ev.datasets.load("sonar_scores")
 CAL = SCORES[SCORES.set == "calibration"].reset_index(drop=True)
 TEST = SCORES[SCORES.set == "test"].reset_index(drop=True)
 DATE = "2024-01-02"
-FAST = {"grid": 6}
+FAST = {"grid": 6, "reject_cost": 0.15}  # the default cost is chosen from the data: test_report_cost.py
 
 CASES = {
     "evlogit": lambda: ev.evlogit("y ~ svm1 + svm2 + svm3", CAL),
@@ -79,8 +79,8 @@ def test_sections_of_every_calibrator(name):
         assert c in caps, c
     assert not any(c.startswith("Interval coverage") for c in caps)
     # one inline SVG per figure: every applicable plot kind (the two reject-curve panels share one)
-    assert html.count("<svg") == len(plotting.applicable_kinds(fit))
-    assert html.count("<figure") == html.count("<figcaption>") == html.count("<svg")
+    assert html.count('class="evstat-figure"') == len(plotting.applicable_kinds(fit))
+    assert html.count("<figure") == html.count("<figcaption>") == html.count('class="evstat-figure"')
     # the model summary's own tables are shown, without its coefficient table, which the report
     # prints once (with Wald intervals too)
     summ = fit.summary()
@@ -144,18 +144,25 @@ def test_escaping_of_html_in_column_names_and_labels():
     test = TEST.rename(columns={"svm1": bad})
     fit = ev.evlogit(f'y ~ Q("{bad}")', cal)
     html = render_report(fit, test, title=f"Report on {bad}", date=DATE, **FAST)
-    assert "<script" not in html.lower()
+    assert set(re.findall(r"<script[^>]*>", html.lower())) == {'<script type="application/json">', "<script>"}
+    assert "alert(1)</script>" not in html.lower()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     fit2 = ev.evlogit("label ~ svm2", cal, positive="<b>R</b>")
     html2 = render_report(fit2, date=DATE, **FAST)
     assert "<b>R</b>" not in html2 and "&lt;b&gt;R&lt;/b&gt;" in html2
+    # the class names in the slider's JSON cannot close its script element
+    assert '"classes":["M","\\u003cb\\u003eR\\u003c/b\\u003e"]' in html2
 
 
 def test_self_contained_and_static():
     html = html_of("evlogit")
     low = html.lower()
-    for bad in ("http:", "https:", "<script", "<link", "@import", "<iframe", " src=", "javascript:", "url(http"):
+    for bad in ("http:", "https:", "<link", "@import", "<iframe", " src=", "javascript:", "url(http",
+                "fetch(", "xmlhttprequest", "import(", "eval(", "new function"):
         assert bad not in low, bad
+    # scripts: the slider's data (JSON) and one inline script, nothing loaded
+    assert set(re.findall(r"<script[^>]*>", low)) == {'<script type="application/json">', "<script>"}
+    assert low.count("<script>") == 1
     assert '<meta charset="utf-8">' in html and "<style>" in html
     # internal anchors of the table of contents all exist
     ids = re.findall(r'\sid="([^"]+)"', html)
@@ -330,6 +337,7 @@ def test_committed_example_reports():
         assert path.is_file(), path
         assert path.stat().st_size < 1_500_000
         html = path.read_text(encoding="utf-8")
-        assert "<script" not in html and "http" not in html
+        assert "http" not in html and " src=" not in html
+        assert set(re.findall(r"<script[^>]*>", html)) <= {'<script type="application/json">', "<script>"}
         assert html.count("<svg") >= 6
         assert f"-o reports/examples/{name}.html`" in readme

@@ -35,7 +35,8 @@ def test_three_class_report_on_new_data(fit3, iris, tmp_path):
     caps = captions(html)
     assert "Measures of the class probabilities on the new data (75 rows)" in caps
     assert any(c.startswith("Top-label reliability table") for c in caps)
-    assert "Decisions on the new data (75 rows) at R_rej = 0.15" in caps
+    dec = [c for c in caps if c.startswith("Decisions on the new data (75 rows) at R_rej = ")]
+    assert len(dec) == 1 and "chosen from the data" in dec[0] and "R_rej = 0.15" in dec[0]
     assert html.count("<svg") == len(plotting.applicable_kinds(fit3)) == 5
     assert "not drawn" not in html and "<script" not in html
     for title in ("Ternary probability plot", "Top-label reliability diagram", "Classwise reliability diagram"):
@@ -59,7 +60,8 @@ def test_unlabelled_new_data_and_in_sample(fit3, iris, tmp_path):
     html = fit3.report(tmp_path / "r.html", newdata=nolab, date="2026-01-01", grid=8).read_text(encoding="utf-8")
     caps = captions(html)
     assert "Measures of the class probabilities on the calibration data (75 rows, in-sample)" in caps
-    assert "Decisions on the new data (75 rows) at R_rej = 0.15" in caps
+    assert "Decisions on the new data (75 rows) at reject cost R_rej = 0.15" in captions(
+        fit3.report(tmp_path / "r2.html", newdata=nolab, date="2026-01-01", grid=8, reject_cost=0.15).read_text(encoding="utf-8"))
     html2 = ev.report(tmp_path / "q.html", fit3, date="2026-01-01", grid=8).read_text(encoding="utf-8")
     assert "in-sample" in html2 and "setosa: 25" in html2
 

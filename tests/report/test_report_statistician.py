@@ -32,7 +32,8 @@ def fit():
 
 @pytest.fixture(scope="module")
 def html(fit):
-    return render_report(fit, TEST, date="2024-01-02", grid=5, provenance={"Seed": "data made with seed 2019"})
+    return render_report(fit, TEST, date="2024-01-02", grid=5, reject_cost=0.15,
+                         provenance={"Seed": "data made with seed 2019"})
 
 
 def test_one_seed_row(html):
