@@ -460,7 +460,7 @@ class Results(ABC):
         --------
         >>> import evstat as ev
         >>> d = ev.datasets.simulate_gaussian(40, seed=3)
-        >>> ev.evlogit("y ~ x1", d.iloc[:20]).refit(d).nobs
+        >>> ev.evlogit("y ~ x1", d.iloc[::2]).refit(d).nobs
         40
         """
         if not self.capabilities.refit:

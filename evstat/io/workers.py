@@ -121,8 +121,12 @@ def ignore_sigint() -> None:
     >>> ignore_sigint(); signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     True
     >>> _ = signal.signal(signal.SIGINT, old)
+
+    Only the main thread can set a handler: a task run in a worker's thread pool (a Dask worker)
+    leaves the handler as it is.
     """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 #: set in a process that starts :class:`guarded` workers; its children inherit it

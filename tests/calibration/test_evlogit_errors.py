@@ -183,7 +183,7 @@ def test_non_numeric_newdata(fit, cal):
 @pytest.mark.parametrize(
     "call, match",
     [
-        (lambda f, d: f.predict(d, type="class"), r"type must be one of \('prob', 'belief', 'mass'\), got 'class'"),
+        (lambda f, d: f.predict(d, type="class"), r"type must be one of \('prob', 'belief', 'mass', 'link', 'response'\), got 'class'"),
         (lambda f, d: f.decide(d, strategy="minimax"), r"strategy must be one of \('pessimistic', 'optimistic', 'pignistic', 'probabilistic', 'hurwicz'\), got 'minimax'"),
         (lambda f, d: f.decide(d, reject_cost=1.5), r"reject_cost must lie in \[0, 1\].*got 1.5"),
         (lambda f, d: f.decide(d, reject_cost=-0.1), r"reject_cost must lie in \[0, 1\].*got -0.1"),

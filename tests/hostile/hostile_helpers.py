@@ -38,17 +38,28 @@ def run(*args: object, stdin: str | bytes | None = None, timeout: float = 600) -
     return subprocess.run(evstat_cmd(*args), input=data, capture_output=True, env=env(), timeout=timeout, cwd=ROOT)
 
 
+def _default_sigint() -> None:
+    # a process started from a pytest-xdist worker inherits SIGINT ignored (as a shell's background
+    # job does), and Python then installs no KeyboardInterrupt handler: give the command the
+    # disposition an interactive user's command has
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(*args: object, cwd: Path | None = None) -> subprocess.Popen:
-    """Start the command (its own session, so signals reach only what the test sends)."""
+    """Start the command (its own session, so signals reach only what the test sends; SIGINT in
+    its default disposition, as from an interactive shell)."""
     return subprocess.Popen(evstat_cmd(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(),
-                            cwd=cwd or ROOT, start_new_session=True)
+                            cwd=cwd or ROOT, start_new_session=True, preexec_fn=_default_sigint)
 
 
 def one_line(stderr: bytes | str) -> str:
     """The single non-empty line of stderr (warnings aside); no traceback."""
     text = stderr.decode() if isinstance(stderr, bytes) else stderr
     assert "Traceback" not in text, text
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("evstat: warning:")]
+    # multiprocessing's resource tracker is a separate process sharing stderr: after the workers are
+    # stopped by a signal it may report their semaphores (a warning and its source line); not evstat's
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("evstat: warning:")
+             and "resource_tracker" not in ln and not ln.strip().startswith("warnings.warn(")]
     assert len(lines) == 1, text
     return lines[0]
 
