@@ -740,19 +740,39 @@ class Results(ABC):
             out[c] = cols[c].to_numpy()
         return out
 
-    def plot(self, kind: str = "reliability", newdata: pd.DataFrame | None = None, ax: Any = None, **kwargs: Any) -> Any:
+    def plot(self, kind: str | None = None, newdata: pd.DataFrame | None = None, *, y: Any = None,
+             ax: Any = None, **kwargs: Any) -> Any:
         """Draw a figure of the fitted model; returns the matplotlib Axes.
 
-        ``kind`` is one of ``"reliability"``, ``"calibration_map"`` (one score column),
-        ``"decision_regions"`` (two or more), ``"contours"`` (models with a predictive
-        contour, e.g. evlogit), ``"profile"`` (coefficient profiles, e.g. evlogit),
-        ``"reject_curve"``, ``"ignorance"``, ``"class_regions"``, ``"belief_map"``,
-        ``"score_densities"``; with three or more classes ``"decision_regions"``,
-        ``"belief_map"``, ``"class_reliability"``, ``"classwise_reliability"`` and ``"ternary"``
-        (K = 3) (the others are two-class figures). A kind that does not apply raises ValueError. ``kwargs`` go to the plotting
-        function (see :func:`evstat.plotting.plot`).
+        Parameters
+        ----------
+        kind : str, optional
+            The figure (:data:`evstat.plotting.KINDS`; ``evstat.plotting.applicable_kinds(fit)``
+            lists those that apply to this model). Two classes: ``"reliability"`` (the default),
+            ``"calibration_map"`` (one score column), ``"decision_regions"`` (two or more),
+            ``"contours"`` (models with a predictive contour, e.g. evlogit), ``"profile"``
+            (coefficient profiles), ``"reject_curve"``, ``"ignorance"``, ``"class_regions"``,
+            ``"belief_map"``, ``"score_densities"``. Three or more classes:
+            ``"class_reliability"`` (the default: top-label reliability with 95% intervals),
+            ``"classwise_reliability"``, ``"decision_regions"`` (= ``"class_regions"``),
+            ``"belief_map"`` and ``"ternary"`` (K = 3); the two-class kinds are refused with a
+            message. A kind that does not apply raises ValueError.
+        newdata : pandas.DataFrame, optional
+            Rows to evaluate and draw (default: the training rows). A DataFrame passed as the
+            first argument (``fit.plot(test)``) is taken as ``newdata`` with the default kind.
+        y : str or array-like, optional
+            Labels of ``newdata`` (default: its response column).
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+        **kwargs
+            Passed to the plotting function (see :func:`evstat.plotting.plot`), e.g. ``grid=``,
+            ``reject_cost=``, ``bins=``, ``strategy=``.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
         """
-        return upward("plot")(self, kind=kind, newdata=newdata, ax=ax, **kwargs)
+        return upward("plot")(self, kind, newdata, y=y, ax=ax, **kwargs)
 
     def report(
         self,
