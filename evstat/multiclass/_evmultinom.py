@@ -690,4 +690,4 @@ def evmultinom(formula: str, data: pd.DataFrame, targets: str = "platt", missing
     return MultinomCalibration(cf, targets=targets)
 
 
-register(MultinomCalibration, example=lambda y, d: evmultinom(f"{y} ~ s1 + s2", d), n_classes=(2, 3))
+register(MultinomCalibration, example=lambda y, d: evmultinom(f"{y} ~ s1 + s2", d), n_classes=(2, 3), fitter=evmultinom)
