@@ -95,6 +95,22 @@ def kclass_tables(fit: Any, data: pd.DataFrame | None, codes: np.ndarray, name: 
     return out
 
 
+#: header tips of the K-class tables where the two-class glossary (Bel({1}), ...) does not fit
+KCLASS_TIPS = {
+    "top-label": {"accuracy": "Share of the bin's rows whose most probable class is the observed one",
+                  "mean Bel": "Mean lower probability Bel({k*}) of the most probable class k* of the bin's rows",
+                  "mean Pl": "Mean upper probability Pl({k*}) of the most probable class k* of the bin's rows",
+                  "covered": "Whether the accuracy lies in [mean Bel, mean Pl]"},
+    "classwise": {"observed frequency": "Share of the bin's rows whose class is k",
+                  "mean Bel": "Mean lower probability Bel({k}) of the bin's rows",
+                  "mean Pl": "Mean upper probability Pl({k}) of the bin's rows"},
+    "bounds": {"observed frequency": "Share of the rows whose class is k",
+               "mean Bel": "Mean lower probability Bel({k}) of the class over the rows",
+               "mean Pl": "Mean upper probability Pl({k}) of the class over the rows",
+               "covered": "Whether the observed frequency of the class lies in [mean Bel, mean Pl]"},
+}
+
+
 def _reliability(fit: Any, data: pd.DataFrame | None, codes: np.ndarray, bins: int, view: str) -> Table:
     """One reliability table (top-label or classwise) with the band [mean Bel, mean Pl] of every
     bin, whether it covers the observed frequency, and the coverage to expect
@@ -131,6 +147,7 @@ def _reliability(fit: Any, data: pd.DataFrame | None, codes: np.ndarray, bins: i
                  "wilson_lower": "Wilson 95% lower", "wilson_upper": "Wilson 95% upper",
                  "mean_bel": "mean Bel", "mean_pl": "mean Pl", "covered": "covered"}.items()
                  if k in frame.columns},
+        tips=KCLASS_TIPS[view],
         notes=[f"The band [mean Bel, mean Pl] covers the {what} in {covered} of {k} non-empty bins; if "
                f"every row's P(k | x) were its true probability we would expect about {expect:.1f} of {k} "
                "(Poisson-binomial, exact). As in the two-class report, the band is the calibrator's "
@@ -161,7 +178,7 @@ def class_bounds_table(fit: Any, data: pd.DataFrame | None, codes: np.ndarray | 
             row["covered"] = bool(row["mean Bel"] <= row["observed frequency"] <= row["mean Pl"])
         rows.append(row)
     tab = table(
-        pd.DataFrame(rows), f"Lower and upper probabilities of each class on the {name}",
+        pd.DataFrame(rows), f"Lower and upper probabilities of each class on the {name}", tips=KCLASS_TIPS["bounds"],
         notes=["Bel({k}) and Pl({k}) are the lower and upper probabilities of class k for a row "
                "(predict(type='belief')); width = Pl({k}) - Bel({k}), the ignorance about class k. "
                + ("Covered: the observed frequency of the class lies in [mean Bel, mean Pl] "

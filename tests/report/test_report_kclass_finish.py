@@ -195,7 +195,8 @@ def test_three_k_class_methods_in_one_report(three, data, tmp_path):
     measures, one of the decisions at the report's cost, one error-reject figure; a list of fits
     is named by method."""
     cal, test = data
-    html = ev.report(tmp_path / "r.html", three, newdata=test.iloc[::3], date="2026-01-01", grid=5).read_text(encoding="utf-8")
+    html = ev.report(fits=three, path=tmp_path / "r.html", newdata=test.iloc[::3], date="2026-01-01",
+                     grid=5).read_text(encoding="utf-8")
     cmp = section(html, "comparison")
     caps = captions(cmp)
     assert caps[0] == "Measures of the class probabilities of the models"
@@ -211,3 +212,8 @@ def test_three_k_class_methods_in_one_report(three, data, tmp_path):
     new = test.iloc[::3]
     d = three[2].decide(new, strategy="pessimistic", reject_cost=rc).astype(object).to_numpy()
     assert float(drow[3]) == pytest.approx(np.mean(d == "reject"), abs=1e-6)
+
+
+def test_plotting_probability_examples(doctests):
+    """class_belief and the band of class_reliability_diagram (the report's K-class figures)."""
+    doctests("evstat.plotting.probability")
