@@ -126,7 +126,7 @@ class Capabilities:
         check_strategy(self.default_strategy, self.extra_strategies)
 
 
-_REGISTRY: dict[str, type] = {}
+_REGISTRY: dict[str, type[Results]] = {}
 #: method -> (example fitter, class counts it supports), for the contract tests
 _EXAMPLES: dict[str, tuple[Callable[[str, pd.DataFrame], Any], tuple[int, ...]]] = {}
 #: the packages whose modules register the models: all their modules are imported (importlib,
@@ -137,7 +137,7 @@ _MODEL_PACKAGES = ("evstat.calibration", "evstat.classifiers", "evstat.multiclas
 _LOADED = [False]
 
 
-def _registry() -> dict[str, type]:
+def _registry() -> dict[str, type[Results]]:
     """The registry, after importing every module of the model packages (once)."""
     if not _LOADED[0]:
         import pkgutil
@@ -205,9 +205,9 @@ def register(
     n_classes : tuple of int
         The class counts the model accepts among (2, 3).
     """
-    _REGISTRY[cls.method] = cls  # type: ignore[attr-defined]
+    _REGISTRY[cls.method] = cls
     if example is not None:
-        _EXAMPLES[cls.method] = (example, tuple(n_classes))  # type: ignore[attr-defined]
+        _EXAMPLES[cls.method] = (example, tuple(n_classes))
     return cls
 
 
@@ -216,7 +216,7 @@ def contract_examples() -> dict[str, tuple[Callable[[str, pd.DataFrame], Any] | 
     return {m: _EXAMPLES.get(m, (None, (2,))) for m in _registry()}
 
 
-def registered() -> dict[str, type]:
+def registered() -> dict[str, type[Results]]:
     """``{method: results class}`` of every registered model (a copy).
 
     Examples
@@ -300,7 +300,7 @@ def load(path: str | Path, key: str | bytes | None = None) -> Any:
     return _build(d, source, verify=True)
 
 
-def _known(d: Mapping[str, Any], source: str) -> type:
+def _known(d: Mapping[str, Any], source: str) -> type[Results]:
     method = d.get("method")
     if not isinstance(method, str) or method not in _registry():
         shown = repr(method)[:60]
@@ -715,6 +715,14 @@ class Results(ABC):
     @abstractmethod
     def _to_dict(self) -> dict[str, Any]:
         """The model's own part of :meth:`to_dict` (its settings and estimates)."""
+
+    @classmethod
+    def _from_dict(cls, d: Mapping[str, Any]) -> Results:
+        """Rebuild a fit from :meth:`to_dict`'s description, schema-checked (each subclass
+        declares its own; nothing is estimated again)."""
+        raise NotImplementedError(
+            f"the {cls.method} model declares no _from_dict, so evstat.load cannot rebuild it"
+        )
 
     # ---------------------------------------------------------------- shared verbs
     def _check_newdata(self, newdata: Any) -> None:

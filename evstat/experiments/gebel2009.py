@@ -83,7 +83,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -94,6 +94,9 @@ from evstat.experiments.store import Store
 from evstat.io.atomic import atomic_path, write_text
 from evstat.metrics.gebel import correctness_rate, one_minus_rmse, wcr
 from evstat.multiclass import code_matrix
+
+if TYPE_CHECKING:
+    from evstat.results import Results
 
 __all__ = [
     "DATASETS",
@@ -226,6 +229,7 @@ def _frame(S: NDArray, y: NDArray | None) -> pd.DataFrame:
 def _calibrate_k(method: str, S: NDArray, y: NDArray, St: NDArray, code: pd.DataFrame) -> NDArray[np.float64]:
     formula = "y ~ " + " + ".join(f"s{j}" for j in range(S.shape[1]))
     cal, test = _frame(S, y), _frame(St, None)
+    fit: Results
     if method in ("norm", "av", "lr"):
         name = {"norm": "normcal", "av": "avcal", "lr": "evlogit"}[method]
         fit = ev.ecoc(formula, cal, code=code, calibrator=name, coupling="zadrozny")
@@ -255,6 +259,7 @@ def _calibrate_two(method: str, kind: str, s: NDArray, y: NDArray, st: NDArray) 
     prob = kind in ("nb", "tree")
     if method == "own":
         return np.asarray(st, dtype=np.float64)
+    fit: Results
     if method == "norm":
         fit = ev.normcal("y ~ s", cal)
     elif method == "av":
@@ -343,8 +348,10 @@ def _unit(part: str, dataset: str, clf: str, red: str, fold: int, folds: int, se
                 t_m = time.perf_counter()
                 try:
                     if m == "ann-direct":
+                        assert P_direct is not None  # the direct methods run with clf == "ann" only
                         preds[m] = P_direct
                     elif m == "diri-direct":
+                        assert P_direct is not None and P_direct_cal is not None
                         preds[m] = _calibrate_direct(P_direct_cal, ytr, P_direct)
                     else:
                         preds[m] = _calibrate_k(m, S, ytr, St, code)

@@ -393,7 +393,7 @@ def run_peers(
     while reps_done < reps or rounds_done < rounds:
         r1 = min(reps, reps_done + BLOCK_REPS)
         d1 = min(rounds, rounds_done + BLOCK_ROUNDS)
-        units = [(sim_unit, (t, J, n, r, seed, n_test)) for r in range(reps_done, r1)
+        units: list[tuple[Callable[..., Any], tuple]] = [(sim_unit, (t, J, n, r, seed, n_test)) for r in range(reps_done, r1)
                  for t in truths for J in SCORES for n in n_cals]
         n_sim = len(units)
         units += [(real_unit, (d, r, seed)) for r in range(rounds_done, d1) for d in datasets]

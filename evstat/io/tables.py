@@ -227,7 +227,7 @@ def iter_table(path: str, what: str, chunksize: int, sep: str = ",", encoding: s
         return batches(), f.metadata.num_rows, columns
     enc = _encoding(encoding)
     raw = _open_binary(path, what)
-    text = io.TextIOWrapper(raw if isinstance(raw, io.BufferedIOBase) else io.BufferedReader(raw),  # type: ignore[arg-type]
+    text = io.TextIOWrapper(raw if isinstance(raw, io.BufferedIOBase) else io.BufferedReader(raw),  # type: ignore[type-var]
                             encoding=enc, newline="")
     try:
         first = text.readline()

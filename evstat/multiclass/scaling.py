@@ -197,6 +197,10 @@ class _ScalingBase(MulticlassResults, GlmVerbs):
     reg_lambda: float = 0.0
     reg_mu: float = 0.0
 
+    def _check_inputs(self) -> None:
+        """Refuse inputs the scaling cannot use (each subclass; run before the fit)."""
+        raise NotImplementedError
+
     # ---- design
     def _features(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         S = X[:, self.order]
@@ -227,7 +231,7 @@ class _ScalingBase(MulticlassResults, GlmVerbs):
         self.cov: NDArray[np.float64] | None = None
         if self._penalty() is None:
             try:
-                cov = np.linalg.inv(H)
+                cov = np.asarray(np.linalg.inv(H), dtype=np.float64)
                 self.cov = cov if np.all(np.isfinite(cov)) and np.all(np.diag(cov) >= 0) else None
             except np.linalg.LinAlgError:
                 self.cov = None
@@ -331,7 +335,7 @@ class _ScalingBase(MulticlassResults, GlmVerbs):
         self.converged = bool(d["converged"])
 
 
-def _fit_model(cls: type, formula: str, data: pd.DataFrame, code: Any, missing: str, **state: Any) -> Any:
+def _fit_model(cls: type[_ScalingBase], formula: str, data: pd.DataFrame, code: Any, missing: str, **state: Any) -> Any:
     cf, codef, order = score_design(formula, data, code=code, missing=missing, who=cls.method, match=cls.uses_code)
     obj = cls.__new__(cls)
     MulticlassResults.__init__(obj, cf, codef, order)
