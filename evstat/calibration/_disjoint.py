@@ -250,7 +250,8 @@ class DisjointCalibration(CalibrationResults):
 
     def _belief_arrays(self, X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray]:
         theta, bel, pl = self._predict_arrays(X, need_belief=True)
-        return theta, bel, pl  # type: ignore[return-value]
+        assert bel is not None and pl is not None  # need_belief
+        return theta, bel, pl
 
     def _calibration_conflict(self) -> NDArray:
         """The conflict K of the combination on the calibration rows (those of

@@ -74,7 +74,11 @@ def _decode_error(err: UnicodeDecodeError, path: str, what: str, encoding: str, 
 
 def _check_header(header: list[str], path: str, what: str, sep: str) -> None:
     seen: set[str] = set()
-    dups = [h for h in header if h in seen or seen.add(h)]  # type: ignore[func-returns-value]
+    dups = []
+    for h in header:
+        if h in seen:
+            dups.append(h)
+        seen.add(h)
     if dups:
         raise TableError(
             f"{_name(path, what)} has duplicate column names {sorted(set(dups))} (pandas would rename the "
