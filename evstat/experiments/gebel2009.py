@@ -307,6 +307,8 @@ def _unit(part: str, dataset: str, clf: str, red: str, fold: int, folds: int, se
     """One (part, data set, classifier, reduction, fold) unit: every method's rows and predictions.
     ``methods`` (K-class only) replaces the part's methods, e.g. :data:`METHODS_K_APPENDIX`; the
     classifier scores are the same as in the main run (same seeds)."""
+    if methods is not None and part != "K-class":
+        raise ValueError("methods= applies to the K-class part only")
     from sklearn.exceptions import ConvergenceWarning
 
     Xtr, Xte, ytr, yte, te, K, rs = _unit_data(part, dataset, clf, red, fold, folds, seed)
@@ -324,8 +326,6 @@ def _unit(part: str, dataset: str, clf: str, red: str, fold: int, folds: int, se
             # the baseline is the normalised score (svm, ann) or the classifier's own probability
             # (nb, tree); every calibrator runs for every classifier
             skip = "norm" if clf in ("nb", "tree") else "own"
-            if methods is not None:
-                raise ValueError("methods= applies to the K-class part only")
             methods = [m for m in METHODS_TWO if m != skip]
             for m in methods:
                 t_m = time.perf_counter()

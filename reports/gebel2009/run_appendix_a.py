@@ -70,21 +70,32 @@ def run(dataset: str) -> dict[str, float]:
     return {"wall_seconds": round(time.time() - t0, 1), "cpu_seconds": round(time.process_time() - c0, 1)}
 
 
-def main(argv: list[str]) -> None:
-    chosen = [a for a in argv if not a.startswith("-")] or list(g.DATASETS_K)
-    (OUT / "by_dataset").mkdir(parents=True, exist_ok=True)
-    study_path = OUT / "study.json"
-    study = json.loads(study_path.read_text(encoding="utf-8")) if study_path.exists() else {}
+STUDY = OUT / "study.json"
+
+
+def _study() -> dict:
+    study = json.loads(STUDY.read_text(encoding="utf-8")) if STUDY.exists() else {}
     study.update({"folds": FOLDS, "seed": SEED, "methods": list(g.METHODS_K_APPENDIX),
-                  "command": "OMP_NUM_THREADS=1 python reports/gebel2009/run_appendix_a.py"})
-    seconds = study.setdefault("dataset_seconds", {})
-    for d in chosen:
+                  "command": "OMP_NUM_THREADS=1 python reports/gebel2009/run_appendix_a.py [data sets]"})
+    study.setdefault("dataset_seconds", {})
+    return study
+
+
+def main(argv: list[str]) -> None:
+    """Run the chosen data sets (default all, smallest first); ``--collect`` only concatenates
+    the complete data sets' files (several calls may run different data sets at once)."""
+    chosen = [a for a in argv if not a.startswith("-")] or sorted(g.DATASETS_K, key=g._size)
+    (OUT / "by_dataset").mkdir(parents=True, exist_ok=True)
+    for d in ([] if "--collect" in argv else chosen):
         if complete(d):
             print(f"{d}: complete, kept")
             continue
-        seconds[d] = run(d)
-        print(f"{d}: {seconds[d]}", flush=True)
-        write_text(study_path, json.dumps(study, indent=1))
+        secs = run(d)
+        print(f"{d}: {secs}", flush=True)
+        study = _study()  # read again: another call may have written meanwhile
+        study["dataset_seconds"][d] = secs
+        write_text(STUDY, json.dumps(study, indent=1))
+    study = _study()
     done = [d for d in g.DATASETS_K if complete(d)]
     for name in ("results", "table"):
         frames = [pd.read_csv(OUT / "by_dataset" / f"{d}_{name}.csv") for d in done]
@@ -92,7 +103,7 @@ def main(argv: list[str]) -> None:
         pd.concat(frames, ignore_index=True).to_csv(buf, index=False, float_format="%.6g" if name == "results" else "%.4f")
         write_text(OUT / f"{name}.csv", buf.getvalue())
     study["datasets_done"] = done
-    write_text(study_path, json.dumps(study, indent=1))
+    write_text(STUDY, json.dumps(study, indent=1))
 
 
 if __name__ == "__main__":
