@@ -244,6 +244,35 @@ def markdown(cl: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def appendix_tables() -> str:
+    """Our Appendix A cells beside the thesis's: one table per (classifier, reduction), a row per
+    calibrator, "Cal ours / thesis; CR ours / thesis" per data set ("-" where ours is missing)."""
+    app = HERE / "k-class-appendix" / "table.csv"
+    if not app.exists():
+        return ""
+    ours = pd.read_csv(app).set_index(["classifier", "reduction", "method", "dataset"])
+    th = pd.read_csv(DATA / "gebel2009_thesis_appendix_a.csv").set_index(["classifier", "reduction", "method", "dataset"])
+    datasets = sorted(set(th.index.get_level_values("dataset")) - {"B3"})
+    out = []
+    for clf, red in (("svm", "ovr"), ("svm", "pairs"), ("ann", "ovr"), ("ann", "pairs")):
+        out.append(f"**{clf.upper()}, {red}** (Cal ours / thesis; CR ours / thesis)\n")
+        out.append("| method | " + " | ".join(datasets) + " |")
+        out.append("|---|" + "---|" * len(datasets))
+        for m in ("bay-alap", "ir", "plr"):
+            cells = []
+            for d in datasets:
+                t = th.loc[(clf, red, m, d)]
+                k = (clf, red, m, d)
+                if k in ours.index and pd.notna(ours.loc[k, "Cal"]):
+                    o = ours.loc[k]
+                    cells.append(f"{o['Cal']:.3f} / {t['Cal']:.3f}; {o['CR']:.3f} / {t['CR']:.3f}")
+                else:
+                    cells.append(f"- / {t['Cal']:.3f}; - / {t['CR']:.3f}")
+            out.append(f"| {m} | " + " | ".join(cells) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
 if __name__ == "__main__":
     cl = conclusions()
     if "--check" not in sys.argv:
@@ -251,3 +280,5 @@ if __name__ == "__main__":
         cl.to_csv(buf, index=False)
         (HERE / "conclusions.csv").write_text(buf.getvalue(), encoding="utf-8")
     print(markdown(cl))
+    print()
+    print(appendix_tables())
