@@ -689,6 +689,11 @@ class Results(ABC):
         )
 
     @classmethod
+    def _schema_optional(cls) -> dict[str, Spec]:
+        """Keys :meth:`_to_dict` writes that older saved files lack (a later addition)."""
+        return {}
+
+    @classmethod
     def _schema_checks(cls) -> list[Any]:
         """Cross-field checks ``(d, root) -> message or None`` run after the keys are valid."""
         return []
@@ -708,7 +713,8 @@ class Results(ABC):
                 cls._frame_key: cls._frame_schema(),
                 **cls._schema_fields(),
             },
-            optional={"checksum": schema.Str(max_len=100), "signature": schema.Str(max_len=100)},
+            optional={"checksum": schema.Str(max_len=100), "signature": schema.Str(max_len=100),
+                      **cls._schema_optional()},
             checks=cls._schema_checks(),
         )
 
