@@ -203,7 +203,9 @@ def _fit_linear_softmax(
         warnings.warn(
             f"{who}: the maximum-likelihood fit did not converge (largest gradient {np.max(np.abs(g * scale)):.3g}, "
             f"largest coefficient {np.max(np.abs(t / scale)):.3g}); the classes may be separable by the scores. "
-            "Consider a model with fewer parameters or regularisation (dirichlet with reg_lambda > 0)",
+            + ("ODIR leaves the diagonal of W unpenalised: a larger reg_lambda or temperature scaling"
+               if penalised else
+               "Consider a model with fewer parameters or regularisation (dirichlet with reg_lambda > 0)"),
             ScalingFitWarning,
             stacklevel=4,
         )
@@ -408,7 +410,7 @@ def _score_form(obj: _ScalingBase, scores: str) -> str:
                 f"code has tasks {obj.tasks}; use scores='raw' (or 'auto') with task scores"
             )
         return "raw"
-    form = resolve_scores(scores, np.asarray(obj._X)[:, obj.order], obj.task_columns, obj.method)
+    form = resolve_scores(scores, np.asarray(obj.class_frame.X)[:, obj.order], obj.task_columns, obj.method)
     if form == "probabilities" and scores == "auto" and obj.warns_on_probabilities:
         warn_probabilities(obj.method, obj.task_columns, stacklevel=4)
     return form
