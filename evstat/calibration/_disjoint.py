@@ -602,4 +602,4 @@ def disjoint(
     return DisjointCalibration(mf, method, calibrators, conflict=conflict, prob=prob, combination=combination)
 
 
-register(DisjointCalibration, example=lambda y, d: disjoint(f"{y} ~ s1 + s2", d))
+register(DisjointCalibration, example=lambda y, d: disjoint(f"{y} ~ s1 + s2", d), fitter=disjoint)

@@ -93,7 +93,7 @@ class IsotonicCalibration(CellCalibration):
     """
 
     method = "isotonic"
-    capabilities = Capabilities(refit=True)
+    capabilities = Capabilities(refit=True, single_score=True)
 
     def _refit(self, data: pd.DataFrame) -> IsotonicCalibration:
         return isotonic(self.formula, data, positive=self.positive)
@@ -348,4 +348,4 @@ def isotonic(
     return IsotonicCalibration(mf)
 
 
-register(IsotonicCalibration, example=lambda y, d: isotonic(f"{y} ~ s1", d))
+register(IsotonicCalibration, example=lambda y, d: isotonic(f"{y} ~ s1", d), fitter=isotonic)

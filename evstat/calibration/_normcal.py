@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 
 from evstat.calibration.point import PointCalibration
 from evstat.formula import ModelFrame, model_frame, schema
-from evstat.results import not_fitted, register
+from evstat.results import Capabilities, not_fitted, register
 from evstat.summary import Summary, format_number
 
 __all__ = ["NormalisedCalibration", "normcal", "normalise_scores"]
@@ -87,6 +87,7 @@ class NormalisedCalibration(PointCalibration):
     """
 
     method = "normcal"
+    capabilities = Capabilities(single_score=True)
 
     def __init__(self, mf: ModelFrame, rho: float = 1.05, beyond: str = "clip", scale: float | None = None) -> None:
         super().__init__(mf)
@@ -207,4 +208,4 @@ def normcal(
     return NormalisedCalibration(mf, rho=rho, beyond=beyond)
 
 
-register(NormalisedCalibration, example=lambda y, d: normcal(f"{y} ~ s1", d))
+register(NormalisedCalibration, example=lambda y, d: normcal(f"{y} ~ s1", d), fitter=normcal)

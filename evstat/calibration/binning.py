@@ -692,4 +692,4 @@ def evbinning(
     return BinningCalibration(mf, bins=bins, breaks=breaks, empty=empty)
 
 
-register(BinningCalibration, example=lambda y, d: evbinning(f"{y} ~ s1 + s2", d, bins=3, empty="prior"))
+register(BinningCalibration, example=lambda y, d: evbinning(f"{y} ~ s1 + s2", d, bins=3, empty="prior"), fitter=evbinning)

@@ -856,7 +856,7 @@ def eknn(
     )
 
 
-register(EkNNClassifier, example=lambda y, d: eknn(f"{y} ~ s1 + s2", d, k=5), n_classes=(2, 3))
+register(EkNNClassifier, example=lambda y, d: eknn(f"{y} ~ s1 + s2", d, k=5), n_classes=(2, 3), fitter=eknn)
 
 
 def _partial_example(y: str, d: pd.DataFrame) -> PartialEkNNClassifier:

@@ -734,4 +734,4 @@ def evnn(
     )
 
 
-register(EvNNClassifier, example=lambda y, d: evnn(f"{y} ~ s1 + s2", d, prototypes=4, seed=1, maxiter=100), n_classes=(2, 3))
+register(EvNNClassifier, example=lambda y, d: evnn(f"{y} ~ s1 + s2", d, prototypes=4, seed=1, maxiter=100), n_classes=(2, 3), fitter=evnn)

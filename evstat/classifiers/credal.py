@@ -643,4 +643,4 @@ def credal_knn(
     )
 
 
-register(CredalKNNClassifier, example=lambda y, d: credal_knn(f"{y} ~ s1 + s2", d, k=5), n_classes=(2, 3))
+register(CredalKNNClassifier, example=lambda y, d: credal_knn(f"{y} ~ s1 + s2", d, k=5), n_classes=(2, 3), fitter=credal_knn)

@@ -604,12 +604,16 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
             f"and use its {what}"
         )
 
-    def plot(self, *args: Any, **kwargs: Any) -> Any:
-        """K >= 3: the K-class figures of :meth:`evstat.results.Results.plot`; K = 2: refused
-        with a message (use evlogit with ``targets="binary"``, the same Bel and Pl)."""
-        if self.is_binary:
-            self._no_presentation("plots")
-        return super().plot(*args, **kwargs)
+    def plot(self, kind: str | None = None, newdata: pd.DataFrame | None = None, *, y: Any = None,
+             ax: Any = None, **kwargs: Any) -> Any:
+        """The figures of :meth:`evstat.results.Results.plot`: ``kind``, ``newdata``, ``y``,
+        ``ax`` and ``kwargs`` as there (default kind: the reliability diagram for K = 2, the
+        top-label reliability diagram for K >= 3). K = 2:
+        every two-class figure but ``"profile"`` (refused with a message: use evlogit with
+        ``targets="binary"``, the same Bel and Pl, whose profiles are per coefficient)."""
+        if self.is_binary and isinstance(kind, str) and kind == "profile":
+            self._no_presentation("coefficient profile figures")
+        return super().plot(kind, newdata, y=y, ax=ax, **kwargs)
 
     def report(self, *args: Any, **kwargs: Any) -> Any:
         """K >= 3: the K-class HTML report of :meth:`evstat.results.Results.report`; K = 2:
@@ -686,4 +690,4 @@ def evmultinom(formula: str, data: pd.DataFrame, targets: str = "platt", missing
     return MultinomCalibration(cf, targets=targets)
 
 
-register(MultinomCalibration, example=lambda y, d: evmultinom(f"{y} ~ s1 + s2", d), n_classes=(2, 3))
+register(MultinomCalibration, example=lambda y, d: evmultinom(f"{y} ~ s1 + s2", d), n_classes=(2, 3), fitter=evmultinom)

@@ -43,6 +43,7 @@ warns. Use ODIR (``dirichlet``) or fewer parameters (``temperature``) then.
 
 from __future__ import annotations
 
+from dataclasses import replace
 import warnings
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -59,7 +60,7 @@ from evstat.glm import GLM_TYPES, GlmVerbs
 from evstat.likelihood.multinomial import softmax
 from evstat.multiclass.base import MulticlassResults, score_design
 from evstat.multiclass.coupling import is_ovr
-from evstat.results import register
+from evstat.results import Capabilities, register
 
 __all__ = [
     "DirichletCalibration",
@@ -346,6 +347,7 @@ class TemperatureScaling(_ScalingBase):
     """Temperature scaling: p = softmax(z / T) (Guo et al. 2017); created by :func:`temperature`."""
 
     method: ClassVar[str] = "temperature"
+    capabilities: ClassVar[Capabilities] = replace(MulticlassResults.capabilities, scores="logits")
     title: ClassVar[str] = "Temperature scaling"
 
     def _check_inputs(self) -> None:
@@ -380,6 +382,7 @@ class VectorScaling(_ScalingBase):
     """Vector scaling: p = softmax(w * z + b) (Guo et al. 2017); created by :func:`vector_scaling`."""
 
     method: ClassVar[str] = "vector_scaling"
+    capabilities: ClassVar[Capabilities] = replace(MulticlassResults.capabilities, scores="logits")
     title: ClassVar[str] = "Vector scaling"
 
     def _check_inputs(self) -> None:
@@ -439,6 +442,7 @@ class DirichletCalibration(MatrixScaling):
     """Dirichlet calibration (Kull et al. 2019): multinomial logistic regression on ln s."""
 
     method: ClassVar[str] = "dirichlet"
+    capabilities: ClassVar[Capabilities] = replace(MulticlassResults.capabilities, scores="probabilities")
     title: ClassVar[str] = "Dirichlet calibration (Kull et al. 2019)"
     uses_code: ClassVar[bool] = True
 
@@ -666,7 +670,7 @@ def contract_code(y: pd.Series) -> pd.DataFrame:
     return pd.DataFrame({"s1": [1, -1, 0], "s2": [-1, -1, 1]}, index=lev)
 
 
-register(TemperatureScaling, example=lambda y, d: temperature(f"{y} ~ s1 + s2", d, code=contract_code(d[y])), n_classes=(2, 3))
-register(VectorScaling, example=lambda y, d: vector_scaling(f"{y} ~ s1 + s2", d, code=contract_code(d[y])), n_classes=(2, 3))
-register(MatrixScaling, example=lambda y, d: matrix_scaling(f"{y} ~ s1 + s2", d), n_classes=(2, 3))
-register(DirichletCalibration, example=lambda y, d: dirichlet(f"{y} ~ s1 + s2", d, code=contract_code(d[y])), n_classes=(2, 3))
+register(TemperatureScaling, example=lambda y, d: temperature(f"{y} ~ s1 + s2", d, code=contract_code(d[y])), n_classes=(2, 3), fitter=temperature)
+register(VectorScaling, example=lambda y, d: vector_scaling(f"{y} ~ s1 + s2", d, code=contract_code(d[y])), n_classes=(2, 3), fitter=vector_scaling)
+register(MatrixScaling, example=lambda y, d: matrix_scaling(f"{y} ~ s1 + s2", d), n_classes=(2, 3), fitter=matrix_scaling)
+register(DirichletCalibration, example=lambda y, d: dirichlet(f"{y} ~ s1 + s2", d, code=contract_code(d[y])), n_classes=(2, 3), fitter=dirichlet)
