@@ -732,4 +732,4 @@ def evlogit(
     return LogitCalibration(mf, targets=targets)
 
 
-register(LogitCalibration, example=lambda y, d: evlogit(f"{y} ~ s1 + s2", d))
+register(LogitCalibration, example=lambda y, d: evlogit(f"{y} ~ s1 + s2", d), fitter=evlogit)
