@@ -70,6 +70,7 @@ __all__ = [
     "fitters",
     "from_dict",
     "load",
+    "not_fitted",
     "register",
     "registered",
     "schema_of",
@@ -437,6 +438,22 @@ def from_dict(d: dict[str, Any], source: str = "the description") -> Any:
     return _build(d, source, verify=False)
 
 
+def not_fitted(fit: Any, source: str, field: str, detail: str) -> SchemaError:
+    """The error of a family's load check (``Results._verify_loaded``): ``field`` of the file
+    ``source`` is not what the fit gives on the saved data (``detail`` says how it differs).
+
+    Examples
+    --------
+    >>> str(not_fitted(type("F", (), {"method": "eknn"})(), "'f.json'", "gamma[0]", "a detail"))[:58]
+    "'f.json' holds a eknn model whose gamma[0] is not what the"
+    """
+    return SchemaError(
+        f"{source} holds a {fit.method} model whose {field} is not what the fit gives on its "
+        f"saved data ({detail}); the file was edited after it was fitted (a recomputed "
+        "checksum does not make it genuine). Refit and save the model again"
+    )
+
+
 def _build(d: dict[str, Any], source: str, verify: bool) -> Any:
     """Schema first (precise, field-level messages), then the checksum, then the model (whose
     formula the whitelist checks before patsy evaluates it)."""
@@ -791,6 +808,11 @@ class Results(ABC):
         )
 
     @classmethod
+    def _schema_optional(cls) -> dict[str, Spec]:
+        """Keys :meth:`_to_dict` writes that older saved files lack (a later addition)."""
+        return {}
+
+    @classmethod
     def _schema_checks(cls) -> list[Any]:
         """Cross-field checks ``(d, root) -> message or None`` run after the keys are valid."""
         return []
@@ -810,7 +832,8 @@ class Results(ABC):
                 cls._frame_key: cls._frame_schema(),
                 **cls._schema_fields(),
             },
-            optional={"checksum": schema.Str(max_len=100), "signature": schema.Str(max_len=100)},
+            optional={"checksum": schema.Str(max_len=100), "signature": schema.Str(max_len=100),
+                      **cls._schema_optional()},
             checks=cls._schema_checks(),
         )
 
@@ -909,7 +932,9 @@ class Results(ABC):
         """Re-verify, after :func:`load`, that the parameters are what the family estimates from
         the saved data (optimality conditions, re-derived counts); raise ``SchemaError`` if not.
         The base has nothing to check; families override it (evstat.glm.GlmVerbs: the score
-        equations of the likelihood)."""
+        equations of the likelihood; the table in docs/guide/saved-models.md lists every
+        family's check). Only checks run here: nothing is estimated again
+        (``tests/test_no_refit.py`` counts the estimator calls)."""
 
     def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
         """Copies (``copy.deepcopy``) and transport to worker processes (joblib, Dask) go through
