@@ -457,8 +457,9 @@ def _run_units(units: list[tuple[Callable[..., Any], tuple]], jobs: int, quiet: 
         finished = zip(todo, Parallel(n_jobs=jobs, batch_size=1, return_as="generator")(
             delayed(guarded(units[i][0]))(*units[i][1]) for i in it), strict=True)
     for i, frames in finished:
-        store.save_frames(*paths[i], frames)
-        res[i] = store.load_frames(*paths[i])
+        key, files = paths[i]
+        store.save_frames(key, files, frames)
+        res[i] = store.load_frames(key, files)
     return [tuple(r) for r in res]
 
 
