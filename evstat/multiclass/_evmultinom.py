@@ -384,7 +384,7 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         out[:, 1], out[:, 2], out[:, 3] = 1.0 - p, b, p - b
         return out
 
-    def _predict(
+    def _predict(  # type: ignore[override]  # its own options by name: an unknown one is a TypeError
         self, X: NDArray, index: pd.Index, type: str, events: Sequence[Iterable[Hashable]] | None = None,
         se_fit: bool = False,
     ) -> Any:
