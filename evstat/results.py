@@ -70,6 +70,7 @@ __all__ = [
     "fitters",
     "from_dict",
     "load",
+    "not_fitted",
     "register",
     "registered",
     "schema_of",
@@ -437,6 +438,22 @@ def from_dict(d: dict[str, Any], source: str = "the description") -> Any:
     return _build(d, source, verify=False)
 
 
+def not_fitted(fit: Any, source: str, field: str, detail: str) -> SchemaError:
+    """The error of a family's load check (``Results._verify_loaded``): ``field`` of the file
+    ``source`` is not what the fit gives on the saved data (``detail`` says how it differs).
+
+    Examples
+    --------
+    >>> str(not_fitted(type("F", (), {"method": "eknn"})(), "'f.json'", "gamma[0]", "a detail"))[:58]
+    "'f.json' holds a eknn model whose gamma[0] is not what the"
+    """
+    return SchemaError(
+        f"{source} holds a {fit.method} model whose {field} is not what the fit gives on its "
+        f"saved data ({detail}); the file was edited after it was fitted (a recomputed "
+        "checksum does not make it genuine). Refit and save the model again"
+    )
+
+
 def _build(d: dict[str, Any], source: str, verify: bool) -> Any:
     """Schema first (precise, field-level messages), then the checksum, then the model (whose
     formula the whitelist checks before patsy evaluates it)."""
@@ -791,6 +808,11 @@ class Results(ABC):
         )
 
     @classmethod
+    def _schema_optional(cls) -> dict[str, Spec]:
+        """Keys :meth:`_to_dict` writes that older saved files lack (a later addition)."""
+        return {}
+
+    @classmethod
     def _schema_checks(cls) -> list[Any]:
         """Cross-field checks ``(d, root) -> message or None`` run after the keys are valid."""
         return []
@@ -810,7 +832,8 @@ class Results(ABC):
                 cls._frame_key: cls._frame_schema(),
                 **cls._schema_fields(),
             },
-            optional={"checksum": schema.Str(max_len=100), "signature": schema.Str(max_len=100)},
+            optional={"checksum": schema.Str(max_len=100), "signature": schema.Str(max_len=100),
+                      **cls._schema_optional()},
             checks=cls._schema_checks(),
         )
 
@@ -842,19 +865,39 @@ class Results(ABC):
             out[c] = cols[c].to_numpy()
         return out
 
-    def plot(self, kind: str = "reliability", newdata: pd.DataFrame | None = None, ax: Any = None, **kwargs: Any) -> Any:
+    def plot(self, kind: str | None = None, newdata: pd.DataFrame | None = None, *, y: Any = None,
+             ax: Any = None, **kwargs: Any) -> Any:
         """Draw a figure of the fitted model; returns the matplotlib Axes.
 
-        ``kind`` is one of ``"reliability"``, ``"calibration_map"`` (one score column),
-        ``"decision_regions"`` (two or more), ``"contours"`` (models with a predictive
-        contour, e.g. evlogit), ``"profile"`` (coefficient profiles, e.g. evlogit),
-        ``"reject_curve"``, ``"ignorance"``, ``"class_regions"``, ``"belief_map"``,
-        ``"score_densities"``; with three or more classes ``"decision_regions"``,
-        ``"belief_map"``, ``"class_reliability"``, ``"classwise_reliability"`` and ``"ternary"``
-        (K = 3) (the others are two-class figures). A kind that does not apply raises ValueError. ``kwargs`` go to the plotting
-        function (see :func:`evstat.plotting.plot`).
+        Parameters
+        ----------
+        kind : str, optional
+            The figure (:data:`evstat.plotting.KINDS`; ``evstat.plotting.applicable_kinds(fit)``
+            lists those that apply to this model). Two classes: ``"reliability"`` (the default),
+            ``"calibration_map"`` (one score column), ``"decision_regions"`` (two or more),
+            ``"contours"`` (models with a predictive contour, e.g. evlogit), ``"profile"``
+            (coefficient profiles), ``"reject_curve"``, ``"ignorance"``, ``"class_regions"``,
+            ``"belief_map"``, ``"score_densities"``. Three or more classes:
+            ``"class_reliability"`` (the default: top-label reliability with 95% intervals),
+            ``"classwise_reliability"``, ``"decision_regions"`` (= ``"class_regions"``),
+            ``"belief_map"`` and ``"ternary"`` (K = 3); the two-class kinds are refused with a
+            message. A kind that does not apply raises ValueError.
+        newdata : pandas.DataFrame, optional
+            Rows to evaluate and draw (default: the training rows). A DataFrame passed as the
+            first argument (``fit.plot(test)``) is taken as ``newdata`` with the default kind.
+        y : str or array-like, optional
+            Labels of ``newdata`` (default: its response column).
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+        **kwargs
+            Passed to the plotting function (see :func:`evstat.plotting.plot`), e.g. ``grid=``,
+            ``reject_cost=``, ``bins=``, ``strategy=``.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
         """
-        return upward("plot")(self, kind=kind, newdata=newdata, ax=ax, **kwargs)
+        return upward("plot")(self, kind, newdata, y=y, ax=ax, **kwargs)
 
     def report(
         self,
@@ -881,7 +924,9 @@ class Results(ABC):
         """Re-verify, after :func:`load`, that the parameters are what the family estimates from
         the saved data (optimality conditions, re-derived counts); raise ``SchemaError`` if not.
         The base has nothing to check; families override it (evstat.glm.GlmVerbs: the score
-        equations of the likelihood)."""
+        equations of the likelihood; the table in docs/guide/saved-models.md lists every
+        family's check). Only checks run here: nothing is estimated again
+        (``tests/test_no_refit.py`` counts the estimator calls)."""
 
     def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
         """Copies (``copy.deepcopy``) and transport to worker processes (joblib, Dask) go through

@@ -382,6 +382,12 @@ class DisjointCalibration(CalibrationResults):
 
         return [same]
 
+    def _verify_loaded(self, source: str) -> None:
+        """Each per-column calibrator runs its own family's load check on its saved data."""
+        super()._verify_loaded(source)
+        for i, fit in enumerate(self.calibrators.values()):
+            fit._verify_loaded(f"{source} (calibrators[{i}])")
+
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> DisjointCalibration:
         mf = ModelFrame.from_dict(d["model_frame"])

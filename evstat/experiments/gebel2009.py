@@ -90,7 +90,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 import evstat as ev
-from evstat.experiments.store import Store
+from evstat.experiments.store import Store, read_settings
 from evstat.io.atomic import atomic_path, write_text
 from evstat.metrics.gebel import correctness_rate, one_minus_rmse, wcr
 from evstat.multiclass import code_matrix
@@ -650,9 +650,9 @@ def _previous(out: Path, folds: int, seed: int, classifiers: Sequence[str] | Non
     """The state of an earlier run in ``out`` (to resume it), or None for a fresh folder; an
     error when the earlier run used other settings."""
     study = out / "study.json"
-    if not study.exists():
+    old = read_settings(study)
+    if old is None:  # a fresh folder, or settings cut short or corrupt: start over, trust nothing
         return None
-    old = json.loads(study.read_text(encoding="utf-8"))
     mine = {"folds": int(folds), "seed": int(seed),
             "classifiers": None if classifiers is None else sorted(classifiers)}
     theirs = {k: old.get(k) for k in mine}
