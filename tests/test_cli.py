@@ -131,7 +131,7 @@ def one_error_line(err: str) -> str:
         (["report", "y ~ svm1", "--data", "{cal}", "--bins", "two", "-o", "{out}"], "argument --bins: invalid int value: 'two'"),
         (["report", "y ~ svm1", "--data", "{cal}"], "the following arguments are required: -o/--output"),
         (["report", "y ~ svm1", "--data", "{cal}", "--example", "sonar", "-o", "{out}"], "not allowed with argument --data"),
-        (["report", "--example", "iris", "-o", "{out}"], "argument --example: invalid choice: 'iris'"),
+        (["report", "--example", "wine", "-o", "{out}"], "argument --example: invalid choice: 'wine'"),
         (["report", "y ~ svm1", "-o", "{out}"], "give the calibration data with --data CAL.csv, or use --example NAME"),
         (["report", "--data", "{cal}", "-o", "{out}"], "give a FORMULA"),
         (["report", "y ~ svm1", "--data", "{empty}", "-o", "{out}"], "cannot read --data file '.*empty.csv' as CSV"),
