@@ -549,7 +549,7 @@ def _interrupted(message: str, status: int, as_command: bool) -> int:
 
         if "multiprocessing" in sys.modules:  # release the stopped pool's semaphores (else the
             from multiprocessing import util  # resource tracker warns of "leaked" ones); the
-            util._run_finalizers(0)  # joins of priority < 0, which can block, are skipped
+            util._run_finalizers(0)  # type: ignore[attr-defined]  # private, not in typeshed; joins of priority < 0, which can block, are skipped
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(status)
