@@ -339,7 +339,7 @@ def _cli_advice(text: str) -> str:
 def _response_levels(formula: str, data: Any) -> tuple[str | None, list[Any]]:
     """The response column of ``formula`` and its observed levels in ``data`` (``(None, [])`` when
     the formula or the column cannot be read: the fitter then names the problem)."""
-    from evstat.formula._parse import response_name
+    from evstat.formula import response_name
     from evstat.formula.response import observed_levels
 
     try:

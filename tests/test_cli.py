@@ -362,13 +362,3 @@ def test_k_class_predict_writes_one_header_row(iris_csvs, tmp_path, suffix):
     assert done.returncode == 0, done.stderr
     got = pd.read_csv(out) if suffix == ".csv" else pd.read_parquet(out)
     assert list(got["decision"]) == [str(v) for v in fit.decide(new)]
-
-
-def test_example_with_newdata(capsys, csvs, tmp_path):
-    """``--example NAME --newdata FILE`` read the file with a formula not yet defined
-    (UnboundLocalError, a traceback)."""
-    out = tmp_path / "r.html"
-    status, stdout, err = run(capsys, ["report", "y ~ svm1", "--example", "heart", "--newdata", csvs["test"],
-                                       "--grid", "4", "--date", "2026-01-01", "-o", out])
-    assert (status, err) == (0, "")
-    assert "--newdata" in out.read_text(encoding="utf-8")
