@@ -7,8 +7,8 @@ and the ignorance; :func:`evstat.plotting.class_regions` (both of its panels) an
 and so can the report. Which grid:
 
 * **The simplex** (ternary, K = 3), when the fit's score columns are the K class probabilities
-  (rows summing to one, within :data:`SIMPLEX_TOL`) or their logs (rows whose exponentials sum
-  to one): a point of the triangle is a probability vector p, and the score vector it stands for
+  (rows summing to one) or their logs (rows whose exponentials sum to one), detected as the
+  models detect them (:func:`evstat.multiclass.simplex.detect_simplex`): a point of the triangle is a probability vector p, and the score vector it stands for
   is p itself or log p, the inverse of the map that placed the rows (p = s, or p = exp(s)
   normalised), so every grid row is a score vector the model can meet and every data row is
   drawn where its own scores are. The grid (:func:`simplex_lattice`) is a triangular lattice
@@ -59,6 +59,7 @@ import pandas as pd
 from evstat.belief import REJECT
 from evstat.belief.decision import check_rho, check_strategy, decide_bounds
 from evstat.metrics import REJECT_SHARE, choose_reject_cost
+from evstat.multiclass.simplex import detect_simplex
 from evstat.plotting._plane import Plane, choose_plane, new_points, on_lattice
 from evstat.plotting.data import quiet_empty_cells
 from evstat.results import check_reject_cost
@@ -66,7 +67,6 @@ from evstat.results import check_reject_cost
 __all__ = [
     "PLANE_GRID",
     "SIMPLEX_GRID",
-    "SIMPLEX_TOL",
     "RegionGrid",
     "from_simplex",
     "region_grid",
@@ -75,8 +75,6 @@ __all__ = [
     "to_simplex",
 ]
 
-#: rows of scores within this of summing to one (or their exponentials) are probability vectors
-SIMPLEX_TOL = 1e-3
 #: default points per axis of a plane grid (20**2 = 400 predictions)
 PLANE_GRID = 20
 #: default parts per side of the simplex grid (16**2 = 256 predictions; :func:`simplex_lattice`)
@@ -91,17 +89,9 @@ _SQRT3_2 = np.sqrt(3.0) / 2.0
 
 
 def _space_of(S: np.ndarray) -> str | None:
-    """``"prob"``, ``"log"`` or None for a score matrix (rows = score vectors)."""
-    if S.size == 0 or not np.isfinite(S).all():
-        return None
-    if S.min() >= -SIMPLEX_TOL and S.max() <= 1.0 + SIMPLEX_TOL and np.abs(S.sum(axis=1) - 1.0).max() <= SIMPLEX_TOL:
-        return "prob"
-    if S.max() <= SIMPLEX_TOL:
-        top = S.max(axis=1)
-        lse = top + np.log(np.exp(S - top[:, None]).sum(axis=1))
-        if np.abs(lse).max() <= SIMPLEX_TOL:
-            return "log"
-    return None
+    """``"prob"``, ``"log"`` or None for a score matrix (rows = score vectors), by the models'
+    own detection (:func:`evstat.multiclass.simplex.detect_simplex`)."""
+    return {"probabilities": "prob", "log-probabilities": "log"}.get(str(detect_simplex(S)))
 
 
 def score_simplex(results: Any) -> str | None:

@@ -233,4 +233,6 @@ def test_bad_grid_and_space(kfit, iris_scores):
         plotting.class_regions(kfit, grid=2.5)
     with pytest.raises(ValueError, match="at least 2 parts per side"):
         plotting.region_grid(kfit, grid=1)
-    assert plotting.region_grid(kfit, grid=3, space="plane").space == "plane"
+    knn = ev.eknn(LOGP, cal, k=5)
+    assert plotting.region_grid(knn, grid=3).space == "simplex"
+    assert plotting.region_grid(knn, grid=3, space="plane").space == "plane"
