@@ -57,7 +57,11 @@ quadratic term through the solution before it (as the two-class kernel), retract
 predecessor's multiplier; measured 1.19 passes per node at n = 1000, J = 3, K = 3 (1.30 with
 the tangent alone from the point of the last pass, where one- and two-pass nodes alternated).
 Problems whose warm start fails are solved again from the Wald start; those that still do not
-converge fall back to the reference path.
+converge fall back to the reference path. The quadrature's nodes also stop on the *tail rule*
+(:func:`_tail_converged_py`, issue 26): the integrand ``pl t (1 - t)`` needs the profile to a
+relative accuracy of ``tol**1.5 / pl``, so a node where the contour ``pl`` is small is accepted
+once ``pl dec**1.5 <= tol**1.5`` (``dec <= 1e-2``): 151 -> 130 passes per row at n = 1000,
+J = 3, K = 3, Bel and Pl within 5.2e-10 of the rule ``dec <= tol`` alone.
 ``lambda = d l_p / d u`` is returned as the slope.
 
 Quadrature (:func:`predictive_bounds`): each side of ``u_hat = g(B_hat)`` is integrated by the
@@ -678,7 +682,25 @@ def _sweep_block_py(n: int, K: int) -> int:
     return max(1, min(n, SWEEP_BLOCK, max(64, 4096 // per_row)))
 
 
-def _kernel_py(Xc, Tt, K, xs, ws, us, Bs, chain, mle, B_hat, u0s, tan0s, l_hat, tol, max_iter,
+#: with ``tail=True`` a node is also accepted when its decrement is at most TAIL_MAX_DEC and its
+#: contribution's error bound ``pl * dec**1.5`` is at most ``tol**1.5`` (see _tail_converged)
+TAIL_MAX_DEC = 1e-2
+
+
+def _tail_converged_py(dec, ll, l_hat, tol):  # pragma: no cover - compiled by numba
+    """The tail rule of the quadrature nodes: the value reported, ``ll + dec / 2``, is within
+    ``O(dec**1.5)`` of the profile log-likelihood, so the integrand ``pl = exp(l - l_hat)``
+    (times ``t (1 - t) <= 1/4``) is within ``O(pl dec**1.5)`` of its value: accepting
+    ``pl dec**1.5 <= tol**1.5`` bounds every node's error by what the rule ``dec <= tol`` allows
+    at the mode (``pl = 1``), while nodes in the tails of the contour (``pl`` small) stop after
+    fewer passes. Never beyond ``dec <= TAIL_MAX_DEC`` (the expansion's range)."""
+    return (dec <= TAIL_MAX_DEC) & (dec * np.sqrt(dec) * np.exp(ll - l_hat) <= tol * np.sqrt(tol))
+
+
+_tail_converged = _tail_converged_py
+
+
+def _kernel_py(Xc, Tt, K, xs, ws, us, Bs, chain, mle, B_hat, u0s, tan0s, l_hat, tol, max_iter, tail,
                out_l, out_lam, ok, passes):  # pragma: no cover
     """KKT Newton for each problem b (see the module docstring); compiled by numba.
 
@@ -929,7 +951,7 @@ def _kernel_py(Xc, Tt, K, xs, ws, us, Bs, chain, mle, B_hat, u0s, tan0s, l_hat, 
             lam = -sol[d]  # grad l = lambda grad g at the solution, so nu = -lambda
             use_lag = True
             newton += 1
-            if dec <= tol:  # (a decrement of -tol .. 0 is rounding at the maximum)
+            if dec <= tol or (tail and _tail_converged(dec, ll, l_hat, tol)):  # (-tol .. 0: rounding)
                 out_l[b] = ll + 0.5 * max(dec, 0.0)
                 out_lam[b] = lam
                 ok[b] = True
@@ -976,7 +998,7 @@ _exp_neg_abs = _tile_diag = _tile_off = None
 def _kernel() -> Any:
     """The compiled Newton kernel (numba, compiled on first use and cached on disk); the sweep
     reuses the two-class kernel's compiled exponential and tile accumulators."""
-    global _KERNEL, _retract, _msweep, _sweep_block, _exp_neg_abs, _tile_diag, _tile_off
+    global _KERNEL, _retract, _msweep, _sweep_block, _exp_neg_abs, _tile_diag, _tile_off, _tail_converged
     if _KERNEL is None:
         import numba
 
@@ -985,6 +1007,7 @@ def _kernel() -> Any:
         lpm._kernel()
         _exp_neg_abs, _tile_diag, _tile_off = lpm._exp_neg_abs, lpm._tile_diag, lpm._tile_off
         _retract = numba.njit(cache=True)(_retract_py)
+        _tail_converged = numba.njit(cache=True)(_tail_converged_py)
         _sweep_block = numba.njit(cache=True)(_sweep_block_py)
         # the sums over the rows may be reordered (SIMD reductions) and use numpy's error
         # model (no ZeroDivisionError branch per division), as the two-class sweep
@@ -1081,7 +1104,7 @@ def _pass_numpy(X: NDArray, T: NDArray, B: NDArray, K: int) -> tuple[NDArray, ND
 
 
 def _profile_numpy(lik: MultinomialLikelihood, xs: NDArray, ws: NDArray, us: NDArray, Bs: NDArray, mle: bool,
-                   u0s: NDArray, tol: float, max_iter: int) -> tuple[NDArray, NDArray, NDArray]:
+                   u0s: NDArray, tol: float, max_iter: int, tail: bool = False) -> tuple[NDArray, NDArray, NDArray]:
     """The numpy path of the kernel (:func:`_kernel_py`), used while the kernel is not compiled
     yet (:mod:`evstat.likelihood._kernels`): the same KKT Newton iteration from the same start
     (``Bs``, the Wald start, retracted), the same pass (log-likelihood, score and information,
@@ -1198,7 +1221,7 @@ def _profile_numpy(lik: MultinomialLikelihood, xs: NDArray, ws: NDArray, us: NDA
         lam[act] = -sol[:, d]
         use_lag[act] = True
         newton[act] += 1
-        conv = dec <= tol
+        conv = (dec <= tol) | (tail & _tail_converged_py(dec, ll, float(lik.loglik_hat), tol))
         done = act[conv]
         out_l[done] = ll[conv] + 0.5 * np.maximum(dec[conv], 0.0)
         out_lam[done] = lam[done]
@@ -1255,6 +1278,7 @@ def _wald_start(lik: MultinomialLikelihood, x: NDArray, w: NDArray, u: NDArray) 
 def functional_profile(
     lik: MultinomialLikelihood, x: ArrayLike, w: ArrayLike, u: ArrayLike,
     tol: float = 1e-10, max_iter: int = 60, chain: bool = False, start: ArrayLike | None = None,
+    tail: bool = False,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Fast path: ``l_p(u) = max {l(B) : logit h_w(x; B) = u}`` and its slope, for a batch.
 
@@ -1278,6 +1302,11 @@ def functional_profile(
         Starting coefficients (flattened; retracted onto the constraint first) instead of the
         Wald start (:func:`face_starts`: the constraint set is not convex, and far-out rows
         have a local maximum on each face between two classes' regions).
+    tail : bool
+        Also accept a problem whose decrement ``dec`` satisfies ``pl dec**1.5 <= tol**1.5``
+        (``pl`` the contour at the point, ``dec <= TAIL_MAX_DEC``): the error bound of the
+        quadrature's integrand rather than of the log-likelihood (:func:`_tail_converged_py`;
+        the quadrature of :func:`predictive_bounds`).
 
     Returns
     -------
@@ -1310,12 +1339,12 @@ def functional_profile(
     def run(xb: NDArray, wb: NDArray, ub: NDArray, B0: NDArray, cl: NDArray, mle: bool,
             u0: NDArray, tan0: NDArray) -> tuple[NDArray, NDArray, NDArray]:
         if kern is None:  # the numpy path while the kernel compiles (evstat.likelihood._kernels)
-            return _profile_numpy(lik, xb, wb, ub, B0, mle, u0, float(tol), int(max_iter))
+            return _profile_numpy(lik, xb, wb, ub, B0, mle, u0, float(tol), int(max_iter), bool(tail))
         ok = np.zeros(ub.size, dtype=bool)
         ll, lam = np.full(ub.size, np.nan), np.zeros(ub.size)
         kern(Xc, Tt, int(lik.K), np.ascontiguousarray(xb), np.ascontiguousarray(wb), np.ascontiguousarray(ub),
              np.ascontiguousarray(B0), cl, mle, B_hat, np.ascontiguousarray(u0), np.ascontiguousarray(tan0),
-             float(lik.loglik_hat), float(tol), int(max_iter), ll, lam, ok, passes)
+             float(lik.loglik_hat), float(tol), int(max_iter), bool(tail), ll, lam, ok, passes)
         return ll, lam, ok
 
     for s0 in range(0, u.size, step):
@@ -1843,13 +1872,13 @@ def predictive_bounds(
                 starts[f_i, rows_g] = st
 
         def profile(rows: NDArray, xx: NDArray, ww: NDArray, uu: NDArray) -> tuple[NDArray, NDArray]:
-            lp, sl = functional_profile(lik, xx, ww, uu, tol=NODE_TOL, chain=True, max_iter=NODE_MAX_ITER)
+            lp, sl = functional_profile(lik, xx, ww, uu, tol=NODE_TOL, chain=True, max_iter=NODE_MAX_ITER, tail=True)
             for st in starts:  # far-out rows: a local maximum on each face; keep the largest
                 sub = np.flatnonzero(~np.isnan(st[rows, 0]))
                 if not sub.size:
                     continue
                 l2, s2 = functional_profile(lik, xx[sub], ww[sub], uu[sub], tol=NODE_TOL, chain=True,
-                                            max_iter=NODE_MAX_ITER, start=st[rows[sub]][:, None, :])
+                                            max_iter=NODE_MAX_ITER, start=st[rows[sub]][:, None, :], tail=True)
                 better = l2 > np.where(np.isnan(lp[sub]), -np.inf, lp[sub])
                 lp[sub] = np.where(better, l2, lp[sub])
                 sl[sub] = np.where(better, s2, sl[sub])
