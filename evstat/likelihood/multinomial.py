@@ -694,7 +694,7 @@ def _tail_converged_py(dec, ll, l_hat, tol):  # pragma: no cover - compiled by n
     ``pl dec**1.5 <= tol**1.5`` bounds every node's error by what the rule ``dec <= tol`` allows
     at the mode (``pl = 1``), while nodes in the tails of the contour (``pl`` small) stop after
     fewer passes. Never beyond ``dec <= TAIL_MAX_DEC`` (the expansion's range)."""
-    return (dec <= TAIL_MAX_DEC) & (dec * np.sqrt(dec) * np.exp(ll - l_hat) <= tol * np.sqrt(tol))
+    return (dec <= TAIL_MAX_DEC) & (dec * np.sqrt(np.abs(dec)) * np.exp(ll - l_hat) <= tol * np.sqrt(tol))
 
 
 _tail_converged = _tail_converged_py
