@@ -12,6 +12,12 @@ its JSON description (``evstat.load`` on each worker), never as a pickle file.
 Output columns: ``theta`` (``--type prob``), ``theta, bel, pl`` (``--type belief``) or
 ``decision`` (``--type decision``), plus the input columns named by ``--keep``; every input row
 gives one output row, in order.
+
+A model signed with ``fit.save(path, key=...)`` is checked with ``--key-file FILE`` (the secret's
+bytes, one trailing line break ignored) or ``--key KEY``: an unsigned, forged or edited file is
+refused before anything of it is used (``evstat.load(path, key=...)``), with one line and exit
+status 2. ``--key`` puts the secret on the command line, where other users of the machine can
+see it (``ps``) and the shell history keeps it: prefer ``--key-file``.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["add_predict_parser", "predict_file", "run_predict"]
+__all__ = ["add_predict_parser", "predict_file", "read_key", "run_predict"]
 
 _TYPES = ("prob", "belief", "decision")
 _WORKER_FIT: Any = None
@@ -57,7 +63,8 @@ def add_predict_parser(subparsers: Any) -> argparse.ArgumentParser:
             "Examples:\n"
             "  evstat predict fit.json --data scores.parquet -o out.parquet --type belief\n"
             "  evstat predict fit.json --data scores.csv -o out.csv --type decision --reject-cost 0.15\n"
-            "  evstat predict fit.json --data scores.parquet -o out.parquet --scheduler tcp://host:8786"
+            "  evstat predict fit.json --data scores.parquet -o out.parquet --scheduler tcp://host:8786\n"
+            "  evstat predict signed.json --key-file secret.txt --data scores.csv -o out.csv"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -76,7 +83,43 @@ def add_predict_parser(subparsers: Any) -> argparse.ArgumentParser:
     pr.add_argument("--encoding", default="utf-8", metavar="ENC",
                     help="text encoding of a CSV input (default utf-8; e.g. latin-1 or cp1252)")
     pr.add_argument("--quiet", action="store_true", help="no progress bar")
+    signed = pr.add_mutually_exclusive_group()
+    signed.add_argument("--key-file", default=None, metavar="FILE",
+                        help="a file holding the secret the model was signed with (fit.save(path, key=...)); "
+                             "an unsigned or forged model is refused")
+    signed.add_argument("--key", default=None, metavar="KEY",
+                        help="the secret itself (visible to other users in the process list: prefer --key-file)")
     return pr
+
+
+def read_key(key: str | None = None, key_file: str | os.PathLike[str] | None = None) -> str | bytes | None:
+    """The signing secret of ``--key`` or ``--key-file`` (``None`` when neither is given).
+
+    A key file holds the secret's bytes; one trailing line break (``\\n`` or ``\\r\\n``, as an
+    editor or ``echo`` adds) is not part of it. An empty secret is refused.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "secret.txt")
+    >>> _ = open(p, "w").write("a secret shared by the two labs\\n")
+    >>> read_key(key_file=p)
+    b'a secret shared by the two labs'
+    >>> read_key(key="s3cret"), read_key() is None
+    ('s3cret', True)
+    """
+    if key_file is not None:
+        try:
+            raw = Path(key_file).read_bytes()
+        except OSError as err:
+            raise ValueError(f"cannot read --key-file {os.fspath(key_file)!r}: {err.strerror or err}") from None
+        secret = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1] if raw.endswith(b"\n") else raw
+        if not secret:
+            raise ValueError(f"--key-file {os.fspath(key_file)!r} is empty: it must hold the secret the model was signed with")
+        return secret
+    if key is not None and not key:
+        raise ValueError("--key is empty: give the secret the model was signed with")
+    return key
 
 
 class _Writer:
@@ -84,7 +127,8 @@ class _Writer:
     :func:`evstat.io.atomic.atomic_path`, renamed over the output only when every chunk is in."""
 
     def __init__(self, path: Path, suffix: str) -> None:
-        self.path, self.suffix, self.pq, self.first = path, suffix, None, True
+        self.path, self.suffix, self.first = path, suffix, True
+        self.pq: Any = None  # pyarrow.parquet.ParquetWriter, opened on the first Parquet chunk
 
     def write(self, frame: pd.DataFrame) -> None:
         if self.suffix == ".csv":
@@ -175,10 +219,12 @@ def predict_file(
     quiet: bool = False,
     sep: str = ",",
     encoding: str = "utf-8",
+    key: str | bytes | None = None,
 ) -> int:
     """Predict every row of ``data`` with the saved ``model`` and write ``output``.
 
-    Returns the number of rows written. See the module docstring for the columns.
+    Returns the number of rows written. See the module docstring for the columns. With ``key``,
+    ``model`` must be signed with it (``fit.save(path, key=key)``; :func:`evstat.load`).
 
     Examples
     --------
@@ -205,7 +251,7 @@ def predict_file(
     data, output = os.fspath(data), Path(output)
     refuse_same_file(output, {"--data": data, "MODEL.json": model})
     suffix = _output_suffix(output)
-    fit = load(model)
+    fit = load(model, key=key)
     description = fit.to_dict()
     json.dumps(description)  # what travels is plain JSON
     # the shared reader of `evstat report` ('-': standard input; duplicate headers refused)
@@ -299,11 +345,15 @@ def run_predict(args: argparse.Namespace) -> int:
     """Run ``evstat predict`` with parsed arguments; returns the exit status (0 or 2)."""
     from evstat.io.tables import separator
 
+    from evstat.io.atomic import refuse_same_file
+
     try:
+        refuse_same_file(args.output, {"--key-file": args.key_file})
         rows = predict_file(
             args.model, args.data, args.output, type=args.type, strategy=args.strategy,
             reject_cost=args.reject_cost, keep=args.keep, chunksize=args.chunksize, jobs=args.jobs,
             scheduler=args.scheduler, quiet=args.quiet, sep=separator(args.sep), encoding=args.encoding,
+            key=read_key(args.key, args.key_file),
         )
     except ImportError as err:
         print(f"evstat predict: error: {err}; Parquet and --scheduler need the dask extra: "

@@ -32,45 +32,61 @@ from typing import Any, NoReturn
 
 from evstat.exceptions import EvstatError
 
-__all__ = ["EXAMPLES", "EXIT_SIGINT", "EXIT_SIGTERM", "MAX_GRID", "Terminated", "main", "methods"]
+__all__ = ["EXAMPLES", "EXIT_SIGINT", "EXIT_SIGTERM", "MAX_GRID", "METHOD_NAMES", "Terminated", "main", "methods"]
 
 #: Largest --grid: the decision-region figure evaluates Bel/Pl at grid**2 points (500**2 =
 #: 250,000 rows; 20,000 was killed for memory before this bound existed).
 MAX_GRID = 500
-#: calibrators of a single score: skipped (with a warning in the report) for several scores
-SINGLE_SCORE = ("isotonic", "betacal")
 
 #: --example names: the shipped score tables (evstat.datasets.load(name + "_scores"))
 EXAMPLES = ("sonar", "ionosphere", "pima", "heart", "wdbc", "simulated")
 EXAMPLE_FORMULA = "y ~ svm1 + svm2 + svm3"
-#: calibrators the command knows, in this order: (name, module, function)
-_CANDIDATES = (
-    ("evlogit", "evstat.calibration.logistic", "evlogit"),
-    ("evbinning", "evstat.calibration.binning", "evbinning"),
-    ("isotonic", "evstat.calibration._isotonic", "isotonic"),
-    ("betacal", "evstat.calibration.beta", "betacal"),
-    ("disjoint", "evstat.calibration._disjoint", "disjoint"),
-)
+#: the models ``--method`` fits, in the order the help lists them, with the class counts each
+#: accepts (3 stands for every K >= 3). The registry (:func:`evstat.results.fitters`) is the list
+#: of models; this is its copy for ``--help``, which must not import the models (pandas, scipy),
+#: and tests/test_cli.py checks that the two are equal, so it cannot drift.
+METHOD_NAMES: dict[str, tuple[int, ...]] = {
+    "evlogit": (2,), "evbinning": (2,), "isotonic": (2,), "betacal": (2,), "disjoint": (2,),
+    "venn_abers": (2,), "plr": (2,), "normcal": (2,), "avcal": (2,), "bayescal": (2,),
+    "evmultinom": (2, 3), "temperature": (2, 3), "vector_scaling": (2, 3), "matrix_scaling": (2, 3),
+    "dirichlet": (2, 3), "gebel_dirichlet": (2, 3), "ecoc": (2, 3), "eknn": (2, 3), "credal_knn": (2, 3),
+    "evnn": (2, 3), "gbt": (2, 3),
+}
+#: the per-score calibrators ``--method disjoint`` combines (evstat.calibration._disjoint.METHODS;
+#: tests/test_cli.py checks the copy)
+DISJOINT_BASES = ("evlogit", "evbinning", "isotonic", "betacal")
 
 
-def methods() -> dict[str, Callable[..., Any]]:
-    """The calibrators available in this installation, ``{name: fitting function}``.
+def _two_class_only() -> list[str]:
+    return [m for m, k in METHOD_NAMES.items() if 3 not in k]
+
+
+def _k_class() -> list[str]:
+    return [m for m, k in METHOD_NAMES.items() if 3 in k]
+
+
+def methods(n_classes: int | None = None) -> dict[str, Callable[..., Any]]:
+    """The models ``--method`` fits, ``{name: fitting function}``, read from the registry
+    (:func:`evstat.results.fitters`); with ``n_classes=K``, those that accept K classes.
 
     Examples
     --------
-    >>> "evlogit" in methods()
-    True
+    >>> import evstat as ev
+    >>> methods()["evlogit"] is ev.evlogit, "evmultinom" in methods(n_classes=3)
+    (True, True)
     """
-    import importlib
+    from evstat.results import fitters
 
-    out: dict[str, Callable[..., Any]] = {}
-    for name, module, attr in _CANDIDATES:
-        try:
-            fn = getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError):
-            continue
-        out[name] = fn
-    return out
+    found = fitters(n_classes)
+    order = [m for m in METHOD_NAMES if m in found] + [m for m in found if m not in METHOD_NAMES]
+    return {m: found[m] for m in order}
+
+
+def _single_score(name: str) -> bool:
+    """Whether the registered model ``name`` calibrates one score (its declared capability)."""
+    from evstat.results import registered
+
+    return bool(registered()[name].capabilities.single_score)
 
 
 class CommandError(EvstatError):
@@ -123,7 +139,6 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
     full parser (the others are listed with their one-line help)."""
     import importlib
 
-    available = [name for name, _, _ in _CANDIDATES]
     parser = _Parser(
         prog="evstat",
         description="evstat: evidential (belief-function) calibration of classifier scores.",
@@ -149,7 +164,8 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
             "  evstat report \"y ~ svm1 + svm2\" --data cal.csv --newdata test.csv "
             "--method evlogit evbinning --bins 3 -o report.html\n"
             "  evstat report \"y ~ svm1 + svm2\" --data cal.csv --pool unlabelled.csv --queries 10 -o report.html\n"
-            f"Available methods here: {', '.join(available)}."
+            f"Methods for two classes: {', '.join(_two_class_only())}.\n"
+            f"Methods for two or more classes: {', '.join(_k_class())}."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -175,7 +191,7 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     rep.add_argument(
         "--method", nargs="+", metavar="METHOD", default=["evlogit"],
-        help=f"calibrator(s) to fit, one or more of: {', '.join(available)} (default: evlogit); "
+        help="model(s) to fit, one or more of the registered models listed below (default: evlogit); "
              "several give a comparison section",
     )
     rep.add_argument(
@@ -203,7 +219,7 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
     rep.add_argument("--missing", choices=("raise", "drop"), default="raise",
                      help="rows with missing values: an error (raise, default) or dropped (drop)")
     rep.add_argument("--disjoint-base", default="evlogit", metavar="METHOD",
-                     choices=("evlogit", "evbinning", "isotonic", "betacal"),
+                     choices=DISJOINT_BASES,
                      help="calibrator of each score in --method disjoint: evlogit (default), evbinning, "
                           "isotonic or betacal")
     rep.add_argument("--pool", metavar="POOL.csv", default=None,
@@ -357,9 +373,9 @@ def _report(args: argparse.Namespace) -> str:
         table = evstat.datasets.load(f"{args.example}_scores")
         cal = table[table["set"] == "calibration"].reset_index(drop=True)
         test = table[table["set"] == "test"].reset_index(drop=True)
+        formula = args.formula or EXAMPLE_FORMULA
         if args.newdata:
             test = _read_csv(args.newdata, "--newdata", sep, args.encoding, formula)
-        formula = args.formula or EXAMPLE_FORMULA
         provenance["Data"] = (
             f"example score table {args.example}_scores shipped with evstat ({table.shape[0]} rows x "
             f"{table.shape[1]} columns; calibration rows: set == 'calibration', test rows: "
@@ -385,10 +401,10 @@ def _report(args: argparse.Namespace) -> str:
     positive = level_from_text(args.positive, cal, formula)
     fits = {}
     notes: list[str] = []
-    single = [m for m in args.method if m in SINGLE_SCORE]
+    single = [m for m in args.method if _single_score(m)]
     k = _n_scores(formula, cal, positive, args.missing) if single else 1
     for name in args.method:
-        if name in SINGLE_SCORE and k > 1:
+        if name in single and k > 1:
             notes.append(_skip_message(name, formula, k))
             continue
         fits[name] = _fit(name, available[name], formula, cal, args.bins, positive, args.missing, args.disjoint_base)
@@ -459,7 +475,7 @@ def _interrupted(message: str, status: int, as_command: bool) -> int:
 
         if "multiprocessing" in sys.modules:  # release the stopped pool's semaphores (else the
             from multiprocessing import util  # resource tracker warns of "leaked" ones); the
-            util._run_finalizers(0)  # joins of priority < 0, which can block, are skipped
+            util._run_finalizers(0)  # type: ignore[attr-defined]  # private, not in typeshed; joins of priority < 0, which can block, are skipped
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(status)

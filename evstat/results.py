@@ -61,15 +61,20 @@ __all__ = [
     "FORMAT_VERSION",
     "REJECT",
     "RESULT_TYPES",
+    "SCORE_KINDS",
     "STRATEGIES",
     "Results",
     "check_reject_cost",
     "contract_examples",
+    "fitter",
+    "fitters",
     "from_dict",
     "load",
+    "not_fitted",
     "register",
     "registered",
     "schema_of",
+    "supported_classes",
     "upward",
 ]
 
@@ -83,6 +88,10 @@ _LINEAR_TYPES = ("link", "response")
 
 #: The one lazy hook upward: verb -> (module, function) of the presentation layer.
 _UPWARD = {"plot": ("evstat.plotting", "plot"), "report": ("evstat.report", "report")}
+
+#: the values of :attr:`Capabilities.scores`
+SCORE_KINDS = ("any", "logits", "ovr", "probabilities")
+
 
 @dataclass(frozen=True)
 class Capabilities:
@@ -112,6 +121,15 @@ class Capabilities:
     extra_strategies : tuple of str
         The model's own, non loss-based decision strategies beyond
         :data:`evstat.belief.STRATEGIES` (the evidential classifiers' ``"credal"``).
+    single_score : bool
+        The model calibrates one score column (isotonic, betacal, ...): its fitter refuses a
+        formula of several scores; the command line skips it (with a note) for such a formula.
+    scores : {"any", "logits", "ovr", "probabilities"}
+        The score columns the model expects: ``"any"`` real scores (a regression on them);
+        ``"logits"``, one logit per class matched to the classes by ``<prefix>_<class>`` names
+        (temperature and vector scaling); ``"ovr"``, one one-vs-rest score per class, matched
+        the same way (or per task of a code); ``"probabilities"``, one probability per class
+        (Dirichlet calibration). The command line's ``--example`` picks its columns by it.
     """
 
     profiles: bool = False
@@ -121,14 +139,22 @@ class Capabilities:
     refit: bool = False
     default_strategy: str = "pessimistic"
     extra_strategies: tuple[str, ...] = ()
+    single_score: bool = False
+    scores: str = "any"
 
     def __post_init__(self) -> None:
+        if self.scores not in SCORE_KINDS:
+            raise ValueError(f"scores must be one of {SCORE_KINDS}, got {self.scores!r}")
         check_strategy(self.default_strategy, self.extra_strategies)
 
 
-_REGISTRY: dict[str, type] = {}
+_REGISTRY: dict[str, type[Results]] = {}
 #: method -> (example fitter, class counts it supports), for the contract tests
 _EXAMPLES: dict[str, tuple[Callable[[str, pd.DataFrame], Any], tuple[int, ...]]] = {}
+#: method -> the public function that fits it (``ev.<method>``), for the models fitted by name
+_FITTERS: dict[str, Callable[..., Any]] = {}
+#: method -> the class counts it accepts, among (2, 3) (3 stands for every K >= 3)
+_N_CLASSES: dict[str, tuple[int, ...]] = {}
 #: the packages whose modules register the models: all their modules are imported (importlib,
 #: like :func:`upward`) the first time the registry is read, since ``import evstat`` imports no model
 _MODEL_PACKAGES = ("evstat.calibration", "evstat.classifiers", "evstat.multiclass")
@@ -137,7 +163,7 @@ _MODEL_PACKAGES = ("evstat.calibration", "evstat.classifiers", "evstat.multiclas
 _LOADED = [False]
 
 
-def _registry() -> dict[str, type]:
+def _registry() -> dict[str, type[Results]]:
     """The registry, after importing every module of the model packages (once)."""
     if not _LOADED[0]:
         import pkgutil
@@ -188,6 +214,7 @@ def register(
     cls: Any,
     example: Callable[[str, pd.DataFrame], Any] | None = None,
     n_classes: tuple[int, ...] = (2,),
+    fitter: Callable[..., Any] | None = None,
 ) -> type:
     """Register a results class under its ``method`` name, for :func:`load` and for the
     contract tests (``tests/test_contract.py`` runs on every registered model, like
@@ -203,20 +230,96 @@ def register(
         two classes ``"neg"``/``"pos"``; ``"y3"``, three classes). A model registered without
         one fails the contract tests.
     n_classes : tuple of int
-        The class counts the model accepts among (2, 3).
+        The class counts the model accepts among (2, 3); 3 stands for every K >= 3.
+    fitter : callable, optional
+        The public function that fits the model, ``fitter(formula, data, **options)`` (``ev.evlogit``
+        for evlogit): the command line, active learning and the scikit-learn wrapper fit models by
+        name through :func:`fitter`. A model registered without one (the partial EkNN, which
+        ``ev.eknn(..., label_masses=...)`` fits) is loaded and tested but not fitted by name.
     """
-    _REGISTRY[cls.method] = cls  # type: ignore[attr-defined]
+    if fitter is not None and getattr(fitter, "__name__", None) != cls.method:
+        raise ValueError(
+            f"the fitter of {cls.method!r} must be the public function of that name, "
+            f"got {getattr(fitter, '__name__', fitter)!r}"
+        )
+    _REGISTRY[cls.method] = cls
+    _N_CLASSES[cls.method] = tuple(n_classes)
+    if fitter is not None:
+        _FITTERS[cls.method] = fitter
     if example is not None:
-        _EXAMPLES[cls.method] = (example, tuple(n_classes))  # type: ignore[attr-defined]
+        _EXAMPLES[cls.method] = (example, tuple(n_classes))
     return cls
 
 
 def contract_examples() -> dict[str, tuple[Callable[[str, pd.DataFrame], Any] | None, tuple[int, ...]]]:
     """``{method: (example fitter or None, class counts)}`` for every registered model."""
-    return {m: _EXAMPLES.get(m, (None, (2,))) for m in _registry()}
+    reg = _registry()
+    return {m: _EXAMPLES.get(m, (None, _N_CLASSES.get(m, (2,)))) for m in reg}
 
 
-def registered() -> dict[str, type]:
+def fitters(n_classes: int | None = None) -> dict[str, Callable[..., Any]]:
+    """``{method: public fitting function}`` of every registered model fitted by name, in the
+    registry's order; with ``n_classes=K``, those that accept a K-class response.
+
+    The registry is the only list of models: the command line (``--method``), active learning
+    and the scikit-learn wrapper read it here. What a model supports beyond the class count is
+    its class's :class:`Capabilities` (``registered()[method].capabilities``).
+
+    Parameters
+    ----------
+    n_classes : int, optional
+        Keep the models that accept this number of classes (at least 2).
+
+    Examples
+    --------
+    >>> import evstat as ev
+    >>> fitters()["evlogit"] is ev.evlogit
+    True
+    >>> "evmultinom" in fitters(n_classes=3), "evlogit" in fitters(n_classes=3)
+    (True, False)
+    """
+    reg = _registry()
+    if n_classes is None:
+        return {m: f for m, f in _FITTERS.items() if m in reg}
+    if isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer)) or n_classes < 2:
+        raise ValueError(f"n_classes must be an integer of at least 2, got {n_classes!r}")
+    key = 2 if n_classes == 2 else 3
+    return {m: f for m, f in _FITTERS.items() if m in reg and key in _N_CLASSES.get(m, (2,))}
+
+
+def fitter(method: str) -> Callable[..., Any]:
+    """The public function that fits the registered model ``method`` (``ev.<method>``).
+
+    Raises
+    ------
+    ValueError
+        For a name that no registered model fits, naming the ones that exist.
+
+    Examples
+    --------
+    >>> import evstat as ev
+    >>> fitter("evmultinom") is ev.evmultinom
+    True
+    """
+    found = fitters()
+    if method not in found:
+        raise ValueError(f"unknown method {method!r}; the registered models are {', '.join(found)}")
+    return found[method]
+
+
+def supported_classes(method: str) -> tuple[int, ...]:
+    """The class counts the registered model ``method`` accepts, among (2, 3) (3: every K >= 3).
+
+    Examples
+    --------
+    >>> supported_classes("evlogit"), supported_classes("eknn")
+    ((2,), (2, 3))
+    """
+    _registry()
+    return _N_CLASSES[method]
+
+
+def registered() -> dict[str, type[Results]]:
     """``{method: results class}`` of every registered model (a copy).
 
     Examples
@@ -300,7 +403,7 @@ def load(path: str | Path, key: str | bytes | None = None) -> Any:
     return _build(d, source, verify=True)
 
 
-def _known(d: Mapping[str, Any], source: str) -> type:
+def _known(d: Mapping[str, Any], source: str) -> type[Results]:
     method = d.get("method")
     if not isinstance(method, str) or method not in _registry():
         shown = repr(method)[:60]
@@ -333,6 +436,22 @@ def from_dict(d: dict[str, Any], source: str = "the description") -> Any:
     checksum is checked by :func:`load` only (``to_dict()`` has none).
     """
     return _build(d, source, verify=False)
+
+
+def not_fitted(fit: Any, source: str, field: str, detail: str) -> SchemaError:
+    """The error of a family's load check (``Results._verify_loaded``): ``field`` of the file
+    ``source`` is not what the fit gives on the saved data (``detail`` says how it differs).
+
+    Examples
+    --------
+    >>> str(not_fitted(type("F", (), {"method": "eknn"})(), "'f.json'", "gamma[0]", "a detail"))[:58]
+    "'f.json' holds a eknn model whose gamma[0] is not what the"
+    """
+    return SchemaError(
+        f"{source} holds a {fit.method} model whose {field} is not what the fit gives on its "
+        f"saved data ({detail}); the file was edited after it was fitted (a recomputed "
+        "checksum does not make it genuine). Refit and save the model again"
+    )
 
 
 def _build(d: dict[str, Any], source: str, verify: bool) -> Any:
@@ -689,6 +808,11 @@ class Results(ABC):
         )
 
     @classmethod
+    def _schema_optional(cls) -> dict[str, Spec]:
+        """Keys :meth:`_to_dict` writes that older saved files lack (a later addition)."""
+        return {}
+
+    @classmethod
     def _schema_checks(cls) -> list[Any]:
         """Cross-field checks ``(d, root) -> message or None`` run after the keys are valid."""
         return []
@@ -708,13 +832,22 @@ class Results(ABC):
                 cls._frame_key: cls._frame_schema(),
                 **cls._schema_fields(),
             },
-            optional={"checksum": schema.Str(max_len=100), "signature": schema.Str(max_len=100)},
+            optional={"checksum": schema.Str(max_len=100), "signature": schema.Str(max_len=100),
+                      **cls._schema_optional()},
             checks=cls._schema_checks(),
         )
 
     @abstractmethod
     def _to_dict(self) -> dict[str, Any]:
         """The model's own part of :meth:`to_dict` (its settings and estimates)."""
+
+    @classmethod
+    def _from_dict(cls, d: Mapping[str, Any]) -> Results:
+        """Rebuild a fit from :meth:`to_dict`'s description, schema-checked (each subclass
+        declares its own; nothing is estimated again)."""
+        raise NotImplementedError(
+            f"the {cls.method} model declares no _from_dict, so evstat.load cannot rebuild it"
+        )
 
     # ---------------------------------------------------------------- shared verbs
     def _check_newdata(self, newdata: Any) -> None:
@@ -740,19 +873,39 @@ class Results(ABC):
             out[c] = cols[c].to_numpy()
         return out
 
-    def plot(self, kind: str = "reliability", newdata: pd.DataFrame | None = None, ax: Any = None, **kwargs: Any) -> Any:
+    def plot(self, kind: str | None = None, newdata: pd.DataFrame | None = None, *, y: Any = None,
+             ax: Any = None, **kwargs: Any) -> Any:
         """Draw a figure of the fitted model; returns the matplotlib Axes.
 
-        ``kind`` is one of ``"reliability"``, ``"calibration_map"`` (one score column),
-        ``"decision_regions"`` (two or more), ``"contours"`` (models with a predictive
-        contour, e.g. evlogit), ``"profile"`` (coefficient profiles, e.g. evlogit),
-        ``"reject_curve"``, ``"ignorance"``, ``"class_regions"``, ``"belief_map"``,
-        ``"score_densities"``; with three or more classes ``"decision_regions"``,
-        ``"belief_map"``, ``"class_reliability"``, ``"classwise_reliability"`` and ``"ternary"``
-        (K = 3) (the others are two-class figures). A kind that does not apply raises ValueError. ``kwargs`` go to the plotting
-        function (see :func:`evstat.plotting.plot`).
+        Parameters
+        ----------
+        kind : str, optional
+            The figure (:data:`evstat.plotting.KINDS`; ``evstat.plotting.applicable_kinds(fit)``
+            lists those that apply to this model). Two classes: ``"reliability"`` (the default),
+            ``"calibration_map"`` (one score column), ``"decision_regions"`` (two or more),
+            ``"contours"`` (models with a predictive contour, e.g. evlogit), ``"profile"``
+            (coefficient profiles), ``"reject_curve"``, ``"ignorance"``, ``"class_regions"``,
+            ``"belief_map"``, ``"score_densities"``. Three or more classes:
+            ``"class_reliability"`` (the default: top-label reliability with 95% intervals),
+            ``"classwise_reliability"``, ``"decision_regions"`` (= ``"class_regions"``),
+            ``"belief_map"`` and ``"ternary"`` (K = 3); the two-class kinds are refused with a
+            message. A kind that does not apply raises ValueError.
+        newdata : pandas.DataFrame, optional
+            Rows to evaluate and draw (default: the training rows). A DataFrame passed as the
+            first argument (``fit.plot(test)``) is taken as ``newdata`` with the default kind.
+        y : str or array-like, optional
+            Labels of ``newdata`` (default: its response column).
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure).
+        **kwargs
+            Passed to the plotting function (see :func:`evstat.plotting.plot`), e.g. ``grid=``,
+            ``reject_cost=``, ``bins=``, ``strategy=``.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
         """
-        return upward("plot")(self, kind=kind, newdata=newdata, ax=ax, **kwargs)
+        return upward("plot")(self, kind, newdata, y=y, ax=ax, **kwargs)
 
     def report(
         self,
@@ -779,7 +932,9 @@ class Results(ABC):
         """Re-verify, after :func:`load`, that the parameters are what the family estimates from
         the saved data (optimality conditions, re-derived counts); raise ``SchemaError`` if not.
         The base has nothing to check; families override it (evstat.glm.GlmVerbs: the score
-        equations of the likelihood)."""
+        equations of the likelihood; the table in docs/guide/saved-models.md lists every
+        family's check). Only checks run here: nothing is estimated again
+        (``tests/test_no_refit.py`` counts the estimator calls)."""
 
     def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
         """Copies (``copy.deepcopy``) and transport to worker processes (joblib, Dask) go through

@@ -49,3 +49,43 @@ def test_refit_is_declared_and_read_by_active_learning():
         disjoint.refit(d)
     with pytest.raises(ValueError, match="update\\(\\) knows how to refit evlogit.*not 'disjoint'"):
         ev.active.update(disjoint, d.iloc[:0])
+
+
+def test_the_registry_is_the_list_of_fitters():
+    """``fitters()``: every registered model with a public fitter, ``ev.<method>``; the class
+    counts filter them (issue 24 item 5)."""
+    from evstat.results import fitter, fitters, supported_classes
+
+    every = fitters()
+    assert set(every) == set(registered()) - {"eknn_partial"}
+    for method, fn in every.items():
+        assert fn is getattr(ev, method), method
+    k3 = fitters(n_classes=3)
+    assert {"evmultinom", "temperature", "dirichlet", "eknn", "credal_knn"} <= set(k3)
+    assert not {"evlogit", "isotonic", "betacal"} & set(k3)
+    assert fitters(n_classes=7) == k3 and set(fitters(n_classes=2)) == set(every)
+    assert all(3 in supported_classes(m) for m in k3)
+    assert fitter("dirichlet") is ev.dirichlet
+    with pytest.raises(ValueError, match="unknown method 'magic'; the registered models are .*evmultinom"):
+        fitter("magic")
+    with pytest.raises(ValueError, match="n_classes must be an integer of at least 2"):
+        fitters(n_classes=1)
+
+
+def test_a_fitter_must_be_the_public_function_of_its_name():
+    from evstat.results import register
+
+    class Fake(Results):
+        method = "fake_model"
+
+    with pytest.raises(ValueError, match="the fitter of 'fake_model' must be the public function of that name"):
+        register(Fake, fitter=ev.evlogit)
+
+
+def test_declared_score_kinds():
+    kinds = {m: c.capabilities.scores for m, c in registered().items()}
+    assert kinds["temperature"] == kinds["vector_scaling"] == "logits"
+    assert kinds["dirichlet"] == "probabilities" and kinds["ecoc"] == kinds["gebel_dirichlet"] == "ovr"
+    assert kinds["evmultinom"] == kinds["evlogit"] == "any"
+    with pytest.raises(ValueError, match="scores must be one of"):
+        Capabilities(scores="logit")

@@ -37,6 +37,18 @@ def csvs(tmp_path_factory) -> dict[str, Path]:
     return files
 
 
+ROOT = Path(ev.__file__).resolve().parent.parent
+
+
+def evstat_exe(*args, stdin=None) -> subprocess.CompletedProcess:
+    """Run the installed ``evstat`` executable (this checkout first on the path)."""
+    exe = Path(sys.executable).parent / "evstat"
+    env = {**os.environ, "MPLBACKEND": "Agg",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True, env=env, timeout=600,
+                          input=stdin)
+
+
 def run(capsys, args):
     status = main([str(a) for a in args])
     out, err = capsys.readouterr()
@@ -62,10 +74,32 @@ def test_help_documents_every_option(capsys):
     assert status == 0 and out.strip() == f"evstat {ev.__version__}"
 
 
-def test_methods_are_those_importable(monkeypatch):
-    assert list(cli.methods()) == ["evlogit", "evbinning", "isotonic", "betacal", "disjoint"]
-    monkeypatch.setattr(cli, "_CANDIDATES", cli._CANDIDATES + (("future", "evstat.calibration.future", "future"),))
-    assert "future" not in cli.methods()
+def test_methods_are_the_registry():
+    """The command line's models are the registry's (issue 24 item 5): the help's static name
+    table equals the registry, names and class counts, so neither can drift from the other."""
+    from evstat.results import fitters, registered, supported_classes
+
+    assert {m: supported_classes(m) for m in fitters()} == cli.METHOD_NAMES
+    assert list(cli.methods()) == list(cli.METHOD_NAMES)
+    for name, fn in cli.methods().items():
+        assert fn is getattr(ev, name) and name in registered()
+    assert set(cli.methods(n_classes=3)) == {m for m, k in cli.METHOD_NAMES.items() if 3 in k}
+    from evstat.calibration._disjoint import METHODS
+
+    assert tuple(METHODS) == cli.DISJOINT_BASES
+
+
+def test_single_score_models_are_skipped_by_their_declaration(capsys, csvs, tmp_path):
+    """Every model that declares ``single_score`` (not a list in the command line) is skipped
+    with a note for a formula of several scores; plr was not in the old list."""
+    from evstat.results import registered
+
+    single = {m for m, c in registered().items() if c.capabilities.single_score}
+    assert {"isotonic", "betacal", "plr", "normcal", "avcal", "bayescal"} == single
+    done = evstat_exe("report", "y ~ svm1 + svm2", "--data", csvs["cal"], "--method", "evlogit", "plr",
+                      "--grid", "5", "-o", tmp_path / "r.html")
+    assert done.returncode == 0 and "--method plr skipped: plr calibrates one score" in done.stderr, done.stderr
+    assert "--method plr skipped" in (tmp_path / "r.html").read_text(encoding="utf-8")
 
 
 def one_error_line(err: str) -> str:
@@ -86,7 +120,7 @@ def one_error_line(err: str) -> str:
         (["report", "y ~ svm1", "--data", "{cal}", "--newdata", "{nolabel}", "--method", "evlogit",
           "--title", "x", "-o", "{out}", "--reject-cost", "-1"], r"--reject-cost must lie in \[0, 1\], got -1"),
         (["report", "y ~ svm1", "--data", "{cal}", "--method", "magic", "-o", "{out}"],
-         "unknown method 'magic'; choose from evlogit, evbinning, isotonic, betacal, disjoint"),
+         "unknown method 'magic'; choose from evlogit, evbinning, isotonic, betacal, disjoint, venn_abers, .*, evmultinom, .*, gbt"),
         (["report", "y ~ svm1", "--data", "{cal}", "--method", "evlogit", "evlogit", "-o", "{out}"], "lists a calibrator twice"),
         (["report", "y ~ svm1 + svm2", "--data", "{cal}", "--method", "isotonic", "-o", "{out}"], "isotonic calibrates one score"),
         (["report", "y ~ svm1", "--data", "{cal}", "--bins", "0", "--method", "evbinning", "-o", "{out}"], "--bins must be a positive integer"),
@@ -161,6 +195,18 @@ def test_example_report_is_byte_identical_with_a_date(capsys, tmp_path):
     assert "the example score tables were made with seed 2019" in text
     assert "evstat calibration report: sonar example scores" in text
     assert "Scores on the new data (79 rows)" in text
+
+
+def test_example_with_newdata(capsys, tmp_path):
+    """--example with --newdata: the new rows are read with the example's formula (found by the
+    type checker: the formula was used before it was set, an UnboundLocalError)."""
+    table = ev.datasets.load("sonar_scores")
+    path = tmp_path / "new.csv"
+    table[table["set"] == "test"].head(30).to_csv(path, index=False)
+    status, _, err = run(capsys, ["report", "--example", "sonar", "--newdata", path, "--grid", "5",
+                                   "-o", tmp_path / "r.html"])
+    assert (status, err) == (0, "")
+    assert "Scores on the new data (30 rows)" in (tmp_path / "r.html").read_text(encoding="utf-8")
 
 
 def test_warnings_print_one_line(capsys, csvs, tmp_path):

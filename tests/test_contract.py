@@ -192,7 +192,7 @@ def test_bad_input(method, k, train, new) -> None:
 def test_three_class_plot_says_why(train) -> None:
     fit = _fit("eknn", 3, train)
     with pytest.raises(ValueError, match="two-class figure, but this eknn fit has 3 classes"):
-        fit.plot()
+        fit.plot("reliability")  # fit.plot() draws the K-class default (tests/plotting/test_plot_defaults.py)
 
 
 # ---------------------------------------------------------------- the two failures of issue 10

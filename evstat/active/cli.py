@@ -21,8 +21,6 @@ from typing import Any
 
 __all__ = ["add_query_parser", "run_query"]
 
-_METHODS = ("evlogit", "evbinning", "isotonic")
-
 
 def add_query_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add ``query`` to an argparse subparsers object and return its parser.
@@ -62,8 +60,10 @@ def add_query_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help=f"query strategy: {', '.join(STRATEGIES)} (default hartley)")
     q.add_argument("--batch", choices=["greedy", "top"], default="greedy",
                    help="how n > 1 rows are chosen: greedy with refits on expected labels (default), or top n")
-    q.add_argument("--method", choices=list(_METHODS), default="evlogit", metavar="M",
-                   help=f"calibrator: {', '.join(_METHODS)} (default evlogit)")
+    q.add_argument("--method", default="evlogit", metavar="M",
+                   help="the model, any registered one by name (default evlogit; 'evstat report --help' lists "
+                        "them); greedy batches and eir refit it, which the models that declare refit support "
+                        "(evlogit, evbinning, isotonic, betacal), others need --batch top")
     q.add_argument("--bins", type=int, default=None, metavar="B", help="bins per axis of evbinning (default 3)")
     q.add_argument("--positive", default=None, metavar="LEVEL", help="response level coded 1")
     q.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the tie-breaking and random draws (default 0)")
@@ -78,9 +78,22 @@ def _read(path: str, what: str) -> Any:
     return read_table(path, what)
 
 
+def _fit(method: str, formula: str, data: Any, kwargs: dict[str, Any], bins: int | None) -> Any:
+    """Fit the registered model ``method`` by name (the registry is the list of models)."""
+    import inspect
+
+    from evstat.results import fitter
+
+    fn = fitter(method)
+    if bins is not None:
+        if "bins" not in inspect.signature(fn).parameters:
+            raise ValueError(f"--bins applies to evbinning, not to --method {method}")
+        kwargs["bins"] = bins
+    return fn(formula, data, **kwargs)
+
+
 def run_query(args: argparse.Namespace) -> int:
     """Run ``evstat query`` with parsed arguments; returns the exit status (0 or 2)."""
-    from evstat import calibration
     from evstat.active._query import query
     from evstat.formula.response import level_from_text
 
@@ -95,9 +108,7 @@ def run_query(args: argparse.Namespace) -> int:
         pos = level_from_text(args.positive, data, args.formula)
         if pos is not None:
             kwargs["positive"] = pos
-        if args.method == "evbinning" and args.bins is not None:
-            kwargs["bins"] = args.bins
-        fit = getattr(calibration, args.method)(args.formula, data, **kwargs)
+        fit = _fit(args.method, args.formula, data, kwargs, args.bins)
         chosen = query(fit, pool, n=args.n, strategy=args.strategy, seed=args.seed, batch=args.batch)
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(args.output) as tmp:

@@ -55,7 +55,7 @@ from evstat.calibration._normcal import _check_rho, normalise_scores
 from evstat.calibration.point import PointCalibration
 from evstat.formula import ModelFrame, model_frame, schema
 from evstat.metrics import garczarek_accuracy
-from evstat.results import register
+from evstat.results import Capabilities, register
 from evstat.summary import Summary, format_number
 
 __all__ = ["AssignmentValueCalibration", "av_objective", "av_search", "av_transform", "avcal"]
@@ -243,6 +243,7 @@ class AssignmentValueCalibration(PointCalibration):
     """
 
     method = "avcal"
+    capabilities = Capabilities(single_score=True)
 
     def __init__(
         self,
@@ -374,7 +375,7 @@ class AssignmentValueCalibration(PointCalibration):
         return s
 
     def _to_dict(self) -> dict[str, Any]:
-        parts = {}
+        parts: dict[str, list[Any]] = {}
         for c in self.partitions.columns:
             vals = self.partitions[c].tolist()
             if c == "kind":
@@ -500,4 +501,4 @@ def avcal(
     return AssignmentValueCalibration(mf, prescale=prescale, rho=rho, max_candidates=int(max_candidates))
 
 
-register(AssignmentValueCalibration, example=lambda y, d: avcal(f"{y} ~ s1", d, prescale="none"))
+register(AssignmentValueCalibration, example=lambda y, d: avcal(f"{y} ~ s1", d, prescale="none"), fitter=avcal)

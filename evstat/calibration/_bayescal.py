@@ -123,7 +123,7 @@ class BayesCalibration(PointCalibration):
     """
 
     method = "bayescal"
-    capabilities = Capabilities(densities=True)
+    capabilities = Capabilities(densities=True, single_score=True)
 
     def __init__(
         self,
@@ -375,4 +375,4 @@ def bayescal(
     return BayesCalibration(mf, density=density, transform=transform)
 
 
-register(BayesCalibration, example=lambda y, d: bayescal(f"{y} ~ s1", d))
+register(BayesCalibration, example=lambda y, d: bayescal(f"{y} ~ s1", d), fitter=bayescal)

@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 
 from evstat.calibration.point import PointCalibration
 from evstat.formula import ModelFrame, model_frame, schema
-from evstat.results import register
+from evstat.results import Capabilities, not_fitted, register
 from evstat.summary import Summary, format_number
 
 __all__ = ["NormalisedCalibration", "normcal", "normalise_scores"]
@@ -87,6 +87,7 @@ class NormalisedCalibration(PointCalibration):
     """
 
     method = "normcal"
+    capabilities = Capabilities(single_score=True)
 
     def __init__(self, mf: ModelFrame, rho: float = 1.05, beyond: str = "clip", scale: float | None = None) -> None:
         super().__init__(mf)
@@ -148,6 +149,14 @@ class NormalisedCalibration(PointCalibration):
             "scale": schema.Float(min=1e-300),
         }
 
+    def _verify_loaded(self, source: str) -> None:
+        """``scale`` must be ``max |s|`` of the saved calibration scores (recomputed exactly);
+        ``rho`` and ``beyond`` are the user's settings and cannot be checked."""
+        super()._verify_loaded(source)
+        derived = float(np.max(np.abs(self.training_scores())))
+        if self.scale != derived:
+            raise not_fitted(self, source, "scale", f"the file says {self.scale!r}, max |s| of the saved scores is {derived!r}")
+
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> NormalisedCalibration:
         return cls(ModelFrame.from_dict(d["model_frame"]), rho=d["rho"], beyond=d["beyond"], scale=d["scale"])
@@ -199,4 +208,4 @@ def normcal(
     return NormalisedCalibration(mf, rho=rho, beyond=beyond)
 
 
-register(NormalisedCalibration, example=lambda y, d: normcal(f"{y} ~ s1", d))
+register(NormalisedCalibration, example=lambda y, d: normcal(f"{y} ~ s1", d), fitter=normcal)

@@ -48,7 +48,7 @@ from scipy.special import expit, log_expit
 from evstat.calibration.point import PointCalibration
 from evstat.formula import ModelFrame, model_frame, schema
 from evstat.likelihood import platt_targets
-from evstat.results import register
+from evstat.results import Capabilities, register
 from evstat.summary import Summary, format_number
 
 __all__ = ["PiecewiseLogisticCalibration", "plr", "plr_basis", "plr_log_odds", "plr_objective"]
@@ -192,6 +192,7 @@ class PiecewiseLogisticCalibration(PointCalibration):
     """
 
     method = "plr"
+    capabilities = Capabilities(single_score=True)
 
     def __init__(
         self,
@@ -411,4 +412,4 @@ def plr(
     return PiecewiseLogisticCalibration(mf, penalty=lam, targets=targets, step=float(step))
 
 
-register(PiecewiseLogisticCalibration, example=lambda y, d: plr(f"{y} ~ s1", d))
+register(PiecewiseLogisticCalibration, example=lambda y, d: plr(f"{y} ~ s1", d), fitter=plr)

@@ -25,7 +25,7 @@ from scipy.special import log_expit
 
 from evstat.calibration.base import CalibrationResults, score_axes
 from evstat.calibration.logistic import _TARGETS, LogitCalibration, _targets, fit_logistic_likelihood
-from evstat.results import register
+from evstat.results import Capabilities, register
 from evstat.summary import Summary, format_number
 from evstat.formula import ModelFrame, model_frame, schema
 
@@ -93,6 +93,7 @@ class BetaCalibration(LogitCalibration):
     """
 
     method = "betacal"
+    capabilities = Capabilities(profiles=True, contours=True, refit=True, single_score=True)
 
     def __init__(
         self,
@@ -347,4 +348,4 @@ def betacal(
     return BetaCalibration(mf, parameters=parameters, targets=targets, refit_negative=refit_negative)
 
 
-register(BetaCalibration, example=lambda y, d: betacal(f"{y} ~ s1", d))
+register(BetaCalibration, example=lambda y, d: betacal(f"{y} ~ s1", d), fitter=betacal)

@@ -551,4 +551,4 @@ def split_conformal(
     return ConformalSets(mf, confidence=confidence, cal_size=cal_size, seed=seed)
 
 
-register(VennAbersCalibration, example=lambda y, d: venn_abers(f"{y} ~ s1 + s2", d, method="cross", n_splits=3))
+register(VennAbersCalibration, example=lambda y, d: venn_abers(f"{y} ~ s1 + s2", d, method="cross", n_splits=3), fitter=venn_abers)

@@ -257,4 +257,4 @@ def gbt(
     return GBTClassifier(cf, radius=r)
 
 
-register(GBTClassifier, example=lambda y, d: gbt(f"{y} ~ s1 + s2", d), n_classes=(2, 3))
+register(GBTClassifier, example=lambda y, d: gbt(f"{y} ~ s1 + s2", d), n_classes=(2, 3), fitter=gbt)

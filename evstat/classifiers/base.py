@@ -208,6 +208,7 @@ class ClassifierResults(Results):
         """The output of ``predict(type=...)`` from dense masses (``"mass"``) or from the
         per-class Bel, Pl and BetP (``"prob"``, ``"belief"``)."""
         if type == "mass":
+            assert values is not None
             return MassArray(self.frame, values, index=index)
         assert bel is not None and pl is not None and betp is not None
         if self.is_binary:

@@ -34,6 +34,14 @@ Parts (files written into ``out``):
 
 Randomness: every unit (part, setting, run) draws from ``numpy.random.SeedSequence(seed,
 spawn_key=...)``; the same seed gives the same files.
+
+Resuming: each part (Test 1.2, Simulation 2, the real data, each lecture example) is a unit of
+the folder's completion record (``completed.json``, :mod:`evstat.experiments.store`), keyed by the
+part and the settings it depends on. Run the same command again after an interruption and the
+parts whose files match the record (SHA-256) are read back instead of recomputed; a file cut
+short, edited or missing, a part of other settings, or a folder without a record is recomputed.
+Tables, claims and figures are always derived from the parts' files as read back, so a resumed
+run writes the same files as an uninterrupted one.
 """
 
 from __future__ import annotations
@@ -54,6 +62,8 @@ from evstat.belief import Frame, MassArray
 from evstat.classifiers import OUTLIER
 from evstat.classifiers.neighbors import knn
 from evstat.datasets import data_dir, simulate_credal_sim2, simulate_credal_test12
+from evstat.experiments.store import Store, save_figure, write_csv
+from evstat.io.atomic import write_text
 from evstat.metrics import credal_rates
 
 __all__ = ["K_GRID", "REAL_DATASETS", "CredalStudy", "claims", "fuzzy_knn_vote", "knn_vote", "meta_errors",
@@ -442,11 +452,11 @@ def eknn_vehicles(ks: tuple[int, ...] = tuple(range(1, 16))) -> pd.DataFrame:
 
 
 #: the simulation parameters of the data-fusion example (the slides give none)
-FUSION = {"n_train": 60, "n_test": 1000, "shift_x": 1.0, "shift_x2": 1.0, "k": 5,
+FUSION: dict[str, Any] = {"n_train": 60, "n_test": 1000, "shift_x": 1.0, "shift_x2": 1.0, "k": 5,
           "sigmas": (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0)}
 
 
-def fusion_example(seed: int, runs: int, sigmas: tuple[float, ...] = FUSION["sigmas"]) -> pd.DataFrame:  # type: ignore[assignment]
+def fusion_example(seed: int, runs: int, sigmas: tuple[float, ...] = FUSION["sigmas"]) -> pd.DataFrame:
     """Denoeux's data-fusion example (004): two classes observed by two sensors, ``x`` in R^5 and
     ``x'`` in R^3, Gaussian and conditionally independent given the class; ``n = 60`` training
     rows; in operation the first sensor is perturbed, ``x <- x + eps``, ``eps ~ N(0, sigma^2 I)``.
@@ -787,7 +797,7 @@ def lecture_figures(out: Path, vehicles: pd.DataFrame | None, fusion: pd.DataFra
             ax.legend(fontsize=8)
         axes[0].set_ylabel("test error (282 rows)")
         fig.tight_layout()
-        fig.savefig(out / "fig_vehicles.png", dpi=110)
+        save_figure(fig, out / "fig_vehicles.png", dpi=110)
         plt.close(fig)
     if fusion is not None:
         cols = ["knn_concat", "eknn_concat", "eknn_fusion", "eknn_fusion_disc", "sensor2"]
@@ -804,7 +814,7 @@ def lecture_figures(out: Path, vehicles: pd.DataFrame | None, fusion: pd.DataFra
         ax.set_title(f"Data fusion example ({fusion['run'].nunique()} runs)", fontsize=10)
         ax.legend(fontsize=7)
         fig.tight_layout()
-        fig.savefig(out / "fig_fusion.png", dpi=110)
+        save_figure(fig, out / "fig_fusion.png", dpi=110)
         plt.close(fig)
 
 
@@ -827,7 +837,7 @@ def figures(out: Path, train: pd.DataFrame, t12: pd.DataFrame, ion: pd.DataFrame
                for d in t12[m]]
         _plot_credal(ax, t12, dec, f"{m} (K = 9)", classes)
     fig.tight_layout()
-    fig.savefig(out / "fig_test12.png", dpi=110)
+    save_figure(fig, out / "fig_test12.png", dpi=110)
     plt.close(fig)
     if ion is not None:
         fig, ax = plt.subplots(figsize=(5.5, 3.8))
@@ -839,7 +849,7 @@ def figures(out: Path, train: pd.DataFrame, t12: pd.DataFrame, ion: pd.DataFrame
         ax.set_title("EkNN on Ionosphere (evclass split)", fontsize=10)
         ax.legend(fontsize=8)
         fig.tight_layout()
-        fig.savefig(out / "fig_eknn_ionosphere.png", dpi=110)
+        save_figure(fig, out / "fig_eknn_ionosphere.png", dpi=110)
         plt.close(fig)
     # evidential neural network on iris petals: decision regions and m(Omega)
     iris = pd.read_csv(data_dir() / "iris.csv").rename(columns={"Species": "y"})
@@ -866,7 +876,7 @@ def figures(out: Path, train: pd.DataFrame, t12: pd.DataFrame, ion: pd.DataFrame
     axes[1].set_title("Evidential NN: ignorance m(Omega)", fontsize=10)
     axes[0].legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(out / "fig_evnn_iris.png", dpi=110)
+    save_figure(fig, out / "fig_evnn_iris.png", dpi=110)
     plt.close(fig)
     if part is not None:
         m = part.groupby("share")[["crisp", "noisy_crisp", "uncertain"]].mean()
@@ -879,7 +889,7 @@ def figures(out: Path, train: pd.DataFrame, t12: pd.DataFrame, ion: pd.DataFrame
         ax.set_title("Partially supervised EkNN, Ionosphere", fontsize=10)
         ax.legend(fontsize=8)
         fig.tight_layout()
-        fig.savefig(out / "fig_partial_ionosphere.png", dpi=110)
+        save_figure(fig, out / "fig_partial_ionosphere.png", dpi=110)
         plt.close(fig)
 
 
@@ -960,39 +970,49 @@ def run_credal_knn(
         if not quiet:
             print(f"[{time.time() - t0:7.1f} s] {msg}", flush=True)
 
-    train, _, t12, t12_rates = test12(seed)
-    t12.to_csv(out / "test12_decisions.csv", index=False)
-    t12_rates.to_csv(out / "test12_rates.csv", index=False)
-    progress("test 1.2 done")
-    sim = simulation2(seed, runs, tuple(k_grid), progress)
-    sim.to_csv(out / "sim2_rates.csv", index=False)
-    sim2_table(sim).to_csv(out / "sim2_table.csv", index=False)
-    real = real_data(seed, runs, tuple(real_k), tuple(datasets), progress) if datasets else None
-    if real is not None:
-        real.to_csv(out / "real_rates.csv", index=False)
-        real_table(real).to_csv(out / "real_table.csv", index=False)
-    ion = part = None
+    store = Store(out)
+
+    def part(name: str, params: dict[str, Any], files: tuple[str, ...],
+             compute: Callable[[], tuple[pd.DataFrame, ...]]) -> list[pd.DataFrame]:
+        # a part's files as recorded complete, else computed now; either way as read back
+        key = f"{name} {json.dumps(params, sort_keys=True)}"
+        paths = [out / f for f in files]
+        frames = store.load_frames(key, paths)
+        if frames is None:
+            computed = compute()
+            store.forget(k for k in list(store.units) if k.split(" ", 1)[0] == name)
+            store.save_frames(key, paths, computed)
+            frames = store.load_frames(key, paths) or list(computed)
+            progress(f"{name} done")
+        else:
+            progress(f"{name}: resumed from {', '.join(files)}")
+        return frames
+
+    train = simulate_credal_test12(100, seed=_rng(seed, 1))[0]  # as test12 draws it
+    t12, _ = part("test12", {"seed": seed}, ("test12_decisions.csv", "test12_rates.csv"), lambda: test12(seed)[2:])
+    sim, = part("sim2", {"seed": seed, "runs": runs, "k_grid": list(k_grid)}, ("sim2_rates.csv",),
+                lambda: (simulation2(seed, runs, tuple(k_grid), progress),))
+    write_csv(sim2_table(sim), out / "sim2_table.csv")
+    real = None
+    if datasets:
+        real, = part("real", {"seed": seed, "runs": runs, "real_k": list(real_k), "datasets": list(datasets)},
+                     ("real_rates.csv",), lambda: (real_data(seed, runs, tuple(real_k), tuple(datasets), progress),))
+        write_csv(real_table(real), out / "real_table.csv")
+    ion = prt = None
     if lecture:
-        ion = eknn_ionosphere()
-        ion.to_csv(out / "eknn_ionosphere.csv", index=False)
-        progress("EkNN ionosphere done")
-        evnn_errors(seed, evnn_seeds, tuple(vowel_prototypes)).to_csv(out / "evnn_errors.csv", index=False)
-        progress("evidential NN done")
-        part = partial_ionosphere(seed, runs)
-        part.to_csv(out / "partial_ionosphere.csv", index=False)
-        progress("partial EkNN done")
-        veh = eknn_vehicles()
-        veh.to_csv(out / "eknn_vehicles.csv", index=False)
-        progress("EkNN vehicles done")
-        fus = fusion_example(seed, runs)
-        fus.to_csv(out / "fusion.csv", index=False)
-        progress("data fusion done")
+        ion, = part("eknn_ionosphere", {}, ("eknn_ionosphere.csv",), lambda: (eknn_ionosphere(),))
+        part("evnn", {"seed": seed, "evnn_seeds": evnn_seeds, "vowel_prototypes": list(vowel_prototypes)},
+             ("evnn_errors.csv",), lambda: (evnn_errors(seed, evnn_seeds, tuple(vowel_prototypes)),))
+        prt, = part("partial_ionosphere", {"seed": seed, "runs": runs}, ("partial_ionosphere.csv",),
+                    lambda: (partial_ionosphere(seed, runs),))
+        veh, = part("eknn_vehicles", {}, ("eknn_vehicles.csv",), lambda: (eknn_vehicles(),))
+        fus, = part("fusion", {"seed": seed, "runs": runs}, ("fusion.csv",), lambda: (fusion_example(seed, runs),))
         lecture_figures(out, veh, fus)
     cl = claims(sim, real)
-    cl.to_csv(out / "claims.csv", index=False)
-    figures(out, train, t12, ion, part, seed)
+    write_csv(cl, out / "claims.csv")
+    figures(out, train, t12, ion, prt, seed)
     seconds = time.time() - t0
-    (out / "study.json").write_text(json.dumps(
+    write_text(out / "study.json", json.dumps(
         {"study": "credal-knn", "command": command, "runs": runs, "seed": seed, "k_grid": list(k_grid),
          "real_k": list(real_k), "datasets": list(datasets), "evnn_seeds": evnn_seeds,
          "vowel_prototypes": list(vowel_prototypes), "lecture": lecture, "seconds": round(seconds, 1)},

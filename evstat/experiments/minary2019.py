@@ -36,10 +36,13 @@ Randomness and parallelism: every (part, data set, round) unit draws from its ow
 ``numpy.random.SeedSequence(seed, spawn_key=(part, data set, round))``, so results do not depend
 on the order in which units run, on ``jobs``, on which data sets are selected, or on
 interruptions. Units run in parallel with joblib; each unit's rows are appended to its CSV as
-soon as it finishes, and a rerun skips the units already complete in the CSVs (a unit with
-missing rows or a truncated last line is recomputed). When all units are done, the CSVs are
-rewritten in canonical order, so an interrupted-and-resumed run, or a run with ``jobs = 2``,
-gives the same files as an uninterrupted run with ``jobs = 1``.
+soon as it finishes and the unit is entered into the folder's completion record
+(:mod:`evstat.experiments.store`: its row count and the SHA-256 of its rows). A rerun skips only
+the units whose rows are complete and match the record; any other unit (rows missing, cut short,
+edited, or appended without their record entry) is removed and recomputed, and an unreadable
+``study.json`` starts the folder over. When all units are done, the CSVs are rewritten in
+canonical order, so an interrupted-and-resumed run, or a run with ``jobs = 2``, gives the same
+files as an uninterrupted run with ``jobs = 1``.
 """
 
 from __future__ import annotations
@@ -68,6 +71,7 @@ from evstat.experiments.minary_design import (
     seed_sequence,
 )
 from evstat.experiments.partition import TABLE2, ensemble_partitions, reject_partition
+from evstat.experiments.store import Store, read_rows, read_settings
 from evstat.io.atomic import write_text
 
 __all__ = [
@@ -119,6 +123,11 @@ COLUMNS = {
     "fig8": ["round", "n_cal", "strategy", "reject_cost", "n_test", "n_decided", "n_errors", "error_rate",
              "accuracy", "reject_rate", "note"],
 }
+_TEXT = {"dataset", "method", "strategy", "note"}
+#: columns that must hold numbers (a cell may be empty where a method failed)
+NUMERIC = {part: [c for c in cols if c not in _TEXT] for part, cols in COLUMNS.items()}
+#: columns whose cells may never be empty: a row without one is incomplete
+REQUIRED = {part: [*KEYS[part], "n_test"] for part in COLUMNS}
 
 
 def _rng(seed: int, part: str, dataset: str | None = None, round_: int = 0) -> np.random.Generator:
@@ -361,17 +370,17 @@ def _unit_of(part: str, dataset: str, round_: int) -> Unit:
     return Unit(part, dataset, int(round_))
 
 
-def _read_csv(path: Path) -> pd.DataFrame | None:
-    """A results CSV, repaired if its last line was cut by an interruption."""
-    if not path.exists() or path.stat().st_size == 0:
-        return None
-    raw = path.read_bytes()
-    if not raw.endswith(b"\n"):
-        cut = raw.rfind(b"\n")
-        path.write_bytes(raw[: cut + 1] if cut >= 0 else b"")
-        if cut < 0:
-            return None
-    return pd.read_csv(path, keep_default_na=True, dtype={"note": str})
+def _read_csv(path: Path, part: str) -> pd.DataFrame | None:
+    """The complete rows of a results CSV (:func:`evstat.experiments.store.read_rows`), or None
+    for a file that is absent or cannot be trusted."""
+    frame = read_rows(path, COLUMNS[part], required=REQUIRED[part], numeric=NUMERIC[part])
+    if frame is not None:
+        frame["note"] = frame["note"].astype(object).map(lambda v: v if pd.isna(v) else str(v))
+    return frame
+
+
+def _key(unit: Unit) -> str:
+    return f"{unit.part}/{unit.dataset}/{unit.round}"
 
 
 def _units_in(part: str, frame: pd.DataFrame) -> dict[Unit, pd.DataFrame]:
@@ -408,8 +417,10 @@ def _check_settings(out: Path, settings: dict[str, Any]) -> list[dict[str, Any]]
     """Refuse a folder of another setting; write the settings; return the earlier runs' log."""
     path = out / _SETTINGS_FILE
     runs: list[dict[str, Any]] = []
-    if path.exists():
-        old = json.loads(path.read_text(encoding="utf-8"))
+    old = read_settings(path) if path.exists() else None
+    if path.exists() and old is None:  # cut short or corrupt: the rows are tied to no setting
+        Store(out).reset(out / f for f in FILES.values())
+    if old is not None:
         for key in ("study", "seed", "reject_costs", "svm", "tie", "table2"):
             if old.get(key) != settings[key]:
                 raise ValueError(
@@ -460,7 +471,9 @@ def _write_csv(frame: pd.DataFrame, path: Path, append: bool = False) -> None:
     if not append:  # a rewrite: atomic (evstat.io.atomic), the old file stays until the new one is complete
         write_text(path, text, encoding="utf-8", newline="")
         return
-    with open(path, "a", encoding="utf-8", newline="") as fh:  # a cut tail is dropped by _read_csv
+    # appended, not atomic: a cut tail is dropped by _read_csv, and the unit, not yet in the
+    # completion record, is recomputed
+    with open(path, "a", encoding="utf-8", newline="") as fh:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
@@ -597,23 +610,27 @@ def run_minary2019(
     runs = _check_settings(out, settings)
     t0 = time.perf_counter()
 
-    # what is done already
+    # what is done already: complete units that match the completion record (evstat.experiments.store)
+    store = Store(out)
     done: set[Unit] = set()
     for part, fname in FILES.items():
-        frame = _read_csv(out / fname)
-        if frame is None:
+        frame = _read_csv(out / fname, part)
+        if frame is None:  # absent, or not trusted at all
+            (out / fname).unlink(missing_ok=True)
             continue
         keep = []
         for unit, g in _units_in(part, frame).items():
-            ok = len(g) == _expected_rows(unit, meths) and not g.duplicated(KEYS[part]).any()
-            if part == "ensemble":
-                ok = ok and set(g["method"]) == set(meths)
-            if ok:
+            ok = not g.duplicated(KEYS[part]).any() and (part != "ensemble" or set(g["method"]) == set(meths))
+            if ok and store.is_done(_key(unit), g, COLUMNS[part], KEYS[part], expected=_expected_rows(unit, meths)):
+                if store.legacy:
+                    store.adopt(_key(unit), g, COLUMNS[part], KEYS[part])
                 done.add(unit)
                 keep.append(g)
         kept = pd.concat(keep, ignore_index=True) if keep else frame.iloc[0:0]
-        if len(kept) != len(frame):  # drop incomplete units: they are recomputed
-            _write_csv(kept[COLUMNS[part]], out / fname)
+        # the file keeps only the complete units: the others (and a cut tail) are recomputed
+        _write_csv(kept[COLUMNS[part]], out / fname)
+    store.forget(set(store.units) - {_key(u) for u in done})
+    store.save()
     todo = [u for u in _plan(rounds, ds) if u not in done]
 
     if todo:
@@ -621,7 +638,9 @@ def run_minary2019(
         results = runner(delayed(guarded(_run_unit))(u, seed, meths, svm, tie) for u in todo)
         with tqdm(total=len(todo), disable=quiet, desc=STUDY, unit="unit", dynamic_ncols=True) as bar:
             for unit, frame in zip(todo, results, strict=True):
-                _write_csv(frame[COLUMNS[unit.part]], out / FILES[unit.part], append=True)
+                rows = frame[COLUMNS[unit.part]]
+                _write_csv(rows, out / FILES[unit.part], append=True)
+                store.mark(_key(unit), rows, COLUMNS[unit.part], KEYS[unit.part])
                 bar.update(1)
     seconds = time.perf_counter() - t0
     if todo:
@@ -630,7 +649,7 @@ def run_minary2019(
 
     frames = {}
     for part, fname in FILES.items():
-        frame = _read_csv(out / fname)
+        frame = _read_csv(out / fname, part)
         frame = pd.DataFrame(columns=COLUMNS[part]) if frame is None else frame
         frame = _canonical(part, frame, meths)
         _write_csv(frame, out / fname)
@@ -680,7 +699,7 @@ def load_results(out: str | Path, rounds: int | None = None, datasets: Sequence[
     settings = json.loads((out / _SETTINGS_FILE).read_text(encoding="utf-8"))
     frames = {}
     for part, fname in FILES.items():
-        f = _read_csv(out / fname)
+        f = _read_csv(out / fname, part)
         frames[part] = pd.DataFrame(columns=COLUMNS[part]) if f is None else f
     r = int(frames["ensemble"]["round"].max()) + 1 if rounds is None else int(rounds)
     ds = [d for d in DATASETS if d in set(frames["ensemble"]["dataset"])] if datasets is None else list(datasets)

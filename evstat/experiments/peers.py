@@ -49,6 +49,13 @@ to the runner-up across repetitions; the win is *clear* when the runner-up is wo
 
 Every unit draws from ``SeedSequence(seed, spawn_key=(part, setting..., repetition))``, so the
 files do not depend on ``jobs`` or the order of the units.
+
+Resuming: each finished unit's metric and curve rows are kept in ``out/.units/`` and entered into
+the completion record there (:meth:`evstat.experiments.store.Store.save_frames`: the SHA-256 of
+each file). The same command run again reuses the units whose files match the record and computes
+the others (a file cut short, edited or missing, or no record: recomputed, never trusted); the
+study's files are always built from the units' files as read back, so a resumed run writes the
+same files as an uninterrupted one (apart from the wall-clock ``seconds`` column).
 """
 
 from __future__ import annotations
@@ -68,6 +75,8 @@ import pandas as pd
 from scipy.special import expit
 
 from evstat.experiments.claims import Z, verdict
+from evstat.experiments.store import Store, save_figure, write_csv
+from evstat.io.atomic import write_text
 
 __all__ = ["CONFIDENCES", "METHODS", "curve_ranks", "markdown_tables", "N_CALS", "TRUTHS", "PeersResults", "real_unit", "run_peers", "sim_unit",
            "simulate", "wins"]
@@ -333,16 +342,16 @@ def _canonical(frame: pd.DataFrame, first: str, order: Sequence[str]) -> pd.Data
 
 def _write_part(out: Path, part: str, metrics: pd.DataFrame, curves: pd.DataFrame, by: list[str],
                 measures: Sequence[str]) -> None:
-    metrics.to_csv(out / f"{part}_metrics.csv", index=False, float_format="%.6g")
-    pooled(curves, by).to_csv(out / f"{part}_curves.csv", index=False, float_format="%.6g")
+    write_csv(metrics, out / f"{part}_metrics.csv", float_format="%.6g")
+    write_csv(pooled(curves, by), out / f"{part}_curves.csv", float_format="%.6g")
     g = metrics.groupby([*by, "method"], sort=False)
     summ = g[list(MEASURES)].mean().reset_index()
     summ["reps"] = g.size().to_numpy()
-    summ["failed"] = g["note"].apply(lambda s: int((s.fillna("") != "").sum())).to_numpy()
-    summ.to_csv(out / f"{part}_summary.csv", index=False, float_format="%.4g")
-    wins(metrics, by, measures).to_csv(out / f"{part}_wins.csv", index=False, float_format="%.4g")
+    summ["failed"] = g["note"].apply(lambda s: int(s.astype(object).fillna("").ne("").sum())).to_numpy()
+    write_csv(summ, out / f"{part}_summary.csv", float_format="%.4g")
+    write_csv(wins(metrics, by, measures), out / f"{part}_wins.csv", float_format="%.4g")
     if part == "sim":
-        first_look(metrics).to_csv(out / "first_look.csv", index=False, float_format="%.4g")
+        write_csv(first_look(metrics), out / "first_look.csv", float_format="%.4g")
 
 
 #: repetitions (simulated) and rounds (real) per checkpoint block
@@ -368,7 +377,8 @@ def run_peers(
     work runs in blocks (:data:`BLOCK_REPS` repetitions and :data:`BLOCK_ROUNDS` rounds each);
     after every block all files are rewritten from the units done so far, in canonical order, and
     ``study.json`` records ``reps_done`` and ``rounds_done``: files of a run stopped after a block
-    equal those of a complete run with ``--reps reps_done --rounds rounds_done``.
+    equal those of a complete run with ``--reps reps_done --rounds rounds_done``. Rerun in the same
+    ``out``, it reuses the units recorded complete in ``out/.units/`` (module docstring).
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -389,15 +399,17 @@ def run_peers(
         settings["packages"] = {p: version(p) for p in ("venn-abers", "crepes", "scikit-learn", "numpy")}
     except Exception:  # pragma: no cover - metadata missing
         pass
+    store = Store(out / ".units")
+    store.folder.mkdir(exist_ok=True)
     sim = real = None
     while reps_done < reps or rounds_done < rounds:
         r1 = min(reps, reps_done + BLOCK_REPS)
         d1 = min(rounds, rounds_done + BLOCK_ROUNDS)
-        units = [(sim_unit, (t, J, n, r, seed, n_test)) for r in range(reps_done, r1)
+        units: list[tuple[Callable[..., Any], tuple]] = [(sim_unit, (t, J, n, r, seed, n_test)) for r in range(reps_done, r1)
                  for t in truths for J in SCORES for n in n_cals]
         n_sim = len(units)
         units += [(real_unit, (d, r, seed)) for r in range(rounds_done, d1) for d in datasets]
-        res = _run_units(units, jobs, quiet, f"reps {reps_done}-{r1}, rounds {rounds_done}-{d1}")
+        res = _run_units(units, jobs, quiet, f"reps {reps_done}-{r1}, rounds {rounds_done}-{d1}", store)
         if n_sim:
             sim_m += [m for m, _ in res[:n_sim]]
             sim_c += [c for _, c in res[:n_sim]]
@@ -412,22 +424,43 @@ def run_peers(
         reps_done, rounds_done = r1, d1
         settings.update({"reps_done": reps_done, "rounds_done": rounds_done,
                          "seconds": round(time.perf_counter() - t0, 1)})
-        (out / "study.json").write_text(json.dumps(settings, indent=1), encoding="utf-8")
+        write_text(out / "study.json", json.dumps(settings, indent=1), encoding="utf-8")
         figures(out)
     seconds = time.perf_counter() - t0
     return PeersResults(out=out, seconds=seconds, sim=sim, real=real)
 
 
-def _run_units(units: list[tuple[Callable[..., Any], tuple]], jobs: int, quiet: bool, what: str) -> list[Any]:
+def _unit_paths(store: Store, f: Callable[..., Any], args: tuple) -> tuple[str, list[Path]]:
+    """A unit's key in the completion record (its function and every argument: a unit of another
+    seed or test size is another unit) and its two files (metric rows, curve rows)."""
+    key = "/".join(map(str, ("sim" if f is sim_unit else "real", *args)))
+    stem = key.replace("/", "_")
+    return key, [store.folder / f"{stem}_metrics.csv", store.folder / f"{stem}_curves.csv"]
+
+
+def _run_units(units: list[tuple[Callable[..., Any], tuple]], jobs: int, quiet: bool, what: str,
+               store: Store) -> list[Any]:
+    """Each unit's (metrics, curves): from its files when they match the completion record,
+    else computed, written and recorded as it finishes; always as read back from its files."""
     from joblib import Parallel, delayed
 
     from evstat.io.workers import guarded
     from tqdm.auto import tqdm
 
-    it = tqdm(units, desc=what, disable=quiet, mininterval=5)
+    paths = [_unit_paths(store, f, a) for f, a in units]
+    res: list[Any] = [store.load_frames(key, p) for key, p in paths]
+    todo = [i for i, r in enumerate(res) if r is None]
+    it = tqdm(todo, desc=what, disable=quiet, mininterval=5)
     if jobs == 1:
-        return [f(*a) for f, a in it]
-    return list(Parallel(n_jobs=jobs, batch_size=1)(delayed(guarded(f))(*a) for f, a in it))
+        finished: Any = ((i, units[i][0](*units[i][1])) for i in it)
+    else:
+        finished = zip(todo, Parallel(n_jobs=jobs, batch_size=1, return_as="generator")(
+            delayed(guarded(units[i][0]))(*units[i][1]) for i in it), strict=True)
+    for i, frames in finished:
+        key, files = paths[i]
+        store.save_frames(key, files, frames)
+        res[i] = store.load_frames(key, files)
+    return [tuple(r) for r in res]
 
 
 def figures(out: Path) -> None:
@@ -465,7 +498,7 @@ def figures(out: Path) -> None:
                     ax.set_ylabel("accuracy (decided)", fontsize=7)
         h, lab = axes[0, 0].get_legend_handles_labels()
         fig.legend(h, lab, loc="outside lower center", ncol=4, fontsize=7, frameon=False)
-        fig.savefig(out / f"fig_{part}_curves.png", dpi=90)
+        save_figure(fig, out / f"fig_{part}_curves.png", dpi=90)
 
 
 def curve_ranks(curves: pd.DataFrame, by: Sequence[str], points: int = 101) -> pd.DataFrame:

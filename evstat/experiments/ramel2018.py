@@ -60,7 +60,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from evstat.experiments.store import Store, read_rows
+from evstat.experiments.store import Store, read_rows, save_figure
 from evstat.io.atomic import atomic_path, write_text
 
 __all__ = [
@@ -437,11 +437,6 @@ def _read_done(path: Path) -> pd.DataFrame | None:
         return None
 
 
-def _savefig(fig: Any, path: Path, **kwargs: Any) -> None:
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, **kwargs)
-
-
 def exp2_summary(history: pd.DataFrame) -> pd.DataFrame:
     """Mean and standard error over rounds of ignorance, Brier score and error per data set,
     strategy and number of queries, and the average over data sets (``dataset = "all"``: the
@@ -713,6 +708,8 @@ def run_ramel2018(
                 bar.close()
         record["exp2_seconds"] = round(time.perf_counter() - t, 1)
         hist = read_rows(hp, EXP2_COLUMNS, required=EXP2_COLUMNS, numeric=EXP2_NUMERIC)
+        if hist is None:  # written above: unreadable only if something else changed it meanwhile
+            raise RuntimeError(f"{hp} changed while the study ran (it no longer holds the experiment 2 columns); run again")
         hist = hist[(hist["round"] < rounds) & hist["dataset"].isin(ds)]
         order = {s: i for i, s in enumerate(EXP2_STRATEGIES)}
         dorder = {d: i for i, d in enumerate(DATASETS)}
@@ -774,7 +771,7 @@ def write_figures(out: str | Path) -> list[Path]:
         for ax in axes:
             ax.set_xlabel("covariance sigma")
             ax.set_ylabel("queries")
-        _savefig(fig, out / "fig1.png", dpi=70)
+        save_figure(fig, out / "fig1.png", dpi=70)
         plt.close(fig)
         written.append(out / "fig1.png")
     hist = _read_done(out / FILES["exp2"])
@@ -784,7 +781,7 @@ def write_figures(out: str | Path) -> list[Path]:
         active_curves(avg, "ignorance", ax=axes[0])
         active_curves(avg, "brier", ax=axes[1])
         fig.suptitle(f"Experiment 2: averaged over data sets ({', '.join(sorted(hist['dataset'].unique()))})", fontsize="medium")
-        _savefig(fig, out / "fig2.png", dpi=70)
+        save_figure(fig, out / "fig2.png", dpi=70)
         plt.close(fig)
         written.append(out / "fig2.png")
         ds = [d for d in DATASETS if d in set(hist["dataset"])]
@@ -793,7 +790,7 @@ def write_figures(out: str | Path) -> list[Path]:
             h = hist[hist["dataset"] == d]
             active_curves(h, "ignorance", ax=axes[0, j]).set_title(f"{d}: ignorance", fontsize="medium")
             active_curves(h, "brier", ax=axes[1, j]).set_title(f"{d}: Brier score", fontsize="medium")
-        _savefig(fig, out / "fig2_datasets.png", dpi=60)
+        save_figure(fig, out / "fig2_datasets.png", dpi=60)
         plt.close(fig)
         written.append(out / "fig2_datasets.png")
     return written

@@ -19,6 +19,13 @@ item 5: ``ramel2018`` kept half of Experiment 1 and moved 46.7% of its claims). 
   ``reports/``) is read in *legacy* mode: a unit counts as done when :func:`read_rows` finds all
   its expected rows. A record that cannot be read is replaced by an empty one (everything is
   recomputed), never trusted.
+* Units whose results are whole tables (``peers``, ``credal-knn``) keep them as files of their
+  own: :meth:`Store.save_frames` writes them atomically with every float's shortest exact text
+  and records the SHA-256 of each file; :meth:`Store.load_frames` returns them only if every file
+  matches the record (never in legacy mode), read back exactly (every float as written). A study that always continues from the frames *as read back* gives the same
+  files whether a unit was computed now or in an interrupted earlier run.
+* A settings file (``study.json``) that cannot be read (:func:`read_settings` gives ``None``)
+  ties the folder's rows to no setting: the study starts over (:meth:`Store.reset`).
 
 Every file is written with :mod:`evstat.io.atomic` (a temporary file renamed on success), except
 the unit rows appended to a history file, whose cut tails are exactly what the checks above find.
@@ -35,9 +42,9 @@ from typing import Any
 
 import pandas as pd
 
-from evstat.io.atomic import write_text
+from evstat.io.atomic import atomic_path, write_text
 
-__all__ = ["RECORD", "Store", "digest", "file_digest", "read_rows"]
+__all__ = ["RECORD", "Store", "digest", "file_digest", "read_rows", "read_settings", "save_figure", "write_csv"]
 
 #: name of the completion record in a study's folder
 RECORD = "completed.json"
@@ -118,6 +125,62 @@ def read_rows(path: str | Path, columns: Sequence[str], required: Iterable[str] 
     for col in numeric:
         frame[col] = pd.to_numeric(frame[col])
     return frame.loc[:, list(columns)].reset_index(drop=True)
+
+
+def read_settings(path: str | Path) -> dict[str, Any] | None:
+    """A study's settings file (a JSON object), or ``None`` if it is absent, cut short or not an
+    object: a caller that finds the file present but unreadable starts over (:meth:`Store.reset`).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "study.json")
+    >>> _ = open(p, "w").write('{"seed": 3, "runs": [')
+    >>> read_settings(p) is None, os.path.exists(p)
+    (True, True)
+    >>> _ = open(p, "w").write('{"seed": 3}')
+    >>> read_settings(p)
+    {'seed': 3}
+    """
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def write_csv(frame: pd.DataFrame, path: str | Path, **kwargs: Any) -> Path:
+    """``frame.to_csv(path, index=False, **kwargs)``, atomically (:mod:`evstat.io.atomic`).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = write_csv(pd.DataFrame({"a": [1, 2]}), os.path.join(tempfile.mkdtemp(), "a.csv"))
+    >>> p.read_text()
+    'a\\n1\\n2\\n'
+    """
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, index=False, **kwargs)
+    return Path(path)
+
+
+def save_figure(fig: Any, path: str | Path, **kwargs: Any) -> Path:
+    """``fig.savefig(path, **kwargs)`` for a matplotlib figure, atomically (the image's format
+    from ``path``'s suffix, which the temporary file keeps)."""
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, **kwargs)
+    return Path(path)
+
+
+#: read floats back exactly: pandas 3 does by default (and deprecates the option), pandas 2 needs it
+_EXACT: dict[str, Any] = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+
+
+def _read_frame(path: Path) -> pd.DataFrame:
+    try:
+        return pd.read_csv(path, **_EXACT)
+    except pd.errors.EmptyDataError:  # a unit without rows was written as an empty frame
+        return pd.DataFrame()
 
 
 def file_digest(path: str | Path) -> str | None:
@@ -222,8 +285,50 @@ class Store:
         self.units[key] = {"rows": int(len(rows)), "sha256": digest(rows, columns, sort_by, float_format)}
 
     def forget(self, keys: Iterable[str]) -> None:
-        for key in keys:
+        """Drop units from the record (in memory; :meth:`save` writes it)."""
+        for key in list(keys):
             self.units.pop(key, None)
+
+    def save_frames(self, key: str, paths: Sequence[Path], frames: Sequence[pd.DataFrame]) -> None:
+        """Write unit ``key``'s ``frames`` to ``paths`` (CSV, atomically, floats exact) and record
+        the unit as complete with the SHA-256 of each file."""
+        for frame, path in zip(frames, paths, strict=True):
+            write_csv(frame, path)
+        self.mark_files(key, paths)
+
+    def load_frames(self, key: str, paths: Sequence[Path]) -> list[pd.DataFrame] | None:
+        """Unit ``key``'s frames as :meth:`save_frames` wrote them, or ``None`` when the unit must
+        be computed: not in the record, a file missing, cut short or changed, or a folder
+        without a record (legacy: such files are never trusted).
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> s = Store(tempfile.mkdtemp())
+        >>> p = [s.folder / "u1.csv"]
+        >>> s.load_frames("u1", p) is None
+        True
+        >>> s.save_frames("u1", p, [pd.DataFrame({"x": [0.1, 1 / 3]})])
+        >>> s.load_frames("u1", p)[0]["x"].tolist() == [0.1, 1 / 3]
+        True
+        >>> _ = p[0].write_bytes(p[0].read_bytes()[:-3])                 # cut short
+        >>> s.load_frames("u1", p) is None
+        True
+        """
+        if self.legacy or not self.files_done(key, paths):
+            return None
+        try:
+            return [_read_frame(Path(p)) for p in paths]
+        except (OSError, ValueError, pd.errors.ParserError):
+            return None
+
+    def reset(self, paths: Iterable[Path] = ()) -> None:
+        """Start over: remove ``paths`` (the study's files that are no longer tied to a setting)
+        and write an empty record, so that nothing found later in the folder is trusted."""
+        for p in paths:
+            Path(p).unlink(missing_ok=True)
+        self.units = {}
+        self.save()
 
     def save(self) -> None:
         """Rewrite the record atomically (after this, the folder is no longer legacy)."""

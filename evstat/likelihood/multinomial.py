@@ -159,6 +159,7 @@ row, ``MultinomCalibration.contour``) works on x and is meant for rows below ``W
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -457,7 +458,7 @@ def _grad_g(B: NDArray, x: NDArray, w: NDArray) -> tuple[NDArray, NDArray]:
     return g, ((a - b)[:, 1:, None] * x[:, None, :]).reshape(x.shape[0], -1)
 
 
-def _check_weights(w: NDArray, K: int) -> NDArray:
+def _check_weights(w: ArrayLike, K: int) -> NDArray:
     w = np.asarray(w, dtype=float)
     if w.shape[-1] != K or np.any(~(w >= 0)) or np.any(w > 1):
         raise ValueError(f"weights must be arrays (..., {K}) with entries in [0, 1], got shape {w.shape}")
@@ -988,11 +989,14 @@ def _kernel_py(Xc, Tt, K, xs, ws, us, Bs, chain, mle, B_hat, u0s, tan0s, l_hat, 
                 break
 
 
-_KERNEL = None
-_retract = None
-_msweep = None
-_sweep_block = _sweep_block_py
-_exp_neg_abs = _tile_diag = _tile_off = None
+_KERNEL: Callable[..., Any] | None = None
+# bound by _kernel() on first use (the compiled exponential and tiles are the two-class ones)
+_retract: Callable[..., Any]
+_msweep: Callable[..., Any]
+_sweep_block: Callable[..., Any] = _sweep_block_py
+_exp_neg_abs: Callable[..., Any]
+_tile_diag: Callable[..., Any]
+_tile_off: Callable[..., Any]
 
 
 def _kernel() -> Any:
@@ -1322,7 +1326,7 @@ def functional_profile(
     u = np.ascontiguousarray(np.broadcast_to(u, shape).reshape(-1))
     if start is not None:
         start = np.broadcast_to(np.asarray(start, dtype=float), shape + (lik.d,)).reshape(-1, lik.d)
-    links = np.zeros(shape, dtype=bool)
+    links: NDArray[np.bool_] = np.zeros(shape, dtype=bool)
     if chain and len(shape):
         links[..., 1:] = True
     links = links.reshape(-1)
@@ -1351,7 +1355,7 @@ def functional_profile(
         sl = slice(s0, s0 + step)
         g0, tan0 = _wald_path(lik, x[sl], w[sl])
         wald = start is None
-        B0 = lik.B_hat.reshape(1, -1) + tan0 * (u[sl] - g0)[:, None] if wald else start[sl]
+        B0 = lik.B_hat.reshape(1, -1) + tan0 * (u[sl] - g0)[:, None] if start is None else start[sl]
         cl = links[sl].copy()
         if cl.size:
             cl[0] = False

@@ -14,6 +14,7 @@ schema).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
@@ -25,7 +26,7 @@ from evstat import calibration
 from evstat.formula import schema
 from evstat.multiclass.base import MulticlassResults, score_design
 from evstat.multiclass.coupling import COUPLINGS, couple
-from evstat.results import Results, from_dict, register, schema_of
+from evstat.results import Capabilities, Results, from_dict, register, schema_of
 
 __all__ = ["CALIBRATORS", "EcocCalibration", "ecoc"]
 
@@ -51,6 +52,7 @@ class EcocCalibration(MulticlassResults):
     """Fitted ECOC calibration (binary calibrators coupled); created by :func:`ecoc`."""
 
     method: ClassVar[str] = "ecoc"
+    capabilities: ClassVar[Capabilities] = replace(MulticlassResults.capabilities, scores="ovr")
     title: ClassVar[str] = "ECOC calibration (binary calibrators, coupled)"
 
     calibrators: list[Results]
@@ -187,4 +189,4 @@ def _contract(y: str, d: pd.DataFrame) -> EcocCalibration:
     return ecoc(f"{y} ~ s1 + s2", d, code=contract_code(d[y]), calibrator="evlogit")
 
 
-register(EcocCalibration, example=_contract, n_classes=(2, 3))
+register(EcocCalibration, example=_contract, n_classes=(2, 3), fitter=ecoc)

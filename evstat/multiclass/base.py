@@ -189,7 +189,7 @@ class MulticlassResults(ClassifierResults):
             out[a : a + CHUNK] = self._probs_block(np.asarray(X[a : a + CHUNK], dtype=np.float64))
         return out
 
-    def _singletons(self, X):  # type: ignore[override]
+    def _singletons(self, X):
         p = self.probs(X)
         return p, p.copy(), p.copy(), np.zeros(X.shape[0])
 

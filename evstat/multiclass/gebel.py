@@ -42,6 +42,7 @@ outputs of a multi-class classifier). For task scores s_b (b = 1..B) and a code 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -54,7 +55,7 @@ from evstat.formula import schema
 from evstat.metrics.gebel import correctness_rate, one_minus_rmse, wcr
 from evstat.multiclass.base import MulticlassResults, score_design
 from evstat.multiclass.coupling import is_ovr
-from evstat.results import register
+from evstat.results import Capabilities, register
 
 __all__ = ["COMBINES", "GebelDirichlet", "beta_moments", "gebel_dirichlet"]
 
@@ -148,6 +149,7 @@ class GebelDirichlet(MulticlassResults):
     """Fitted Dirichlet calibration of Gebel (2009, 5.4); created by :func:`gebel_dirichlet`."""
 
     method: ClassVar[str] = "gebel_dirichlet"
+    capabilities: ClassVar[Capabilities] = replace(MulticlassResults.capabilities, scores="ovr")
     title: ClassVar[str] = "Dirichlet calibration (Gebel 2009, 5.4)"
 
     combine: str
@@ -375,4 +377,4 @@ def _contract(y: str, d: pd.DataFrame) -> GebelDirichlet:
     return gebel_dirichlet(f"{y} ~ s1 + s2", d, code=contract_code(d[y]), combine="gmean")
 
 
-register(GebelDirichlet, example=_contract, n_classes=(2, 3))
+register(GebelDirichlet, example=_contract, n_classes=(2, 3), fitter=gebel_dirichlet)

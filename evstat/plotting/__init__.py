@@ -65,6 +65,7 @@ __all__ = [
     "class_regions",
     "coefficient_profile",
     "decision_regions",
+    "default_kind",
     "ignorance_histogram",
     "plot",
     "predictive_contours",
@@ -133,23 +134,72 @@ def applicable_kinds(results: Any) -> list[str]:
     return out
 
 
-def plot(results: Any, kind: str = "reliability", newdata: pd.DataFrame | None = None, ax: Any = None,
-         **kwargs: Any) -> Any:
-    """Draw one kind of figure of a fitted calibrator (what ``fit.plot(kind=...)`` calls).
+def default_kind(results: Any) -> str:
+    """The figure ``fit.plot()`` draws without a kind.
+
+    Two classes: ``"reliability"`` (the reliability diagram with Bel/Pl bands). Three or more
+    classes: ``"class_reliability"``, the top-label reliability diagram (accuracy of the argmax
+    class against its probability, with 95% intervals): the K-class counterpart of the two-class
+    default, drawn for every model (any number of score columns) from the probabilities of the
+    rows only, so it takes no grid of predictions. Both need labels: the training labels when
+    ``newdata`` is None, else ``newdata``'s response column or ``y=``.
+
+    Examples
+    --------
+    >>> import evstat as ev
+    >>> default_kind(ev.evlogit("y ~ x1", data=ev.datasets.simulate_gaussian(40, seed=1)))
+    'reliability'
+    >>> iris = ev.datasets.load("iris").rename(columns={"Species": "y", "petal length (cm)": "pl",
+    ...                                                 "petal width (cm)": "pw"})
+    >>> default_kind(ev.eknn("y ~ pl + pw", iris))
+    'class_reliability'
+    """
+    return "reliability" if results.is_binary else "class_reliability"
+
+
+def _resolve_kind(results: Any, kind: Any, newdata: Any) -> tuple[str, Any]:
+    """``(kind, newdata)`` after the default kind and a DataFrame passed where the kind goes."""
+    if isinstance(kind, pd.DataFrame):
+        if newdata is not None:
+            raise TypeError(
+                "plot() got a DataFrame as kind and newdata as well: the first argument is the "
+                f"plot kind, one of {applicable_kinds(results)}; call fit.plot(kind, newdata=...)"
+            )
+        # unambiguous: no kind is a DataFrame, so fit.plot(test) means fit.plot(newdata=test)
+        return default_kind(results), kind
+    if kind is None:
+        return default_kind(results), newdata
+    if not isinstance(kind, str):
+        raise TypeError(
+            f"kind must be a plot kind name (a str), one of {applicable_kinds(results)}, got "
+            f"{type(kind).__name__}; pass rows as newdata=, e.g. fit.plot('{default_kind(results)}', newdata=test)"
+        )
+    return kind, newdata
+
+
+def plot(results: Any, kind: str | None = None, newdata: pd.DataFrame | None = None, *, y: Any = None,
+         ax: Any = None, **kwargs: Any) -> Any:
+    """Draw one kind of figure of a fitted model (what ``fit.plot(kind, newdata, ...)`` calls).
 
     Parameters
     ----------
-    results : CalibrationResults
-    kind : str
-        One of :data:`KINDS`: ``"reliability"``, ``"calibration_map"``,
-        ``"decision_regions"``, ``"contours"``, ``"profile"``, ``"reject_curve"``,
-        ``"ignorance"``.
+    results : evstat.results.Results
+    kind : str, optional
+        One of :data:`KINDS` that applies to the model (:func:`applicable_kinds`); default
+        :func:`default_kind`: ``"reliability"`` for two classes, ``"class_reliability"`` (the
+        top-label reliability diagram) for three or more. A DataFrame given here
+        (``fit.plot(test)``) is read as ``newdata`` with the default kind: no kind is a
+        DataFrame, so that reading is unambiguous (with ``newdata`` given as well it is a
+        TypeError); any other non-string is a TypeError naming the kinds.
     newdata : pandas.DataFrame, optional
         Rows to evaluate (default: the calibration rows); not accepted by ``"profile"``.
+    y : str or array-like, optional
+        Labels of ``newdata`` (default: its response column), for the kinds that draw labels.
     ax : matplotlib Axes, optional
     **kwargs
         Passed to the plotting function (e.g. ``reject_cost=`` for ``"decision_regions"``,
-        ``term=`` for ``"profile"``, ``rows=`` for ``"contours"``, ``y=`` for labels).
+        ``term=`` for ``"profile"``, ``rows=`` for ``"contours"``, ``grid=`` for the region and
+        map figures).
 
     Returns
     -------
@@ -158,8 +208,11 @@ def plot(results: Any, kind: str = "reliability", newdata: pd.DataFrame | None =
     Raises
     ------
     ValueError
-        An unknown kind, or a kind that does not apply to this calibrator (e.g.
-        ``"calibration_map"`` with two scores, ``"profile"`` for evbinning).
+        An unknown kind, or a kind that does not apply to this model (e.g.
+        ``"calibration_map"`` with two scores, ``"profile"`` for evbinning, a two-class figure
+        of a three-class model).
+    TypeError
+        A kind that is not a string (and not a DataFrame read as ``newdata``).
 
     Examples
     --------
@@ -169,14 +222,19 @@ def plot(results: Any, kind: str = "reliability", newdata: pd.DataFrame | None =
     >>> ax = plot(fit, kind="calibration_map", grid=20)
     >>> ax.get_title()
     'Calibration map (evlogit)'
+    >>> plot(fit).get_title().startswith("Reliability")
+    True
     """
+    kind, newdata = _resolve_kind(results, kind, newdata)
     if kind not in KINDS:
-        raise ValueError(f"unknown plot kind {kind!r}; choose one of {list(KINDS)}")
+        raise ValueError(f"unknown plot kind {kind!r}; choose one of {applicable_kinds(results)}")
+    if y is not None:
+        kwargs["y"] = y
     if not results.is_binary:
         if kind not in ANY_K_KINDS:
             raise ValueError(
                 f"plot kind {kind!r} is a two-class figure, but this {results.method} fit has "
-                f"{results.n_classes} classes {list(results.classes)}: choose one of {list(ANY_K_KINDS)}"
+                f"{results.n_classes} classes {list(results.classes)}: choose one of {applicable_kinds(results)}"
             )
         if kind == "decision_regions":
             return class_regions(results, newdata=newdata, ax=ax, **kwargs)

@@ -330,7 +330,7 @@ def _decision_table(fit: Any, pred: pd.DataFrame, y: np.ndarray | None, costs: l
     bel, pl, th = (pred[c].to_numpy(dtype=float)[ok] for c in ("bel", "pl", "theta"))
     yy = None if y is None else np.asarray(y)[ok]
     neg, pos = fit.classes
-    rules = [(s, s, rc) for rc in costs for s in STRATEGIES]
+    rules: list[tuple[str, str, float | None]] = [(s, s, rc) for rc in costs for s in STRATEGIES]
     if yy is not None:
         rules += [("evidential, no reject (BetP > 0.5)", "pessimistic", None),
                   ("probabilistic, no reject (theta_hat > 0.5)", "probabilistic", None)]

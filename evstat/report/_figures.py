@@ -4,7 +4,7 @@ as deterministic SVG."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -16,7 +16,10 @@ from evstat.report.svg import figure_svg
 
 __all__ = ["ReportFigure", "comparison_figure", "fit_figures", "region_costs"]
 
-_FONT = {"font.size": 9.5, "axes.titlesize": 10.5, "axes.labelsize": 9.5, "legend.fontsize": 8.5}
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
+_FONT: dict[RcKeyType, Any] = {"font.size": 9.5, "axes.titlesize": 10.5, "axes.labelsize": 9.5, "legend.fontsize": 8.5}
 
 
 @dataclass

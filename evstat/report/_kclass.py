@@ -43,6 +43,7 @@ def kclass_measures(fit: Any, data: pd.DataFrame | None, codes: np.ndarray, bins
     P = class_probabilities(fit, data).to_numpy(dtype=float)
     tl = metrics.top_label_ece(codes, P, bins=bins, n_boot=BOOT, seed=BOOT_SEED)
     cw = metrics.classwise_ece(codes, P, bins=bins, n_boot=BOOT, seed=BOOT_SEED)
+    assert isinstance(tl, metrics.BootstrapEstimate) and isinstance(cw, metrics.BootstrapEstimate)  # n_boot given
     return pd.Series({
         "n": int(codes.size),
         "CR": metrics.correctness_rate(codes, P),

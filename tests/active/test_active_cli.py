@@ -59,3 +59,30 @@ def test_query_pool_with_missing_scores(files, capsys):
                "-o", str(d / "o.csv")])
     assert rc == 2
     assert "score column 'svm2' of the pool has 1 missing" in capsys.readouterr().err
+
+
+def test_query_fits_any_registered_model_by_name(files, capsys):
+    """The models come from the registry (issue 24 item 5): plr was refused by the old private
+    list of three (one row: no refit needed)."""
+    d, lab, pool = files
+    out = d / "next.csv"
+    rc = main(["query", "y ~ svm1", "--data", str(d / "lab.csv"), "--pool", str(d / "pool.csv"),
+               "--method", "plr", "-o", str(out)])
+    assert rc == 0, capsys.readouterr().err
+    want = query(ev.plr("y ~ svm1", lab), pool, n=1, strategy="hartley", seed=0)
+    assert pd.read_csv(out, index_col="pool_row").index.tolist() == want.index.tolist()
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--method", "magic"], "unknown method 'magic'; the registered models are "),
+        (["--method", "evlogit", "--bins", "2"], "--bins applies to evbinning, not to --method evlogit"),
+    ],
+)
+def test_query_method_errors_name_the_fix(files, capsys, extra, message):
+    d, _, _ = files
+    rc = main(["query", "y ~ svm1 + svm2", "--data", str(d / "lab.csv"), "--pool", str(d / "pool.csv"),
+               "-o", str(d / "o.csv"), *extra])
+    assert rc == 2
+    assert message in capsys.readouterr().err

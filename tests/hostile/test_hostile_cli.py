@@ -95,3 +95,96 @@ def test_missing_score_column_named(model_files, tmp_path):
     r = run("predict", model_files["fit"], "--data", tmp_path / "no_x2.csv", "-o", tmp_path / "o.csv", "--quiet")
     assert r.returncode == 2
     assert "MODEL.json needs: column 'x2' is not in --data file" in one_line(r.stderr)
+
+
+# --- signed models from the command line (issue 23, item 11: fit.save(key=) / ev.load(key=)) ----
+
+@pytest.fixture(scope="module")
+def signed(tmp_path_factory):
+    """A model signed with a key, the same model unsigned, a forged copy (a coefficient changed and
+    the checksum recomputed, as an attacker can) and key files."""
+    import json
+
+    import evstat as ev
+    from evstat.formula.schema import checksum
+
+    root = tmp_path_factory.mktemp("signed")
+    cal = ev.datasets.simulate_gaussian(80, seed=4)
+    fit = ev.evlogit("y ~ x1 + x2", data=cal)
+    fit.save(root / "signed.json", key="a secret shared by the two labs")
+    fit.save(root / "plain.json")
+    d = json.loads((root / "signed.json").read_text())
+    d["params"][1] = d["params"][1] * 2
+    d.pop("signature")  # a forger without the key can only drop the signature, or keep it (below)
+    d["checksum"] = checksum(d)
+    (root / "forged.json").write_text(json.dumps(d))
+    (root / "key.txt").write_text("a secret shared by the two labs\n")  # as `echo` writes it
+    (root / "other.txt").write_text("another secret\n")
+    (root / "empty.txt").write_text("")
+    cal.to_csv(root / "x.csv", index=False)
+    return root, fit.predict(cal, type="prob")
+
+
+def _predict(root, model, *args):
+    return run("predict", root / model, "--data", root / "x.csv", "-o", root / f"o_{model}.csv", "--jobs", "1",
+               "--quiet", *args)
+
+
+@pytest.mark.parametrize("how", [("--key-file", "key.txt"), ("--key", "a secret shared by the two labs")])
+def test_signed_model_predicts_with_its_key(signed, how):
+    root, expected = signed
+    opt, value = how
+    r = _predict(root, "signed.json", opt, root / value if opt == "--key-file" else value)
+    assert r.returncode == 0, r.stderr
+    got = pd.read_csv(root / "o_signed.json.csv")["theta"]
+    assert got.to_numpy() == pytest.approx(expected.to_numpy(), rel=1e-12)
+
+
+@pytest.mark.parametrize("model, key, words", [
+    ("signed.json", "other.txt", "does not match the key"),
+    ("forged.json", "key.txt", "not signed"),  # the forger could recompute the checksum, not a signature
+    ("plain.json", "key.txt", "not signed"),
+])
+def test_unsigned_or_forged_model_refused_with_a_key(signed, model, key, words):
+    root, _ = signed
+    out = root / f"o_{model}.csv"
+    out.write_text("old content\n")
+    r = _predict(root, model, "--key-file", root / key)
+    assert r.returncode == 2
+    line = one_line(r.stderr)
+    assert line.startswith("evstat predict: error:") and model in line and words in line
+    assert out.read_text() == "old content\n"  # nothing written
+
+
+def test_forged_model_with_a_valid_signature_field_refused(signed, tmp_path):
+    """A forged file that keeps the original's signature (only the content changed)."""
+    import json
+
+    from evstat.formula.schema import checksum
+
+    root, _ = signed
+    d = json.loads((root / "signed.json").read_text())
+    d["params"][0] += 0.5
+    d["checksum"] = checksum(d)
+    (tmp_path / "forged.json").write_text(json.dumps(d))
+    r = run("predict", tmp_path / "forged.json", "--data", root / "x.csv", "-o", tmp_path / "o.csv", "--jobs", "1",
+            "--quiet", "--key-file", root / "key.txt")
+    assert r.returncode == 2 and "does not match the key" in one_line(r.stderr)
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_key_options_bad_use(signed):
+    root, _ = signed
+    r = _predict(root, "signed.json", "--key-file", root / "empty.txt")
+    assert r.returncode == 2 and "is empty" in one_line(r.stderr)
+    r = _predict(root, "signed.json", "--key-file", root / "absent.txt")
+    assert r.returncode == 2 and "cannot read --key-file" in one_line(r.stderr) and "absent.txt" in r.stderr.decode()
+    r = _predict(root, "signed.json", "--key", "")
+    assert r.returncode == 2 and "--key is empty" in one_line(r.stderr)
+    r = _predict(root, "signed.json", "--key", "x", "--key-file", root / "key.txt")
+    assert r.returncode == 2 and "not allowed with argument" in r.stderr.decode()
+    before = (root / "key.txt").read_bytes()
+    r = run("predict", root / "signed.json", "--data", root / "x.csv", "-o", root / "key.txt", "--jobs", "1",
+            "--key-file", root / "key.txt")
+    assert r.returncode == 2 and "is the same file as --key-file" in one_line(r.stderr)
+    assert (root / "key.txt").read_bytes() == before

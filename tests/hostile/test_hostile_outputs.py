@@ -6,6 +6,7 @@ The command-line cases run the real ``evstat`` command (``python -m evstat``) in
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import stat
@@ -250,6 +251,35 @@ def test_predict_workers_die_with_killed_parent(model_files, tmp_path):
             proc.kill()
     assert gone, f"worker processes {survivors} outlived their parent"
     assert not out.exists()  # SIGKILL: nothing renamed over the output (a hidden .part file may remain)
+
+
+@pytest.mark.slow
+def test_reproduce_workers_die_with_killed_parent(tmp_path):
+    """``evstat reproduce STUDY --jobs 2`` killed with SIGKILL: its joblib (loky) workers end too,
+    within a few seconds (they used to run on for hours, adopted by PID 1)."""
+    out = tmp_path / "study"
+    proc = start("reproduce", "minary2019", "--rounds", "4", "--datasets", "sonar", "--jobs", "2", "--quiet",
+                 "--no-report", "--out", out)
+    kids: list[int] = []
+    try:
+        # a unit finished and recorded: both workers have been handed units and are running them
+        def recorded() -> bool:
+            record = out / "completed.json"  # rewritten atomically: never seen half-written
+            return record.is_file() and bool(json.loads(record.read_text())["units"])
+
+        assert wait_for(lambda: recorded() or proc.poll() is not None, timeout=400)
+        assert proc.poll() is None, proc.stderr.read().decode()
+        kids = children(proc.pid)
+        assert len(kids) >= 2, kids  # two loky workers (and joblib's resource tracker)
+        proc.kill()
+        proc.wait(30)
+        gone = wait_for(lambda: not any(alive(k) for k in kids), timeout=15)
+        survivors = [k for k in kids if alive(k)]
+    finally:
+        kill_all(kids)
+        if proc.poll() is None:
+            proc.kill()
+    assert gone, f"worker processes {survivors} outlived their parent by 15 s"
 
 
 def test_jobs_capped_by_processors(model_files, tmp_path):

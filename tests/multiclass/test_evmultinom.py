@@ -368,4 +368,4 @@ def test_three_class_report_and_two_class_refusal(fit3, tmp_path) -> None:
     with pytest.raises(ValueError, match="targets='binary'"):
         two.report(tmp_path / "r2.html")
     with pytest.raises(ValueError, match="targets='binary'"):
-        two.plot()
+        two.plot("profile")
