@@ -716,7 +716,11 @@ class Results(ABC):
         if lazy is not NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
             return lazy
         caps = self.capabilities
-        strategy = check_strategy(caps.default_strategy if strategy is None else strategy, caps.extra_strategies)
+        if strategy is None:
+            strategy = caps.default_strategy
+            if strategy in caps.extra_strategies and (reject_cost is not None or loss is not None):
+                strategy = "pessimistic"  # costs ask for a loss-based rule; the credal rule takes none
+        strategy = check_strategy(strategy, caps.extra_strategies)
         r = check_rho(rho)
         if strategy in caps.extra_strategies:
             if reject_cost is not None or loss is not None:

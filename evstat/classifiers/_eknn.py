@@ -764,7 +764,9 @@ def eknn(
         (a :class:`evstat.classifiers.partial.PartialEkNNClassifier` when some label mass is not
         categorical on the response's class)
         With ``predict(type="prob" | "belief" | "mass")``, ``decide``, ``summary``, ``tidy``,
-        ``glance``, ``augment``, ``neighbors``, ``predict_loo`` and ``save``.
+        ``glance``, ``augment``, ``neighbors``, ``predict_loo`` and ``save``. ``decide(newdata)``
+        decides by Denoeux's rule by default (``strategy="pessimistic"``, the minimal upper
+        expected loss, evclass's ``decision(rule = "upper")``; ``fit.default_decision()``).
 
     Raises
     ------

@@ -168,7 +168,7 @@ def class_regions(
     y: Any = None,
     ax: Any = None,
     scores: Sequence[str] | None = None,
-    strategy: str | None = None,
+    strategy: str = "pessimistic",
     reject_cost: float | None = None,
     fixed: Mapping[str, float] | None = None,
     grid: int | RegionGrid | None = None,
@@ -208,9 +208,9 @@ def class_regions(
         the second of two Axes.
     scores : pair of str, optional
         The two columns spanning a plane (default: the first two of the formula).
-    strategy : str, optional
-        Passed to ``decide`` (e.g. ``"pessimistic"``, ``"pignistic"``, ``"credal"``; default
-        the model's ``capabilities.default_strategy``).
+    strategy : str
+        Passed to ``decide`` (e.g. ``"pessimistic"``, ``"pignistic"``, ``"credal"``; ``None``
+        is the model's ``capabilities.default_strategy``).
     reject_cost : float in [0, 1], optional
         Cost of rejecting, passed to ``decide`` (default: no reject action).
     fixed : mapping, optional
