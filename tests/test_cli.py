@@ -9,15 +9,12 @@ import sys
 import warnings
 from pathlib import Path
 
-import matplotlib
 import numpy as np
 import pytest
 
-matplotlib.use("Agg")
-
-import evstat as ev  # noqa: E402
-from evstat import cli  # noqa: E402
-from evstat.cli import main  # noqa: E402
+import evstat as ev
+from evstat import cli
+from evstat.cli import main
 
 pytestmark = pytest.mark.filterwarnings("error")
 
