@@ -334,7 +334,7 @@ class GlmVerbs(Results):
         info = np.einsum("nkd,nk,nke->de", G, P, G) - GP.T @ GP
         decrement = float(U @ np.linalg.pinv(info, hermitian=True) @ U)
         if not np.isfinite(decrement) or decrement > self._GLM_OPTIMUM_TOL:
-            from evstat.formula.schema import SchemaError
+            from evstat.io.schema import SchemaError
 
             raise SchemaError(
                 f"{source} holds {self.method} coefficients that are not the maximum-likelihood "
