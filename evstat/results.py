@@ -822,6 +822,11 @@ class Results(ABC):
         return cls(cls._frame_from_dict(d), **state.decode(cls.State, d))
 
     @classmethod
+    def _schema_optional(cls) -> dict[str, Spec]:
+        """Keys :meth:`_to_dict` writes that older saved files lack (a later addition)."""
+        return {}
+
+    @classmethod
     def _schema_checks(cls) -> list[Any]:
         """Cross-field checks ``(d, root) -> message or None`` run after the keys are valid."""
         return []
@@ -845,6 +850,7 @@ class Results(ABC):
                 "checksum": schema.Str(max_len=100),
                 "signature": schema.Str(max_len=100),
                 **(state.specs(cls.State)[1] if cls.State is not None else {}),
+                **cls._schema_optional(),
             },
             checks=cls._schema_checks(),
         )
