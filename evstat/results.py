@@ -28,10 +28,12 @@ registry is the other name-based import: ``import evstat`` imports no model, so 
 of the registry (:func:`load`, :func:`registered`, ...) imports the model packages
 (``_MODEL_PACKAGES``), whose modules register themselves.
 
-Persistence. ``fit.save(path)`` writes JSON ``{"format": "evstat", "format_version": 1,
+Persistence. ``fit.save(path)`` writes JSON ``{"format": "evstat", "format_version": 2,
 "method": ..., ...}``; :func:`load` dispatches on ``method`` through the registry that
 :func:`register` fills (every model class registers itself, so ``ev.load`` and the contract
-tests know it without a list to update).
+tests know it without a list to update). A class declares its saved state once, as a
+``State`` dataclass (:mod:`evstat.io.state`): its part of ``to_dict``, its schema and
+``from_dict`` are derived from it.
 """
 
 from __future__ import annotations
@@ -224,7 +226,8 @@ def register(
     Parameters
     ----------
     cls : type
-        A :class:`Results` subclass with a ``method`` name and a ``_from_dict`` classmethod.
+        A :class:`Results` subclass with a ``method`` name and a declared ``State`` (or the
+        hand-written ``_to_dict``/``_schema_fields``/``_from_dict``).
     example : callable, optional
         ``example(response, data)`` fits the model on the contract data: columns ``s1``, ``s2``
         (scores in (0, 1)), ``g`` (a factor) and the response named ``response`` (``"y2"``,

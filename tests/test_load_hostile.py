@@ -18,8 +18,8 @@ import pytest
 from scipy.special import expit
 
 import evstat as ev
-from evstat.formula import schema  # the old path: its names are re-exports of evstat.io
-from evstat.io import jsonfile, whitelist
+from evstat.formula import schema, whitelist  # schema: the old path, re-exports of evstat.io
+from evstat.io import jsonfile
 from evstat.formula.schema import SchemaError, checksum
 from evstat.formula.whitelist import UnsafeFormulaError
 
@@ -443,7 +443,10 @@ def test_loading_reads_a_pipe(fit, tmp_path):
     np.testing.assert_array_equal(back.params.to_numpy(), fit.params.to_numpy())
 
 
-@pytest.mark.parametrize("name", ["evstat.formula.whitelist", "evstat.formula.schema", "evstat.results"])
+@pytest.mark.parametrize(
+    "name",
+    ["evstat.formula.whitelist", "evstat.io.schema", "evstat.io.integrity", "evstat.io.jsonfile", "evstat.io.state", "evstat.results"],
+)
 def test_docstring_examples(name, doctests):
     doctests(name)
 

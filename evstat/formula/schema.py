@@ -78,16 +78,16 @@ __all__ = [
 
 
 def _index_spec(value: Any, path: str) -> Spec:
-    kind = value.get("type") if isinstance(value, dict) else None
-    if kind == "range":
+    typ = value.get("type") if isinstance(value, dict) else None
+    if typ == "range":
         return Dict({"type": Str(), "start": Int(), "stop": Int(), "step": Int(), "name": Scalar()})
-    if kind == "values":
+    if typ == "values":
         return Dict({"type": Str(), "values": List(Scalar(), what="labels"), "dtype": Str(max_len=100),
                      "name": Scalar()})
-    if kind == "multi":
+    if typ == "multi":
         return Dict({"type": Str(), "values": List(List(Scalar(), max_len=100), what="labels"),
                      "names": List(Scalar(), max_len=100)})
-    return Refuse(f"must be an object with 'type' one of 'range', 'values', 'multi', got {kind(kind) if kind is not None else 'no type'}")
+    return Refuse(f"must be an object with 'type' one of 'range', 'values', 'multi', got {kind(typ) if typ is not None else 'no type'}")
 
 
 def _index_length(index: Mapping[str, Any]) -> int:

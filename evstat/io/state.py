@@ -87,7 +87,8 @@ def saved(
     decode : callable, optional
         The stored JSON value -> the constructor's argument (default: as stored).
     attribute : str, optional
-        The fitted object's attribute, when it is not named like the field.
+        The fitted object's attribute, when it is not named like the field (a dotted path such
+        as ``"_lik.beta_hat"`` reads an attribute of an attribute).
     """
     meta = {"spec": spec, "encode": encode, "decode": decode, "attribute": attribute}
     return dataclasses.field(default=default, metadata=meta)
@@ -164,7 +165,9 @@ def encode(state: type, fit: Any) -> dict[str, Any]:
     """The keys of ``state`` read from the fitted object ``fit``, as JSON values."""
     out = {}
     for f in dataclasses.fields(state):
-        value = getattr(fit, f.metadata.get("attribute") or f.name)
+        value = fit
+        for name in (f.metadata.get("attribute") or f.name).split("."):
+            value = getattr(value, name)
         out[f.name] = (f.metadata.get("encode") or to_json)(value)
     return out
 
