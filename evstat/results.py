@@ -151,7 +151,7 @@ class Capabilities:
         check_strategy(self.default_strategy, self.extra_strategies)
 
 
-_REGISTRY: dict[str, type] = {}
+_REGISTRY: dict[str, type[Results]] = {}
 #: method -> (example fitter, class counts it supports), for the contract tests
 _EXAMPLES: dict[str, tuple[Callable[[str, pd.DataFrame], Any], tuple[int, ...]]] = {}
 #: method -> the public function that fits it (``ev.<method>``), for the models fitted by name
@@ -166,7 +166,7 @@ _MODEL_PACKAGES = ("evstat.calibration", "evstat.classifiers", "evstat.multiclas
 _LOADED = [False]
 
 
-def _registry() -> dict[str, type]:
+def _registry() -> dict[str, type[Results]]:
     """The registry, after importing every module of the model packages (once)."""
     if not _LOADED[0]:
         import pkgutil
@@ -241,17 +241,17 @@ def register(
         name through :func:`fitter`. A model registered without one (the partial EkNN, which
         ``ev.eknn(..., label_masses=...)`` fits) is loaded and tested but not fitted by name.
     """
-    if fitter is not None and getattr(fitter, "__name__", None) != cls.method:  # type: ignore[attr-defined]
+    if fitter is not None and getattr(fitter, "__name__", None) != cls.method:
         raise ValueError(
-            f"the fitter of {cls.method!r} must be the public function of that name, "  # type: ignore[attr-defined]
+            f"the fitter of {cls.method!r} must be the public function of that name, "
             f"got {getattr(fitter, '__name__', fitter)!r}"
         )
-    _REGISTRY[cls.method] = cls  # type: ignore[attr-defined]
-    _N_CLASSES[cls.method] = tuple(n_classes)  # type: ignore[attr-defined]
+    _REGISTRY[cls.method] = cls
+    _N_CLASSES[cls.method] = tuple(n_classes)
     if fitter is not None:
-        _FITTERS[cls.method] = fitter  # type: ignore[attr-defined]
+        _FITTERS[cls.method] = fitter
     if example is not None:
-        _EXAMPLES[cls.method] = (example, tuple(n_classes))  # type: ignore[attr-defined]
+        _EXAMPLES[cls.method] = (example, tuple(n_classes))
     return cls
 
 
@@ -323,7 +323,7 @@ def supported_classes(method: str) -> tuple[int, ...]:
     return _N_CLASSES[method]
 
 
-def registered() -> dict[str, type]:
+def registered() -> dict[str, type[Results]]:
     """``{method: results class}`` of every registered model (a copy).
 
     Examples
@@ -407,7 +407,7 @@ def load(path: str | Path, key: str | bytes | None = None) -> Any:
     return _build(d, source, verify=True)
 
 
-def _known(d: Mapping[str, Any], source: str) -> type:
+def _known(d: Mapping[str, Any], source: str) -> type[Results]:
     method = d.get("method")
     if not isinstance(method, str) or method not in _registry():
         shown = repr(method)[:60]
@@ -712,7 +712,11 @@ class Results(ABC):
         if lazy is not NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
             return lazy
         caps = self.capabilities
-        strategy = check_strategy(caps.default_strategy if strategy is None else strategy, caps.extra_strategies)
+        if strategy is None:
+            strategy = caps.default_strategy
+            if strategy in caps.extra_strategies and (reject_cost is not None or loss is not None):
+                strategy = "pessimistic"  # costs ask for a loss-based rule; the credal rule takes none
+        strategy = check_strategy(strategy, caps.extra_strategies)
         r = check_rho(rho)
         if strategy in caps.extra_strategies:
             if reject_cost is not None or loss is not None:
@@ -864,6 +868,14 @@ class Results(ABC):
         if self.State is None:
             raise NotImplementedError(f"the {self.method} model declares no State (nor _to_dict)")
         return state.encode(self.State, self)
+
+    @classmethod
+    def _from_dict(cls, d: Mapping[str, Any]) -> Results:
+        """Rebuild a fit from :meth:`to_dict`'s description, schema-checked (each subclass
+        declares its own; nothing is estimated again)."""
+        raise NotImplementedError(
+            f"the {cls.method} model declares no _from_dict, so evstat.load cannot rebuild it"
+        )
 
     # ---------------------------------------------------------------- shared verbs
     def _check_newdata(self, newdata: Any) -> None:

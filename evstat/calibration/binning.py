@@ -256,7 +256,7 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
-def _resolve_bins(bins: Any, axes: list[str]) -> list[int | None]:
+def _resolve_bins(bins: Any, axes: list[str]) -> Sequence[int | None]:
     """Per-axis numbers of bins (None: not given)."""
     J = len(axes)
     if bins is None:

@@ -59,7 +59,13 @@ from evstat.classifiers._gamma import (
     minimise_log_gamma,
     verify_gamma_fit,
 )
-from evstat.classifiers.partial import PartialEkNNClassifier, fit_partial, read_label_masses, set_fit_state
+from evstat.classifiers.partial import (
+    GammaFitResults,
+    PartialEkNNClassifier,
+    fit_partial,
+    read_label_masses,
+    set_fit_state,
+)
 
 __all__ = [
     "EkNNClassifier",
@@ -92,7 +98,8 @@ def _class_sums(values: NDArray[np.float64], labels: NDArray[np.intp], n_classes
     """out[i, k] = sum_j values[i, j] [labels[i, j] == k]; shape (m, n_classes)."""
     m = values.shape[0]
     flat = (np.arange(m, dtype=np.intp)[:, None] * n_classes + labels).ravel()
-    return np.bincount(flat, weights=values.ravel(), minlength=m * n_classes).reshape(m, n_classes)
+    sums = np.bincount(flat, weights=values.ravel(), minlength=m * n_classes)
+    return np.asarray(sums, dtype=np.float64).reshape(m, n_classes)  # float64 already (weights)
 
 
 def _masses_from_logp(logp: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -373,7 +380,7 @@ class SingletonFocalClassifier(ClassifierResults):
         return d["bel"], d["pl"], d["betp"], clip01(f[:, -1].copy())
 
 
-class EkNNClassifier(SingletonFocalClassifier):
+class EkNNClassifier(SingletonFocalClassifier, GammaFitResults):
     """A fitted evidential k-NN classifier (returned by :func:`eknn`).
 
     Attributes
@@ -730,7 +737,9 @@ def eknn(
         (a :class:`evstat.classifiers.partial.PartialEkNNClassifier` when some label mass is not
         categorical on the response's class)
         With ``predict(type="prob" | "belief" | "mass")``, ``decide``, ``summary``, ``tidy``,
-        ``glance``, ``augment``, ``neighbors``, ``predict_loo`` and ``save``.
+        ``glance``, ``augment``, ``neighbors``, ``predict_loo`` and ``save``. ``decide(newdata)``
+        decides by Denoeux's rule by default (``strategy="pessimistic"``, the minimal upper
+        expected loss, evclass's ``decision(rule = "upper")``; ``fit.default_decision()``).
 
     Raises
     ------
@@ -832,7 +841,7 @@ def eknn(
 register(EkNNClassifier, example=lambda y, d: eknn(f"{y} ~ s1 + s2", d, k=5), n_classes=(2, 3), fitter=eknn)
 
 
-def _partial_example(y: str, d: pd.DataFrame) -> PartialEkNNClassifier:
+def _partial_example(y: str, d: pd.DataFrame) -> EkNNClassifier | PartialEkNNClassifier:
     """The contract tests' fit of the partially supervised EkNN: ev.eknn with soft labels
     (plausibility 1 for the observed class, 0.3 for the others)."""
     levels = sorted(pd.unique(d[y]))

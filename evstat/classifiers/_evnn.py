@@ -645,6 +645,9 @@ def evnn(
     Returns
     -------
     EvNNClassifier
+        ``decide(newdata)`` decides by Denoeux's rule by default (``strategy="pessimistic"``,
+        the minimal upper expected loss, evclass's ``decision(rule = "upper")``; see
+        ``fit.default_decision()``).
 
     Raises
     ------

@@ -61,8 +61,8 @@ over the classes and ``w0`` or redistributed, so the choice does not depend on `
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -70,7 +70,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, log_expit
 
 from evstat.belief import Frame, MassArray, check_dense_size
-from evstat.results import not_fitted, register
+from evstat.results import Capabilities, not_fitted, register
 from evstat.summary import Summary
 from evstat.classifiers.neighbors import CHUNK_ENTRIES, knn
 from evstat.formula import ClassFrame, class_frame
@@ -289,6 +289,13 @@ class CredalKNNClassifier(ClassifierResults):
     """
 
     method = "credal_knn"
+    #: the paper's rule (002) by default: classes, meta-classes and outliers
+    capabilities: ClassVar[Capabilities] = replace(ClassifierResults.capabilities, default_strategy="credal")
+    decision_rule: ClassVar[str] = (
+        "the credal rule of paper 002 (Liu, Pan and Dezert): the focal set of maximal mass, a class, a "
+        "meta-class (a frozenset of classes) or 'outlier' (the whole frame); with reject_cost or loss the "
+        "loss-based 'pessimistic' strategy"
+    )
 
     def __init__(
         self,
@@ -579,8 +586,12 @@ def credal_knn(
     Returns
     -------
     CredalKNNClassifier
-        With ``predict``, ``decide`` (``strategy="credal"`` for decisions on meta-classes and
-        outliers), ``predict_loo``, ``summary``, ``tidy``, ``glance``, ``augment``, ``save``.
+        With ``predict``, ``decide``, ``predict_loo``, ``summary``, ``tidy``, ``glance``,
+        ``augment``, ``save``. ``decide(newdata)`` decides by the paper's credal rule by default
+        (``capabilities.default_strategy == "credal"``): the focal set of maximal mass, so a
+        class label, a meta-class (a ``frozenset`` of labels) or ``"outlier"``; a loss-based
+        strategy (``strategy="pessimistic"``, ...) or ``reject_cost=``/``loss=`` give a
+        Categorical of classes (and ``"reject"``), with ``"pessimistic"`` when no strategy is named.
 
     Raises
     ------

@@ -220,7 +220,25 @@ def partial_loo_cost(log_gamma, q_nb, betp_nb, sq_dist, target, alpha, lam, M) -
     return 0.5 * float(np.sum(e * e)) / e.shape[0]
 
 
-def set_fit_state(res: ClassifierResults, *, k: int, alpha: float, lam: float, gamma: Any,
+class GammaFitResults(ClassifierResults):
+    """Base of the EkNN and the partially supervised EkNN: the fitted state they share, set by
+    :func:`set_fit_state` (declared once, for readers and the type checker)."""
+
+    k: int
+    alpha: float
+    lam: float
+    gamma: pd.Series
+    gamma_init: pd.Series
+    optimized: bool
+    cost_init: float
+    cost: float
+    loo_error: float
+    n_iter: int
+    converged: bool
+    message: str
+
+
+def set_fit_state(res: GammaFitResults, *, k: int, alpha: float, lam: float, gamma: Any,
                   gamma_init: Any, optimized: bool, cost_init: float, cost: float,
                   loo_error: float, n_iter: int, converged: bool, message: str) -> None:
     """Set the fitted state that EkNN and partially supervised EkNN share: ``k``, ``alpha``,
@@ -240,7 +258,7 @@ def set_fit_state(res: ClassifierResults, *, k: int, alpha: float, lam: float, g
     res.message = str(message)
 
 
-class PartialEkNNClassifier(ClassifierResults):
+class PartialEkNNClassifier(GammaFitResults):
     """A fitted partially supervised EkNN (returned by ``ev.eknn(..., label_masses=...)`` when
     some label is uncertain).
 

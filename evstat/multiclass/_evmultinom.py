@@ -123,7 +123,11 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
     method: ClassVar[str] = "evmultinom"
     #: lower and upper probabilities, not masses, for K >= 3 (and so no credal decision);
     #: coefficient profiles
-    capabilities: ClassVar[Capabilities] = Capabilities(k_class_mass=False, profiles=True)
+    capabilities: ClassVar[Capabilities] = Capabilities(k_class_mass=False, profiles=True, default_strategy="pessimistic")
+    decision_rule: ClassVar[str] = (
+        "the pessimistic strategy of paper 000 (eqs. 8-11) carried to K classes: the act of minimal upper "
+        "expected loss, E_upper(decide k) = 1 - Bel({k}) with 0-1 costs"
+    )
 
     def __init__(
         self, cf: ClassFrame, params: ArrayLike | None = None, targets: str = "platt", scores: str = "raw"
@@ -382,7 +386,7 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         out[:, 1], out[:, 2], out[:, 3] = 1.0 - p, b, p - b
         return out
 
-    def _predict(
+    def _predict(  # type: ignore[override]  # its own options by name: an unknown one is a TypeError
         self, X: NDArray, index: pd.Index, type: str, events: Sequence[Iterable[Hashable]] | None = None,
         se_fit: bool = False,
     ) -> Any:
@@ -593,6 +597,7 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         s.add_info("Targets", "Platt-Laplace smoothed, (1{y = k} N_y + 1) / (N_y + K)" if self.targets == "platt"
                    else "0/1 labels")
         score_terms = [t for t in self.class_frame.design.terms if t != "Intercept"]
+        s.add_info("Default decision", self.default_decision())
         if self.scores != "raw":
             s.add_info("Scores", scores_note(self.scores, score_terms,
                                          f"the model uses the {len(score_terms) - 1} log-ratios "
@@ -713,6 +718,8 @@ def evmultinom(
     Returns
     -------
     MultinomCalibration
+        ``decide(newdata)`` uses paper 000's pessimistic strategy by default (minimal upper
+        expected loss; ``fit.default_decision()``).
 
     Examples
     --------

@@ -230,6 +230,10 @@ class _ScalingBase(MulticlassResults, GlmVerbs):
     #: what the model makes of probabilities, for the summary
     uses_of_probabilities: ClassVar[str] = "fitted on their logs z_k = ln p_k (logits up to a constant per row)"
 
+    def _check_inputs(self) -> None:
+        """Refuse inputs the scaling cannot use (each subclass; run before the fit)."""
+        raise NotImplementedError
+
     # ---- design
     def _logits(self, S: NDArray[np.float64], where: str) -> NDArray[np.float64]:
         """The task columns as the model uses them: as given, or ``ln p`` of probabilities."""
@@ -266,7 +270,7 @@ class _ScalingBase(MulticlassResults, GlmVerbs):
         self.cov: NDArray[np.float64] | None = None
         if self._penalty() is None:
             try:
-                cov = np.linalg.inv(H)
+                cov = np.asarray(np.linalg.inv(H), dtype=np.float64)
                 self.cov = cov if np.all(np.isfinite(cov)) and np.all(np.diag(cov) >= 0) else None
             except np.linalg.LinAlgError:
                 self.cov = None
@@ -385,7 +389,7 @@ class _ScalingBase(MulticlassResults, GlmVerbs):
 
 
 def _fit_model(
-    cls: type, formula: str, data: pd.DataFrame, code: Any, missing: str, scores: str = "auto", **state: Any
+    cls: type[_ScalingBase], formula: str, data: pd.DataFrame, code: Any, missing: str, scores: str = "auto", **state: Any
 ) -> Any:
     cf, codef, order = score_design(formula, data, code=code, missing=missing, who=cls.method, match=cls.uses_code)
     obj = cls.__new__(cls)
