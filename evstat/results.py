@@ -821,12 +821,16 @@ class Results(ABC):
         raise NotImplementedError
 
     @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> Any:
-        """The fitted object from a validated description: the frame and :attr:`State`'s fields,
-        passed to the constructor as ``cls(frame, **fields)``."""
+    def _from_dict(cls, d: Mapping[str, Any]) -> Results:
+        """Rebuild a fit from :meth:`to_dict`'s description, schema-checked (nothing is
+        estimated again): the frame and :attr:`State`'s fields, passed to the constructor as
+        ``cls(frame, **fields)``; a class without a declared state writes its own."""
         if cls.State is None:
-            raise NotImplementedError(f"the {cls.method} model declares no State (nor _from_dict)")
-        return cls(cls._frame_from_dict(d), **state.decode(cls.State, d))
+            raise NotImplementedError(
+                f"the {cls.method} model declares no State (nor _from_dict), so evstat.load cannot rebuild it"
+            )
+        build: Any = cls  # a family's constructor: (frame, **fields)
+        return build(cls._frame_from_dict(d), **state.decode(cls.State, d))
 
     @classmethod
     def _schema_optional(cls) -> dict[str, Spec]:
@@ -868,14 +872,6 @@ class Results(ABC):
         if self.State is None:
             raise NotImplementedError(f"the {self.method} model declares no State (nor _to_dict)")
         return state.encode(self.State, self)
-
-    @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> Results:
-        """Rebuild a fit from :meth:`to_dict`'s description, schema-checked (each subclass
-        declares its own; nothing is estimated again)."""
-        raise NotImplementedError(
-            f"the {cls.method} model declares no _from_dict, so evstat.load cannot rebuild it"
-        )
 
     # ---------------------------------------------------------------- shared verbs
     def _check_newdata(self, newdata: Any) -> None:
