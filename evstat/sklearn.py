@@ -18,8 +18,8 @@ counterpart (evlogit per class, coupled).
 Scores. Two classes and a model of any scores: ``decision_function``, else ``predict_proba`` of
 the positive class, as one column ``s``. K classes (or a model that needs a column per class):
 one column ``s_<k>`` per class code, from ``decision_function`` when it has K columns (not for
-a model of probabilities, ``dirichlet``), else ``predict_proba`` (its logs for a model of logits,
-temperature and vector scaling). K logits whose rows all sum to one value (a multinomial
+a model of probabilities, ``dirichlet``), else ``predict_proba`` (for a model of logits,
+temperature and vector scaling, ``predict_log_proba`` or the logs). K logits whose rows all sum to one value (a multinomial
 model's symmetric logits, e.g. ``LogisticRegression``) are collinear: a model of any scores
 (evmultinom, matrix scaling, the classifiers) gets the first K - 1 columns, a model of logits or
 one-vs-rest scores their log-softmax.
@@ -69,6 +69,9 @@ from evstat.results import fitter, fitters, registered, supported_classes
 
 __all__ = ["EvidentialCalibratedClassifierCV", "evidential_scorer", "SCORERS", "SIGMOID", "methods"]
 
+#: relative tolerance for K logits whose rows sum to one value (then collinear columns)
+SUM_TOL = 1e-5
+
 #: what ``method="sigmoid"`` (scikit-learn's name) means for 2 and for K >= 3 classes
 SIGMOID = {2: "evlogit", 3: "evmultinom"}
 
@@ -93,7 +96,8 @@ def _resolve(method: Any, n_classes: int) -> str:
         raise ValueError(f"method must be one of {methods(2 if n_classes == 2 else 3)}, got {method!r}")
     if (2 if n_classes == 2 else 3) not in supported_classes(name):
         raise ValueError(
-            f"method {method!r} calibrates two classes, but y has {n_classes}: use one of "
+            f"Only binary classification is supported by method {method!r} (it calibrates two classes), but y "
+            f"has {n_classes}: use one of "
             f"{methods(n_classes)} (e.g. 'sigmoid', which is evmultinom for K classes)"
         )
     return name
@@ -132,6 +136,8 @@ class _Layout:
                 f"{type(estimator).__name__} has no predict_proba and no decision_function of {K} columns: "
                 f"the calibrator needs {self.kind} scores, one column per class"
             )
+        if self.kind == "logits" and hasattr(estimator, "predict_log_proba"):
+            return np.asarray(estimator.predict_log_proba(X), dtype=float)  # finite where p underflows
         P = np.asarray(estimator.predict_proba(X), dtype=float)
         if self.kind == "logits":
             with np.errstate(divide="ignore"):
@@ -146,7 +152,8 @@ class _Layout:
         logits up to a constant per row)."""
         if S.ndim == 2 and S.shape[1] > 2 and np.all(np.isfinite(S)):
             sums = S.sum(axis=1)
-            constant = bool(np.ptp(sums) <= 1e-9 * max(1.0, float(np.max(np.abs(S)))))
+            # float32 classifiers (X of float32) give sums equal to ~1e-7 relative
+            constant = bool(np.ptp(sums) <= SUM_TOL * max(1.0, float(np.max(np.abs(S)))))
             self.drop_last = constant and self.kind == "any"
             self.log_softmax = constant and self.kind in ("logits", "ovr")
 
@@ -450,6 +457,10 @@ class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, Base
         return out
 
     def _has_decision_function(self) -> bool:
+        """Two classes only: with K classes the calibrated argmax may differ from the
+        classifier's, so its decision function would not explain ``predict``."""
+        if len(getattr(self, "classes_", ())) > 2:
+            return False
         est = getattr(self, "calibrated_classifiers_", None)
         target = est[0].estimator if est else (LinearSVC() if self.estimator is None else self.estimator)
         return hasattr(target, "decision_function")

@@ -194,7 +194,7 @@ def test_estimator_without_decision_function_uses_predict_proba(data):
 
 def test_bad_input_messages(data):
     X, y, _, _ = data
-    with pytest.raises(ValueError, match=r"method 'evlogit' calibrates two classes, but y has 3: use one of \('sigmoid', "):
+    with pytest.raises(ValueError, match=r"Only binary classification is supported by method 'evlogit' \(it calibrates two classes\), but y has 3: use one of \('sigmoid', "):
         EvidentialCalibratedClassifierCV(LogisticRegression(), method="evlogit").fit(X, y + (np.arange(len(y)) % 3 == 0))
     with pytest.raises(ValueError, match=r"method must be one of \('sigmoid', 'normcal', .*got 'platt'"):
         EvidentialCalibratedClassifierCV(LogisticRegression(), method="platt").fit(X, y)

@@ -89,7 +89,7 @@ def test_ensemble_averages_k_class_members_and_decides_with_reject(iris) -> None
 
 def test_k_class_errors_name_the_choices(iris) -> None:
     base, Xc, yc, _ = iris
-    with pytest.raises(ValueError, match=r"method 'isotonic' calibrates two classes, but y has 3: use one of \('sigmoid'"):
+    with pytest.raises(ValueError, match=r"Only binary classification is supported by method 'isotonic' \(it calibrates two classes\), but y has 3: use one of \('sigmoid'"):
         EvidentialCalibratedClassifierCV(base, method="isotonic", cv="prefit").fit(Xc, yc)
     with pytest.raises(ValueError, match=r"method must be one of \('sigmoid', .*'evmultinom'.*got 'softmax'"):
         EvidentialCalibratedClassifierCV(base, method="softmax", cv="prefit").fit(Xc, yc)
