@@ -63,7 +63,7 @@ def class_belief(results: Any, newdata: pd.DataFrame | None = None) -> tuple[np.
     if not isinstance(b.columns, pd.MultiIndex):
         th, be, p = (b[c].to_numpy(dtype=float) for c in ("theta", "bel", "pl"))
         return np.column_stack([1.0 - th, th]), np.column_stack([1.0 - p, be]), np.column_stack([1.0 - be, p])
-    return tuple(b[s].to_numpy(dtype=float) for s in ("theta", "bel", "pl"))  # type: ignore[return-value]
+    return tuple(b[s].to_numpy(dtype=float) for s in ("theta", "bel", "pl"))
 
 
 def class_codes(results: Any, newdata: pd.DataFrame | None, y: Any = None) -> np.ndarray | None:

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import matplotlib
 import pytest
 
-matplotlib.use("Agg")
 
 MODULES = [
     "evstat.plotting",
     "evstat.plotting.reliability",
     "evstat.plotting._calibration_map",
     "evstat.plotting._decision_regions",
+    "evstat.plotting._grid",
+    "evstat.plotting._class_regions",
     "evstat.plotting.contours",
     "evstat.plotting.profile",
     "evstat.plotting.reject",

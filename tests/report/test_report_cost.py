@@ -6,16 +6,12 @@ from __future__ import annotations
 
 import re
 
-import matplotlib
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import evstat as ev  # noqa: E402
-from evstat.report import _cost, render_report  # noqa: E402
-from evstat.report._build import build_context  # noqa: E402
+import evstat as ev
+from evstat.report import _cost, render_report
+from evstat.report._build import build_context
 
 DATE = "2024-01-02"
 

@@ -9,18 +9,14 @@ import html as htmllib
 import itertools
 import re
 
-import matplotlib
+import numpy as np
+import pytest
+from scipy import stats
 
-matplotlib.use("Agg")
-
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from scipy import stats  # noqa: E402
-
-import evstat as ev  # noqa: E402
-from evstat import metrics  # noqa: E402
-from evstat.report import render_report  # noqa: E402
-from evstat.report import _coverage  # noqa: E402
+import evstat as ev
+from evstat import metrics
+from evstat.report import render_report
+from evstat.report import _coverage
 
 DATE = "2024-01-02"
 
