@@ -915,7 +915,7 @@ class Results(ABC):
         """Write a self-contained HTML report of this model (any number of classes; see
         :func:`evstat.report.report`). ``newdata`` with labels (the response column, or ``y``)
         is used for the metrics; ``date`` fixes the only line that changes between runs."""
-        return upward("report")(path, self, newdata=newdata, y=y, title=title, date=date, **kwargs)
+        return upward("report")(self, path, newdata=newdata, y=y, title=title, date=date, **kwargs)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable description (format ``"evstat"``, with a format version)."""

@@ -46,7 +46,7 @@ def report_file(tmp_path_factory) -> tuple[Path, int]:
     d = ev.datasets.load("heart_scores")
     cal, test = d[d.set == "calibration"], d[d.set == "test"]
     fits = {"evlogit": ev.evlogit("y ~ svm1 + svm2", cal), "isotonic": ev.isotonic("y ~ svm1", cal)}
-    path = ev.report(tmp_path_factory.mktemp("browser") / "report.html", fits, newdata=test,
+    path = ev.report(fits, tmp_path_factory.mktemp("browser") / "report.html", newdata=test,
                      date="2024-01-01", grid=6)
     n_figures = sum(len(plotting.applicable_kinds(f)) for f in fits.values())
     return path, n_figures
@@ -121,7 +121,7 @@ def test_reject_cost_slider_matches_fit_decide(tmp_path):
     d = ev.datasets.load("sonar_scores")
     cal, test = d[d.set == "calibration"], d[d.set == "test"]
     fit = ev.evlogit("y ~ svm1 + svm2 + svm3", cal)
-    path = ev.report(tmp_path / "slider.html", fit, newdata=test, date="2024-01-01", grid=8)
+    path = ev.report(fit, tmp_path / "slider.html", newdata=test, date="2024-01-01", grid=8)
     y = test["y"].to_numpy()
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
