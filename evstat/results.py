@@ -461,7 +461,7 @@ def _build(d: dict[str, Any], source: str, verify: bool) -> Any:
     if verify:
         integrity.verify_checksum(d, source)
     try:
-        fit = cls._from_dict(d)  # type: ignore[attr-defined]  # until Results declares it (persist)
+        fit = cls._from_dict(d)
     except (KeyError, IndexError, TypeError, AttributeError) as err:  # defensive: schema-valid but inconsistent
         raise ValueError(
             f"{source} holds an inconsistent {cls.method} model ({type(err).__name__}: {err}); refit and save it again"
