@@ -115,7 +115,8 @@ def _grid_of(results: Any, grid: Any, newdata: pd.DataFrame | None, scores: Any,
         return grid
     if grid is not None and (isinstance(grid, bool) or not isinstance(grid, (int, np.integer))):
         raise TypeError(f"grid must be an int or a RegionGrid (evstat.plotting.region_grid), got {type(grid).__name__}")
-    return region_grid(results, newdata, grid=grid, scores=scores, fixed=fixed, space=space)
+    return region_grid(results, newdata, grid=None if grid is None else int(grid), scores=scores, fixed=fixed,
+                       space=space)
 
 
 def _paint(ax: Any, grid: RegionGrid, values: np.ndarray, **kw: Any) -> Any:

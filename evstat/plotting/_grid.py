@@ -209,7 +209,7 @@ def simplex_lattice(n: int, power: float = WARP) -> tuple[np.ndarray, np.ndarray
     """
     n = int(n)
     pos: dict[tuple[int, int], int] = {}
-    verts = []
+    verts: list[tuple[float, float, float]] = []
     for a in range(n + 1):
         for b in range(n + 1 - a):
             pos[a, b] = len(verts)
