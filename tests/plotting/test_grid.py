@@ -235,3 +235,24 @@ def test_bad_grid_and_space(kfit, iris_scores):
     knn = ev.eknn(LOGP, cal, k=5)
     assert plotting.region_grid(knn, grid=3).space == "simplex"
     assert plotting.region_grid(knn, grid=3, space="plane").space == "plane"
+
+
+def test_more_than_three_probability_columns_slice_the_simplex():
+    """K = 4 log-probabilities: a plane of two columns whose other columns share what the two
+    leave (held at their medians, the rows would be off the simplex, which evmultinom refuses)."""
+    d = ev.datasets.load("vehicle_scores")
+    cal = d[d["set"] == "calibration"]
+    cols = [c for c in d.columns if c.startswith("logp_")]
+    fit = ev.eknn("y ~ " + " + ".join(cols), cal, k=7)
+    assert fit.n_classes == 4 and plotting.score_simplex(fit) == "log"
+    G = plotting.region_grid(fit, grid=5)
+    assert G.space == "plane" and f"{cols[2]} = " in G.caption() and "of the probability the two leave" in G.caption()
+    S = G.scores.to_numpy(dtype=float)
+    ok = np.isfinite(S).all(axis=1)
+    assert ok.any() and not ok.all()
+    np.testing.assert_allclose(np.exp(S[ok]).sum(axis=1), 1.0, rtol=1e-12)
+    assert np.isnan(G.theta[~ok]).all()
+    ref = np.asarray(fit.decide(G.scores[ok], reject_cost=0.2), dtype=object)
+    assert list(G.decide("pessimistic", 0.2)[ok]) == list(ref)
+    ax = plotting.class_regions(fit, grid=G, reject_cost=0.2, ax=Figure().add_subplot())
+    assert "of the probability" in ax.get_title()
