@@ -240,6 +240,7 @@ def test_bad_grid_and_space(kfit, iris_scores):
 def test_more_than_three_probability_columns_slice_the_simplex():
     """K = 4 log-probabilities: a plane of two columns whose other columns share what the two
     leave (held at their medians, the rows would be off the simplex, which evmultinom refuses)."""
+    from matplotlib.figure import Figure
     d = ev.datasets.load("vehicle_scores")
     cal = d[d["set"] == "calibration"]
     cols = [c for c in d.columns if c.startswith("logp_")]
