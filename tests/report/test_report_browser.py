@@ -178,6 +178,48 @@ def test_reject_cost_slider_matches_fit_decide(tmp_path):
             browser.close()
 
 
+def test_k_class_report_from_the_command_line_in_chromium(tmp_path):
+    """A K-class report made by the ``evstat`` executable (``--example iris``, several models)
+    renders in headless Chromium: every figure laid out, the headings of each model and of the
+    comparison visible, no console errors, no network (issue 25 item 1)."""
+    _require_browser()
+    import subprocess
+    import sys
+
+    from playwright.sync_api import sync_playwright
+
+    root = Path(ev.__file__).resolve().parent.parent
+    env = {**os.environ, "MPLBACKEND": "Agg",
+           "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    path = tmp_path / "iris.html"
+    done = subprocess.run([str(Path(sys.executable).parent / "evstat"), "report", "--example", "iris", "--method",
+                           "eknn", "temperature", "--grid", "5", "--date", "2026-01-01", "-o", str(path)],
+                          capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stderr
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            problems, requests = [], []
+            page.on("console", lambda m: problems.append((m.type, m.text)) if m.type in ("error", "warning") else None)
+            page.on("pageerror", lambda e: problems.append(("pageerror", str(e))))
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(path.as_uri(), wait_until="load")
+            assert page.title().startswith("evstat calibration report")
+            sizes = page.evaluate(
+                "Array.from(document.querySelectorAll('svg.evstat-figure'))"
+                ".map(s => { const r = s.getBoundingClientRect(); return [r.width, r.height]; })"
+            )
+            assert len(sizes) >= 2 and all(w > 100 and h > 100 for w, h in sizes), sizes
+            for name in ("Overview", "Comparison of calibrators", "Model: eknn", "Model: temperature",
+                         "Reproducibility"):
+                assert page.get_by_role("heading", name=name, exact=True).first.is_visible(), name
+            assert not problems, problems
+            assert all(u.startswith(("file:", "data:", "about:")) for u in requests), requests
+        finally:
+            browser.close()
+
+
 K_HEADINGS = ["Overview", "Comparison of calibrators", "Model summary", "Goodness of fit", "Calibration metrics",
               "Decisions with a reject option", "Figures", "Reproducibility"]
 K_CAPTIONS = ["Measures of the class probabilities of the models", "Decisions at reject cost R_rej = ",
@@ -201,7 +243,10 @@ def k_class_report(tmp_path_factory) -> tuple[Path, str]:
     cmd = [sys.executable, "-m", "evstat", "report", "y ~ lr_versicolor + lr_virginica",
            "--data", str(root / "iris_cal.csv"), "--newdata", str(root / "iris_test.csv"),
            "--method", "evmultinom", "eknn", "credal_knn", "--grid", "6", "--date", "2024-01-01", "-o", str(out)]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    repo = Path(ev.__file__).resolve().parent.parent
+    env = {**os.environ, "MPLBACKEND": "Agg",
+           "PYTHONPATH": os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
     assert done.returncode == 0, done.stderr
     return out, out.read_text(encoding="utf-8")
 
