@@ -71,17 +71,6 @@ def test_vignettes_exist() -> None:
         assert _blocks(VIGNETTES / name), f"{name} has no python blocks"
 
 
-def test_k_class_vignette_walks_the_whole_analysis() -> None:
-    """Issue 25: vignette 08 fits the five K-class models on the same shipped scores, compares
-    them in one table and one report, decides with reject and draws the ternary figure (its
-    printed output is checked by test_vignette_output_matches_text)."""
-    code = "\n".join(c for c, _ in _blocks(VIGNETTES / "08-k-class-end-to-end.md"))
-    for call in ('ev.datasets.load("iris_scores")', "ev.evmultinom(", "ev.dirichlet(", "ev.temperature(", "ev.eknn(",
-                 "ev.credal_knn(", "ev.compare(fits", "ev.report(fits", "reject_cost=", '.plot("ternary"'):
-        assert call in code, call
-    assert all(text for _, text in _blocks(VIGNETTES / "08-k-class-end-to-end.md")), "knit the vignette"
-
-
 def test_compare_output_tolerance() -> None:
     compare_output("theta  0.50001  Bel 1e-9\n", "theta 0.5 Bel 0.0\n", "t")
     with pytest.raises(AssertionError, match="number 0 is 0.51, the vignette says 0.5"):
