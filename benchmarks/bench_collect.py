@@ -8,9 +8,14 @@ optionally, of a git revision in the same run, with the slowest test modules.
 
 Each version is collected by the shared environment's Python with its source first on
 ``PYTHONPATH`` (the revision is checked out with ``git worktree add`` into a temporary
-directory). Printed: wall and CPU (user + sys) seconds, the number of tests, the ten slowest
-modules (a small pytest plugin times each module's collection; the first module to import a
-heavy library carries that import), a baseline ``python -c "import pandas"`` and the load.
+directory), twice: *cold* (no bytecode cache: every module compiled and every test module's
+asserts rewritten by pytest, as on the first run after a checkout or with
+``PYTHONDONTWRITEBYTECODE=1``) and *warm* (the bytecode of the cold run reused, as a developer's
+second run; the cache goes to a temporary ``PYTHONPYCACHEPREFIX``, not into the checkout).
+Printed: wall and CPU (user + sys) seconds, the number of tests, the ten slowest modules of the
+warm run (a small pytest plugin times each module's collection; the first module to import a
+heavy library carries that import), a baseline ``python -c "import pandas"`` and the load, and
+a table for benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -44,24 +49,41 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--before", metavar="REV", help="also collect this git revision")
     args = ap.parse_args(argv)
-    print(f"load average at start: {load()}", flush=True)
+    start = load()
+    print(f"load average at start: {start}", flush=True)
     tmp = Path(tempfile.mkdtemp(prefix="evstat-collect-"))
     (tmp / "collect_times.py").write_text(PLUGIN)
-    base = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    base = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
     w, c, _ = run([sys.executable, "-c", "import pandas"], base, str(tmp))
+    baseline = f"{w:.2f} ({c:.2f})"
     print(f"baseline python -c 'import pandas': {w:.2f} s wall, {c:.2f} s cpu", flush=True)
+    rows: dict[str, dict[str, str]] = {}
     with revision(args.before, tmp) as before:
         versions = ([("before", before)] if before is not None else []) + [("after", REPO)]
         for name, src in versions:
             times = tmp / f"times-{name}.txt"
-            env = {**base, "PYTHONPATH": os.pathsep.join([str(src), str(tmp)]), "EVSTAT_COLLECT_TIMES": str(times)}
-            w, c, out = run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "collect_times",
-                             "-p", "no:cacheprovider"], env, str(src), ok=(0, 5))
-            summary = [ln for ln in out.splitlines() if "collected" in ln or "tests" in ln][-1:]
-            print(f"[{name}] pytest --collect-only: {w:.2f} s wall, {c:.2f} s cpu; {' '.join(summary)}", flush=True)
+            env = {**base, "PYTHONPATH": os.pathsep.join([str(src), str(tmp)]), "EVSTAT_COLLECT_TIMES": str(times),
+                   "PYTHONPYCACHEPREFIX": str(tmp / f"pycache-{name}")}
+            for state in ("cold", "warm"):
+                w, c, out = run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "collect_times",
+                                 "-p", "no:cacheprovider"], env, str(src), ok=(0, 5))
+                summary = [ln for ln in out.splitlines() if "collected" in ln or "tests" in ln][-1:]
+                print(f"[{name}, {state}] pytest --collect-only: {w:.2f} s wall, {c:.2f} s cpu; {' '.join(summary)}",
+                      flush=True)
+                rows.setdefault(state, {})[name] = f"{w:.2f} ({c:.2f})"
+                rows.setdefault("tests", {})[name] = summary[0].split(" in ")[0] if summary else "?"
             for line in times.read_text().splitlines()[:10]:
                 print(f"    {line}")
-    print(f"load average at end: {load()}")
+    end = load()
+    print(f"load average at end: {end}")
+    names = [n for n in ("after", "before") if n in rows["warm"]]
+    print(f"\n| wall (CPU) s, load {start} -> {end} | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(names))
+    print("| `python -c \"import pandas\"` (baseline) | " + " | ".join(baseline for _ in names) + " |")
+    for state, label in (("cold", "`pytest --collect-only -q`, cold (no bytecode cache)"),
+                         ("warm", "`pytest --collect-only -q`, warm (bytecode cached)")):
+        print(f"| {label} | " + " | ".join(rows[state][n] for n in names) + " |")
+    print("| tests collected | " + " | ".join(rows["tests"][n] for n in names) + " |")
     return 0
 
 

@@ -169,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     names = [n for n, _, _ in versions]
     print("| what | " + " | ".join(f"{n} wall (cpu) s" for n in names) + " |")
     print("|---|" + "---|" * len(names))
-    for i, (what, *_rest) in enumerate(results[names[-1]]):
+    whats = list(dict.fromkeys(r[0] for n in names for r in results[n]))  # every row, in order
+    for what in whats:
         cells = []
         for n in names:
             row = next((r for r in results[n] if r[0] == what), None)

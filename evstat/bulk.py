@@ -127,7 +127,8 @@ class _Writer:
     :func:`evstat.io.atomic.atomic_path`, renamed over the output only when every chunk is in."""
 
     def __init__(self, path: Path, suffix: str) -> None:
-        self.path, self.suffix, self.pq, self.first = path, suffix, None, True
+        self.path, self.suffix, self.first = path, suffix, True
+        self.pq: Any = None  # pyarrow.parquet.ParquetWriter, opened on the first Parquet chunk
 
     def write(self, frame: pd.DataFrame) -> None:
         if self.suffix == ".csv":

@@ -373,9 +373,9 @@ def _report(args: argparse.Namespace) -> str:
         table = evstat.datasets.load(f"{args.example}_scores")
         cal = table[table["set"] == "calibration"].reset_index(drop=True)
         test = table[table["set"] == "test"].reset_index(drop=True)
+        formula = args.formula or EXAMPLE_FORMULA
         if args.newdata:
             test = _read_csv(args.newdata, "--newdata", sep, args.encoding, formula)
-        formula = args.formula or EXAMPLE_FORMULA
         provenance["Data"] = (
             f"example score table {args.example}_scores shipped with evstat ({table.shape[0]} rows x "
             f"{table.shape[1]} columns; calibration rows: set == 'calibration', test rows: "
@@ -475,7 +475,7 @@ def _interrupted(message: str, status: int, as_command: bool) -> int:
 
         if "multiprocessing" in sys.modules:  # release the stopped pool's semaphores (else the
             from multiprocessing import util  # resource tracker warns of "leaked" ones); the
-            util._run_finalizers(0)  # joins of priority < 0, which can block, are skipped
+            util._run_finalizers(0)  # type: ignore[attr-defined]  # private, not in typeshed; joins of priority < 0, which can block, are skipped
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(status)

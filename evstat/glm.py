@@ -592,7 +592,7 @@ class AnovaTable(pd.DataFrame):
         })
         return "\n".join(list(getattr(self, "heading", [])) + ["", body])
 
-    def _repr_html_(self) -> str:  # type: ignore[override]
+    def _repr_html_(self) -> str:
         head = "".join(f"<p>{line}</p>" for line in getattr(self, "heading", []) if line)
         return head + pd.DataFrame(self).to_html(na_rep="")
 

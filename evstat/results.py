@@ -70,6 +70,7 @@ __all__ = [
     "fitters",
     "from_dict",
     "load",
+    "not_fitted",
     "register",
     "registered",
     "schema_of",
@@ -147,7 +148,7 @@ class Capabilities:
         check_strategy(self.default_strategy, self.extra_strategies)
 
 
-_REGISTRY: dict[str, type] = {}
+_REGISTRY: dict[str, type[Results]] = {}
 #: method -> (example fitter, class counts it supports), for the contract tests
 _EXAMPLES: dict[str, tuple[Callable[[str, pd.DataFrame], Any], tuple[int, ...]]] = {}
 #: method -> the public function that fits it (``ev.<method>``), for the models fitted by name
@@ -162,7 +163,7 @@ _MODEL_PACKAGES = ("evstat.calibration", "evstat.classifiers", "evstat.multiclas
 _LOADED = [False]
 
 
-def _registry() -> dict[str, type]:
+def _registry() -> dict[str, type[Results]]:
     """The registry, after importing every module of the model packages (once)."""
     if not _LOADED[0]:
         import pkgutil
@@ -236,17 +237,17 @@ def register(
         name through :func:`fitter`. A model registered without one (the partial EkNN, which
         ``ev.eknn(..., label_masses=...)`` fits) is loaded and tested but not fitted by name.
     """
-    if fitter is not None and getattr(fitter, "__name__", None) != cls.method:  # type: ignore[attr-defined]
+    if fitter is not None and getattr(fitter, "__name__", None) != cls.method:
         raise ValueError(
-            f"the fitter of {cls.method!r} must be the public function of that name, "  # type: ignore[attr-defined]
+            f"the fitter of {cls.method!r} must be the public function of that name, "
             f"got {getattr(fitter, '__name__', fitter)!r}"
         )
-    _REGISTRY[cls.method] = cls  # type: ignore[attr-defined]
-    _N_CLASSES[cls.method] = tuple(n_classes)  # type: ignore[attr-defined]
+    _REGISTRY[cls.method] = cls
+    _N_CLASSES[cls.method] = tuple(n_classes)
     if fitter is not None:
-        _FITTERS[cls.method] = fitter  # type: ignore[attr-defined]
+        _FITTERS[cls.method] = fitter
     if example is not None:
-        _EXAMPLES[cls.method] = (example, tuple(n_classes))  # type: ignore[attr-defined]
+        _EXAMPLES[cls.method] = (example, tuple(n_classes))
     return cls
 
 
@@ -318,7 +319,7 @@ def supported_classes(method: str) -> tuple[int, ...]:
     return _N_CLASSES[method]
 
 
-def registered() -> dict[str, type]:
+def registered() -> dict[str, type[Results]]:
     """``{method: results class}`` of every registered model (a copy).
 
     Examples
@@ -402,7 +403,7 @@ def load(path: str | Path, key: str | bytes | None = None) -> Any:
     return _build(d, source, verify=True)
 
 
-def _known(d: Mapping[str, Any], source: str) -> type:
+def _known(d: Mapping[str, Any], source: str) -> type[Results]:
     method = d.get("method")
     if not isinstance(method, str) or method not in _registry():
         shown = repr(method)[:60]
@@ -435,6 +436,22 @@ def from_dict(d: dict[str, Any], source: str = "the description") -> Any:
     checksum is checked by :func:`load` only (``to_dict()`` has none).
     """
     return _build(d, source, verify=False)
+
+
+def not_fitted(fit: Any, source: str, field: str, detail: str) -> SchemaError:
+    """The error of a family's load check (``Results._verify_loaded``): ``field`` of the file
+    ``source`` is not what the fit gives on the saved data (``detail`` says how it differs).
+
+    Examples
+    --------
+    >>> str(not_fitted(type("F", (), {"method": "eknn"})(), "'f.json'", "gamma[0]", "a detail"))[:58]
+    "'f.json' holds a eknn model whose gamma[0] is not what the"
+    """
+    return SchemaError(
+        f"{source} holds a {fit.method} model whose {field} is not what the fit gives on its "
+        f"saved data ({detail}); the file was edited after it was fitted (a recomputed "
+        "checksum does not make it genuine). Refit and save the model again"
+    )
 
 
 def _build(d: dict[str, Any], source: str, verify: bool) -> Any:
@@ -699,7 +716,11 @@ class Results(ABC):
         if lazy is not NOT_DASK:  # a dask DataFrame: partition-wise, lazy (evstat.lazy)
             return lazy
         caps = self.capabilities
-        strategy = check_strategy(caps.default_strategy if strategy is None else strategy, caps.extra_strategies)
+        if strategy is None:
+            strategy = caps.default_strategy
+            if strategy in caps.extra_strategies and (reject_cost is not None or loss is not None):
+                strategy = "pessimistic"  # costs ask for a loss-based rule; the credal rule takes none
+        strategy = check_strategy(strategy, caps.extra_strategies)
         r = check_rho(rho)
         if strategy in caps.extra_strategies:
             if reject_cost is not None or loss is not None:
@@ -791,6 +812,11 @@ class Results(ABC):
         )
 
     @classmethod
+    def _schema_optional(cls) -> dict[str, Spec]:
+        """Keys :meth:`_to_dict` writes that older saved files lack (a later addition)."""
+        return {}
+
+    @classmethod
     def _schema_checks(cls) -> list[Any]:
         """Cross-field checks ``(d, root) -> message or None`` run after the keys are valid."""
         return []
@@ -810,13 +836,22 @@ class Results(ABC):
                 cls._frame_key: cls._frame_schema(),
                 **cls._schema_fields(),
             },
-            optional={"checksum": schema.Str(max_len=100), "signature": schema.Str(max_len=100)},
+            optional={"checksum": schema.Str(max_len=100), "signature": schema.Str(max_len=100),
+                      **cls._schema_optional()},
             checks=cls._schema_checks(),
         )
 
     @abstractmethod
     def _to_dict(self) -> dict[str, Any]:
         """The model's own part of :meth:`to_dict` (its settings and estimates)."""
+
+    @classmethod
+    def _from_dict(cls, d: Mapping[str, Any]) -> Results:
+        """Rebuild a fit from :meth:`to_dict`'s description, schema-checked (each subclass
+        declares its own; nothing is estimated again)."""
+        raise NotImplementedError(
+            f"the {cls.method} model declares no _from_dict, so evstat.load cannot rebuild it"
+        )
 
     # ---------------------------------------------------------------- shared verbs
     def _check_newdata(self, newdata: Any) -> None:
@@ -901,7 +936,9 @@ class Results(ABC):
         """Re-verify, after :func:`load`, that the parameters are what the family estimates from
         the saved data (optimality conditions, re-derived counts); raise ``SchemaError`` if not.
         The base has nothing to check; families override it (evstat.glm.GlmVerbs: the score
-        equations of the likelihood)."""
+        equations of the likelihood; the table in docs/guide/saved-models.md lists every
+        family's check). Only checks run here: nothing is estimated again
+        (``tests/test_no_refit.py`` counts the estimator calls)."""
 
     def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
         """Copies (``copy.deepcopy``) and transport to worker processes (joblib, Dask) go through

@@ -9,14 +9,11 @@ import sys
 import warnings
 from pathlib import Path
 
-import matplotlib
 import pytest
 
-matplotlib.use("Agg")
-
-import evstat as ev  # noqa: E402
-from evstat import cli  # noqa: E402
-from evstat.cli import main  # noqa: E402
+import evstat as ev
+from evstat import cli
+from evstat.cli import main
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -198,6 +195,18 @@ def test_example_report_is_byte_identical_with_a_date(capsys, tmp_path):
     assert "the example score tables were made with seed 2019" in text
     assert "evstat calibration report: sonar example scores" in text
     assert "Scores on the new data (79 rows)" in text
+
+
+def test_example_with_newdata(capsys, tmp_path):
+    """--example with --newdata: the new rows are read with the example's formula (found by the
+    type checker: the formula was used before it was set, an UnboundLocalError)."""
+    table = ev.datasets.load("sonar_scores")
+    path = tmp_path / "new.csv"
+    table[table["set"] == "test"].head(30).to_csv(path, index=False)
+    status, _, err = run(capsys, ["report", "--example", "sonar", "--newdata", path, "--grid", "5",
+                                   "-o", tmp_path / "r.html"])
+    assert (status, err) == (0, "")
+    assert "Scores on the new data (30 rows)" in (tmp_path / "r.html").read_text(encoding="utf-8")
 
 
 def test_warnings_print_one_line(capsys, csvs, tmp_path):

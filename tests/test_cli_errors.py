@@ -13,14 +13,11 @@ import sys
 import threading
 from pathlib import Path
 
-import matplotlib
 import pytest
 
-matplotlib.use("Agg")
-
-import evstat as ev  # noqa: E402
-from evstat import cli  # noqa: E402
-from evstat.cli import main  # noqa: E402
+import evstat as ev
+from evstat import cli
+from evstat.cli import main
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,6 @@ import numpy as np
 import pandas as pd
 import patsy
 import pytest
-import statsmodels.api as sm
-import statsmodels.formula.api as smf
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -239,6 +237,8 @@ def test_X_no_intercept_equals_patsy(cal):
 
 
 def test_glm_on_model_frame_equals_statsmodels_formula(cal):
+    import statsmodels.api as sm
+    import statsmodels.formula.api as smf
     formula = "y ~ svm1 + np.log(s)"
     mf = model_frame(formula, cal)
     ref = smf.glm(formula, cal, family=sm.families.Binomial()).fit()
@@ -248,6 +248,8 @@ def test_glm_on_model_frame_equals_statsmodels_formula(cal):
 
 
 def test_string_response_glm_matches_statsmodels_01(cal):
+    import statsmodels.api as sm
+    import statsmodels.formula.api as smf
     mf = model_frame("label ~ svm1", cal)
     ref = smf.glm("y ~ svm1", cal, family=sm.families.Binomial()).fit()
     fit = sm.GLM(mf.y, mf.X, family=sm.families.Binomial()).fit()

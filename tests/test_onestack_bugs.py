@@ -14,6 +14,7 @@ The Dask cases run on the synchronous scheduler (no cluster: the dispatch is wha
 from __future__ import annotations
 
 import inspect
+from importlib.util import find_spec
 
 import numpy as np
 import pandas as pd
@@ -23,8 +24,8 @@ import evstat as ev
 from evstat.belief import MassArray, loss_matrix
 from evstat.results import Results, contract_examples, registered
 
-dd = pytest.importorskip("dask.dataframe", reason="the dask extra: pip install 'evstat[dask]'")
-dask = pytest.importorskip("dask")
+# the dask extra, imported in the tests that use it (not at collection: issue 26)
+pytestmark = pytest.mark.skipif(find_spec("dask") is None, reason="the dask extra: pip install 'evstat[dask]'")
 
 
 def _data(n: int, seed: int) -> pd.DataFrame:
@@ -41,12 +42,14 @@ NEW.index = pd.Index(np.arange(200) * 3 + 7, name="row")
 
 
 def _compute(lazy):
+    import dask
     with dask.config.set(scheduler="synchronous"):
         return lazy.compute()
 
 
 def test_dask_decide_passes_rho_to_the_partitions():
     """Issue 24: on an eknn fit, hurwicz with rho=0 on Dask equalled the rho=0.5 answer."""
+    import dask.dataframe as dd
     fit = ev.eknn("y3 ~ s1 + s2", CAL, k=7)
     ddf = dd.from_pandas(NEW, npartitions=3)
     for rho in (0.0, 1.0):
@@ -60,6 +63,7 @@ def test_dask_decide_passes_rho_to_the_partitions():
 
 
 def test_dask_decide_passes_the_loss_matrix():
+    import dask.dataframe as dd
     fit = ev.eknn("y3 ~ s1 + s2", CAL, k=7)
     L = loss_matrix(fit.frame, reject=0.25)
     L.loc["a"] = [0.0, 5.0, 5.0]  # deciding "a" wrongly is expensive
@@ -71,6 +75,7 @@ def test_dask_decide_passes_the_loss_matrix():
 
 def test_evmultinom_predicts_and_decides_on_dask():
     """Issue 24: evmultinom's predict raised "newdata must be a pandas DataFrame ... got DataFrame"."""
+    import dask.dataframe as dd
     fit = ev.evmultinom("y3 ~ s1 + s2", CAL)
     new = NEW.iloc[:12]
     ddf = dd.from_pandas(new, npartitions=2)

@@ -136,7 +136,7 @@ class LogitArrays:
         else:
             memo["beliefs"] += 1
             memo["belief"][key] = self._belief(pos)
-        return tuple(a.copy() for a in memo["belief"][key])  # type: ignore[return-value]
+        return tuple(a.copy() for a in memo["belief"][key])
 
     def _belief(self, pos: NDArray[np.intp]) -> tuple[NDArray, NDArray, NDArray]:
         """theta_hat, Bel, Pl of the universe rows ``pos``; equal design rows (a test set that

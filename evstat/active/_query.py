@@ -187,7 +187,7 @@ def _eir_refit(
 
 def _criterion(
     lrn: Any, cand: NDArray[np.intp], strategy: str, rng: np.random.Generator, candidates: int | None,
-    reference: int | None, belief: tuple[NDArray, NDArray, NDArray] | None = None,
+    reference: int | None, belief: tuple[NDArray | None, NDArray, NDArray] | None = None,
 ) -> tuple[dict[str, NDArray], NDArray[np.float64]]:
     """Belief columns of the candidate rows (positions ``cand`` of the learner's universe) and the
     criterion (not for ``random``). ``belief`` may give the rows' (theta, bel, pl) already known."""
@@ -345,7 +345,7 @@ def query(
 def _select(
     lrn: Any, cand: NDArray[np.intp], n: int, strategy: str, rng: np.random.Generator, batch: str = "greedy",
     candidates: int | None = 20, reference: int | None = 200,
-    belief: tuple[NDArray, NDArray, NDArray] | None = None, describe: bool = True,
+    belief: tuple[NDArray | None, NDArray, NDArray] | None = None, describe: bool = True,
 ) -> tuple[NDArray[np.intp], dict[str, NDArray]]:
     """The core of :func:`query` on a learner (:mod:`evstat.active._engine`): positions (into
     ``cand``) of the ``n`` rows chosen, in order, and their columns ``bel, pl, ignorance, betp``

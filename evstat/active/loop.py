@@ -25,13 +25,16 @@ ignorance. The numbers are those of the general path (tests/active compare the h
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
 from evstat.active._query import STRATEGIES, check_pool, pool_belief, query
+
+if TYPE_CHECKING:
+    from evstat.calibration import CalibrationResults
 
 __all__ = ["simulate", "test_metrics"]
 
@@ -81,7 +84,7 @@ def _oracle_labels(oracle: Any, rows: pd.DataFrame, pool: pd.DataFrame, classes:
 
 
 def simulate(
-    fit_fn: Callable[[pd.DataFrame], Any],
+    fit_fn: Callable[[pd.DataFrame], Any] | CalibrationResults,
     labelled: pd.DataFrame,
     pool: pd.DataFrame,
     oracle: str | Callable[[pd.DataFrame], Any],
@@ -161,7 +164,7 @@ def simulate(
         )
     if isinstance(oracle, str) and oracle not in pool.columns:
         raise ValueError(f"the oracle column {oracle!r} is not in the pool (columns {list(pool.columns)})")
-    if fitted:
+    if isinstance(fit_fn, CalibrationResults):  # fitted
         fit = fit_fn
         if fit.nobs != len(labelled):
             raise ValueError(
@@ -227,7 +230,7 @@ def _simulate_arrays(
     from evstat.active._engine import LogitArrays
     from evstat.active._query import _select
 
-    opts = {"batch": "greedy", "candidates": 20, "reference": 200}
+    opts: dict[str, Any] = {"batch": "greedy", "candidates": 20, "reference": 200}
     unknown = set(query_options) - {*opts, "refit"}
     if unknown:
         raise TypeError(f"simulate() got unexpected query option(s) {sorted(unknown)}; use batch, candidates, reference, refit")

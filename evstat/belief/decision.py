@@ -129,8 +129,8 @@ def _no_rule(rule: Any) -> None:
 
 
 def binary_decisions(
-    bel: np.ndarray,
-    pl: np.ndarray,
+    bel: np.ndarray | None,
+    pl: np.ndarray | None,
     strategy: str = "pessimistic",
     reject_cost: float | None = None,
     p: np.ndarray | None = None,
@@ -611,7 +611,7 @@ def decide(
     best = choose(exp_t, float(np.abs(mat).max()))
     exp = exp_t.T
     cols = pd.Index(names, name="action", dtype=object)
-    if single:
+    if isinstance(m, MassFunction):  # single
         return Decision(
             choice=names[int(best[0])],
             expected_loss=pd.Series(exp[0], index=cols, name="expected_loss"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Hashable, Iterable, Mapping
-from typing import Any
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -109,6 +109,8 @@ class MassFunction(MassBase):
     >>> m.betp().round(4).to_dict()
     {'a': 0.7167, 'b': 0.2167, 'c': 0.0667}
     """
+
+    batch: ClassVar[Literal[False]] = False
 
     __slots__ = ("_frame", "_values")
 

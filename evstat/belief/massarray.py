@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -121,7 +121,7 @@ class MassArray(MassBase):
       {0, 1}  0.2
     """
 
-    batch = True
+    batch: ClassVar[Literal[True]] = True
 
     __slots__ = ("_frame", "_values", "_index")
 
@@ -273,7 +273,7 @@ class MassArray(MassBase):
         vals[:, 3] = p - b
         vals[(vals < 0) & (vals >= -2 * ROUND_TOL)] = 0.0
         frame = BINARY_FRAME if labels is None else as_frame(list(labels))
-        if frame.size != 2:
+        if labels is not None and frame.size != 2:
             raise ValueError(f"labels must name the two elements (negative, positive); got {list(labels)!r}.")
         return cls._from_values(frame, vals, idx)
 
@@ -361,6 +361,7 @@ class MassArray(MassBase):
             if not -n <= i < n:
                 raise IndexError(f"Row {i} is out of range for a MassArray of {n} rows.")
             return MassFunction._from_values(self._frame, self._values[i])
+        rows: slice | np.ndarray
         if isinstance(key, slice):
             rows = key
         else:

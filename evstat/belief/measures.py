@@ -28,7 +28,7 @@ def nonspecificity(m: MassFunction | MassArray) -> float | np.ndarray:
     0.3
     """
     if isinstance(m, MassBase):
-        return m.nonspecificity()  # type: ignore[attr-defined]
+        return m.nonspecificity()
     raise TypeError(f"nonspecificity needs a MassFunction or MassArray, got {type(m).__name__}.")
 
 
@@ -49,7 +49,7 @@ def conflict(
         if not isinstance(x, MassBase):
             raise TypeError(f"conflict needs MassFunction or MassArray objects, got {type(x).__name__}.")
     m1.frame._check_same(m2.frame)
-    if m1.batch and m2.batch and len(m1) != len(m2):  # type: ignore[arg-type]
+    if m1.batch and m2.batch and len(m1) != len(m2):
         raise ValueError(
             f"Cannot compare MassArrays of different lengths ({len(m1)} and {len(m2)}) row by row."
         )

@@ -375,7 +375,7 @@ class AssignmentValueCalibration(PointCalibration):
         return s
 
     def _to_dict(self) -> dict[str, Any]:
-        parts = {}
+        parts: dict[str, list[Any]] = {}
         for c in self.partitions.columns:
             vals = self.partitions[c].tolist()
             if c == "kind":

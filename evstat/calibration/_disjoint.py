@@ -23,7 +23,7 @@ from evstat.exceptions import EvstatWarning
 from evstat.belief import MassArray, TotalConflictError, combine
 from evstat.calibration.base import CalibrationResults, binary_masses, score_axes
 from evstat.calibration.beta import betacal
-from evstat.calibration.binning import EmptyCellWarning, evbinning
+from evstat.calibration.binning import CellCalibration, EmptyCellWarning, evbinning
 from evstat.calibration._isotonic import isotonic
 from evstat.calibration.logistic import evlogit
 from evstat.results import from_dict, register, schema_of
@@ -216,6 +216,7 @@ class DisjointCalibration(CalibrationResults):
             cb, cp, bad = self._combine(bel, pl)
             self._warn_conflict(bad, "mass is set vacuous (Bel = 0, Pl = 1)")
         if self.prob == "betp":
+            assert cb is not None and cp is not None  # combined above
             theta = (cb + cp) / 2.0
         else:
             theta, undefined = self._product(th)
@@ -249,7 +250,8 @@ class DisjointCalibration(CalibrationResults):
 
     def _belief_arrays(self, X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray]:
         theta, bel, pl = self._predict_arrays(X, need_belief=True)
-        return theta, bel, pl  # type: ignore[return-value]
+        assert bel is not None and pl is not None  # need_belief
+        return theta, bel, pl
 
     def _calibration_conflict(self) -> NDArray:
         """The conflict K of the combination on the calibration rows (those of
@@ -304,10 +306,11 @@ class DisjointCalibration(CalibrationResults):
     @staticmethod
     def _details(fit: CalibrationResults) -> str:
         if hasattr(fit, "params"):
-            return ", ".join(f"{k} = {format_number(v)}" for k, v in fit.params.items())  # type: ignore[attr-defined]
+            return ", ".join(f"{k} = {format_number(v)}" for k, v in fit.params.items())
         if hasattr(fit, "n_blocks"):
-            return f"{fit.n_blocks} PAV blocks"  # type: ignore[attr-defined]
-        return f"{fit.n_cells} bins, {fit.n_empty} empty"  # type: ignore[attr-defined]
+            return f"{fit.n_blocks} PAV blocks"
+        assert isinstance(fit, CellCalibration)  # evbinning, the remaining member of METHODS
+        return f"{fit.n_cells} bins, {fit.n_empty} empty"
 
     def summary(self) -> Summary:
         """Summary: formula, the per-column calibrators (with their main estimates and mean
@@ -381,6 +384,12 @@ class DisjointCalibration(CalibrationResults):
             return None
 
         return [same]
+
+    def _verify_loaded(self, source: str) -> None:
+        """Each per-column calibrator runs its own family's load check on its saved data."""
+        super()._verify_loaded(source)
+        for i, fit in enumerate(self.calibrators.values()):
+            fit._verify_loaded(f"{source} (calibrators[{i}])")
 
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> DisjointCalibration:

@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from evstat.calibration.base import score_axes
 from evstat.calibration.binning import CellCalibration, interval_label
-from evstat.results import Capabilities, register
+from evstat.results import Capabilities, not_fitted, register
 from evstat.summary import Summary
 from evstat.formula import ModelFrame, model_frame, schema
 
@@ -232,6 +232,55 @@ class IsotonicCalibration(CellCalibration):
             return None
 
         return [blocks, cls._counts_check]
+
+    def _verify_loaded(self, source: str) -> None:
+        """The optimality conditions of the isotonic fit, on the saved calibration rows.
+
+        After the recount of every block (:meth:`CellCalibration._verify_loaded`): each block's
+        ``score_min``/``score_max`` are its smallest and largest calibration score and the cuts
+        the midpoints between blocks; the block means ``k/n`` increase strictly (PAV pools
+        equal means); and no block can be split: within a block every leading part has a mean
+        of at least the block's (the Karush-Kuhn-Tucker condition of the least-squares
+        monotone fit: a leading part with a lower mean would make a better monotone fit as its
+        own block). A closed form in one pass, no PAV run."""
+        super()._verify_loaded(source)
+        s = np.asarray(self.model_frame.X, dtype=np.float64)[:, self._col]
+        y = np.asarray(self.model_frame.y, dtype=np.float64)
+        cells = self._cells_of(np.asarray(self.model_frame.X, dtype=np.float64))
+        lo = np.full(self.n_cells, np.inf)
+        hi = np.full(self.n_cells, -np.inf)
+        np.minimum.at(lo, cells, s)
+        np.maximum.at(hi, cells, s)
+        for name, saved, derived in (("score_min", self.score_min, lo), ("score_max", self.score_max, hi)):
+            bad = np.flatnonzero(saved != derived)
+            if bad.size:
+                b = int(bad[0])
+                raise not_fitted(self, source, f"{name} of block {b}",
+                                       f"the file says {saved[b]!r}, the saved rows give {derived[b]!r}")
+        if not np.array_equal(self.cuts, _midpoint(self.score_max[:-1], self.score_min[1:])):
+            raise not_fitted(self, source, "cuts", "they are not the midpoints between the blocks")
+        mean = self.k / self.n
+        up = np.flatnonzero(np.diff(mean) <= 0)
+        if up.size:
+            b = int(up[0])
+            raise not_fitted(self, source, f"k/n of blocks {b} and {b + 1}",
+                                   f"{mean[b]:.6g} then {mean[b + 1]:.6g}: an isotonic fit increases strictly")
+        # leading parts of each block, at the distinct scores (tied scores are pooled first)
+        order = np.lexsort((s, cells))
+        sc, yc, cc = s[order], y[order], cells[order]
+        last = np.flatnonzero((np.diff(cc) != 0) | (np.diff(sc) != 0))  # end of each tie group
+        cum_y, cum_n = np.cumsum(yc), np.arange(1, yc.size + 1, dtype=np.float64)
+        start = np.concatenate([[0], np.flatnonzero(np.diff(cc) != 0) + 1])
+        base_y = np.concatenate([[0.0], cum_y])[start][cc]  # rows of earlier blocks
+        base_n = np.concatenate([[0.0], cum_n])[start][cc]
+        part_y, part_n = (cum_y - base_y)[last], (cum_n - base_n)[last]
+        inner = part_n < self.n[cc[last]]  # proper leading parts only
+        b_of = cc[last]
+        low = inner & (part_y * self.n[b_of] < self.k[b_of] * part_n)  # counts: exact in floats
+        if low.any():
+            b = int(cc[last][np.flatnonzero(low)[0]])
+            raise not_fitted(self, source, f"block {b}",
+                                   "a leading part of it has a lower mean than the block: PAV would split it")
 
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> IsotonicCalibration:

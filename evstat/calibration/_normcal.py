@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 
 from evstat.calibration.point import PointCalibration
 from evstat.formula import ModelFrame, model_frame, schema
-from evstat.results import Capabilities, register
+from evstat.results import Capabilities, not_fitted, register
 from evstat.summary import Summary, format_number
 
 __all__ = ["NormalisedCalibration", "normcal", "normalise_scores"]
@@ -148,6 +148,14 @@ class NormalisedCalibration(PointCalibration):
             "beyond": schema.Str(choices=list(_BEYOND)),
             "scale": schema.Float(min=1e-300),
         }
+
+    def _verify_loaded(self, source: str) -> None:
+        """``scale`` must be ``max |s|`` of the saved calibration scores (recomputed exactly);
+        ``rho`` and ``beyond`` are the user's settings and cannot be checked."""
+        super()._verify_loaded(source)
+        derived = float(np.max(np.abs(self.training_scores())))
+        if self.scale != derived:
+            raise not_fitted(self, source, "scale", f"the file says {self.scale!r}, max |s| of the saved scores is {derived!r}")
 
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> NormalisedCalibration:

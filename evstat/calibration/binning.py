@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 from scipy.special import xlogy
 
 from evstat.calibration.base import CalibrationResults, EmptyCellWarning, score_axes
-from evstat.results import Capabilities, register
+from evstat.results import Capabilities, not_fitted, register
 from evstat.summary import Summary, format_number
 from evstat.formula import ModelFrame, model_frame, schema
 from evstat.likelihood import binomial_belief
@@ -174,6 +174,26 @@ class CellCalibration(CalibrationResults):
             }
         )
 
+    def _verify_loaded(self, source: str) -> None:
+        """The saved counts must be the counts of the saved calibration rows in the saved cells:
+        every row is put in its cell again (``_cells_of``) and ``k``, ``n`` are recounted (a
+        closed form, no estimation); a count moved between cells, or cuts moved so that rows
+        change cells, is refused naming the cell."""
+        super()._verify_loaded(source)
+        mf = self.model_frame
+        cells = self._cells_of(np.asarray(mf.X, dtype=np.float64))
+        n = np.bincount(cells, minlength=self.n_cells).astype(np.float64)
+        k = np.bincount(cells, weights=np.asarray(mf.y, dtype=np.float64), minlength=self.n_cells)
+        for name, saved, counted in (("n", self.n, n), ("k", self.k, k)):
+            bad = np.flatnonzero(saved != counted)
+            if bad.size:
+                c = int(bad[0])
+                raise not_fitted(
+                self,
+                    source, f"count {name} of {self._cell_word} {c}",
+                    f"the file says {int(saved[c])}, the saved calibration rows give {int(counted[c])}",
+                )
+
     def _counts_dict(self) -> dict[str, Any]:
         full = np.flatnonzero(self.n > 0)
         return {
@@ -236,7 +256,7 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
 
 
-def _resolve_bins(bins: Any, axes: list[str]) -> list[int | None]:
+def _resolve_bins(bins: Any, axes: list[str]) -> Sequence[int | None]:
     """Per-axis numbers of bins (None: not given)."""
     J = len(axes)
     if bins is None:
@@ -559,6 +579,34 @@ class BinningCalibration(CellCalibration):
             return None
 
         return [cuts, cls._counts_check]
+
+    def _verify_loaded(self, source: str) -> None:
+        """The counts (:meth:`CellCalibration._verify_loaded`), then the ``ranges`` (the
+        calibration minimum and maximum of every axis) and the cuts of the ``"uniform"`` and
+        ``"quantile"`` axes, computed again from the saved calibration rows (cuts given by the
+        user, ``"given"``, are settings and are not checked)."""
+        super()._verify_loaded(source)
+        X = np.asarray(self.model_frame.X, dtype=np.float64)
+        for j, axis, method, cuts, rng in zip(self._cols, self.axes, self.axis_methods, self._cuts, self._ranges):
+            v = X[:, j]
+            if (float(v.min()), float(v.max())) != tuple(rng):
+                raise not_fitted(
+                self,
+                    source, f"ranges of axis {axis!r}",
+                    f"the file says {list(rng)}, the saved rows span [{float(v.min())!r}, {float(v.max())!r}]",
+                )
+            if method == "given":
+                continue
+            # quantile bins may have been merged by ties: the requested number is at least the kept one
+            tries = [cuts.size + 1] if method == "uniform" else range(cuts.size + 1, cuts.size + 66)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if not any(np.array_equal(_axis_cuts(v, method, b, axis)[1], cuts) for b in tries):
+                    raise not_fitted(
+                self,
+                        source, f"cuts of axis {axis!r}",
+                        f"they are not the {method} cuts of the saved calibration rows",
+                    )
 
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> BinningCalibration:

@@ -151,7 +151,7 @@ def fit_logistic_likelihood(
     except np.linalg.LinAlgError:
         cov = np.linalg.pinv(info)
     lik = LogisticLikelihood(X=np.ascontiguousarray(X), t=t, beta_hat=beta,
-                             loglik_hat=float(loglik_eta(X @ beta, t)), cov=cov)
+                             loglik_hat=float(loglik_eta(X @ beta, t)), cov=np.asarray(cov, dtype=np.float64))
     return lik, None
 
 

@@ -49,8 +49,21 @@ from evstat.summary import Summary
 from evstat.classifiers.neighbors import knn
 from evstat.formula import ClassFrame, class_frame, schema
 from evstat.classifiers.base import ClassifierResults, clip01
-from evstat.classifiers._gamma import GammaFit, gamma_fit_fields, k_rows, minimise_log_gamma
-from evstat.classifiers.partial import PartialEkNNClassifier, fit_partial, read_label_masses, set_fit_state
+from evstat.classifiers._gamma import (
+    GammaFit,
+    evclass_initial_gamma,
+    gamma_fit_fields,
+    k_rows,
+    minimise_log_gamma,
+    verify_gamma_fit,
+)
+from evstat.classifiers.partial import (
+    GammaFitResults,
+    PartialEkNNClassifier,
+    fit_partial,
+    read_label_masses,
+    set_fit_state,
+)
 
 __all__ = [
     "EkNNClassifier",
@@ -83,7 +96,8 @@ def _class_sums(values: NDArray[np.float64], labels: NDArray[np.intp], n_classes
     """out[i, k] = sum_j values[i, j] [labels[i, j] == k]; shape (m, n_classes)."""
     m = values.shape[0]
     flat = (np.arange(m, dtype=np.intp)[:, None] * n_classes + labels).ravel()
-    return np.bincount(flat, weights=values.ravel(), minlength=m * n_classes).reshape(m, n_classes)
+    sums = np.bincount(flat, weights=values.ravel(), minlength=m * n_classes)
+    return np.asarray(sums, dtype=np.float64).reshape(m, n_classes)  # float64 already (weights)
 
 
 def _masses_from_logp(logp: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -258,39 +272,6 @@ def initial_gamma(X: ArrayLike, codes: ArrayLike, n_classes: int) -> NDArray[np.
     return out
 
 
-def evclass_initial_gamma(X: ArrayLike, codes: ArrayLike, n_classes: int) -> NDArray[np.float64]:
-    """evclass's starting values (``EkNNinit``): ``gamma_q = 1 / (mean Euclidean distance
-    between two rows of class q)``.
-
-    evclass stores ``sqrt(gamma)`` = ``1 / sqrt(mean distance)``; in Zouhal and Denoeux's
-    parametrisation used here that is ``gamma = 1 / mean distance``. Unlike
-    :func:`initial_gamma` it is not scale-free (``gamma d^2`` changes with the unit of the
-    scores). A class with fewer than two rows, or no spread, takes the value of the whole
-    training set; if that has no spread either, 1.
-
-    Examples
-    --------
-    >>> evclass_initial_gamma([[0.0], [2.0], [10.0], [11.0], [13.0]], [0, 0, 1, 1, 1], 2).round(4).tolist()
-    [0.5, 0.5]
-    """
-    from scipy.spatial.distance import pdist
-
-    X = np.asarray(X, dtype=np.float64)
-    codes = np.asarray(codes, dtype=np.intp)
-
-    def md(rows: NDArray[np.float64]) -> float:
-        return float(np.mean(pdist(rows))) if rows.shape[0] >= 2 else 0.0
-
-    overall = md(X)
-    out = np.empty(n_classes)
-    for q in range(n_classes):
-        v = md(X[codes == q])
-        if not v > 0:
-            v = overall
-        out[q] = 1.0 / v if v > 0 else 1.0
-    return out
-
-
 def fit_gamma(
     labels: NDArray[np.intp],
     sq_dist: NDArray[np.float64],
@@ -397,7 +378,7 @@ class SingletonFocalClassifier(ClassifierResults):
         return d["bel"], d["pl"], d["betp"], clip01(f[:, -1].copy())
 
 
-class EkNNClassifier(SingletonFocalClassifier):
+class EkNNClassifier(SingletonFocalClassifier, GammaFitResults):
     """A fitted evidential k-NN classifier (returned by :func:`eknn`).
 
     Attributes
@@ -605,6 +586,28 @@ class EkNNClassifier(SingletonFocalClassifier):
     def _schema_checks(cls) -> list[Any]:
         return [k_rows]
 
+    def _verify_loaded(self, source: str) -> None:
+        """gamma must be the optimiser's answer on the saved training rows.
+
+        Recomputed on the saved rows (one evaluation of the cost and its analytic gradient, no
+        optimiser run): the leave-one-out ``cost`` at ``gamma`` and ``cost_init`` at
+        ``gamma_init`` (relative :data:`SAVED_COST_RTOL`), the ``loo_error`` at ``gamma``, and,
+        with ``optimized``, the optimality condition: every component of the gradient of the
+        cost in ``log(gamma)`` at most :data:`SAVED_GRADIENT_TOL`, except on the optimiser's
+        search box (``LOG_GAMMA_RANGE`` around the two starts, ``gamma_init`` and evclass's)
+        where the gradient may point outwards; without ``optimized``, ``gamma`` equals
+        ``gamma_init``. The starting ``gamma_init`` itself (the user's ``gamma=`` or
+        :func:`initial_gamma`) is a setting, and a file that changes it together with every
+        recomputed number is caught only by a signature."""
+        super()._verify_loaded(source)
+        codes = self._codes
+        idx, d2 = knn(self._X, self._X, self.k, exclude_self=True)
+        labels = codes[idx]
+        f = eknn_masses(labels, d2, self.gamma.to_numpy(), self.alpha, self.n_classes)
+        err = float(np.mean(np.argmax(f[:, : self.n_classes], axis=1) != codes))
+        verify_gamma_fit(self, source, lambda eta: eknn_loo_cost(eta, labels, d2, codes, self.alpha, self.lam),
+                         err, evclass_initial_gamma(self._X, codes, self.n_classes))
+
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> EkNNClassifier:
         keys = ("k", "alpha", "lam", "gamma", "gamma_init", "optimized", "cost_init", "cost",
@@ -761,7 +764,9 @@ def eknn(
         (a :class:`evstat.classifiers.partial.PartialEkNNClassifier` when some label mass is not
         categorical on the response's class)
         With ``predict(type="prob" | "belief" | "mass")``, ``decide``, ``summary``, ``tidy``,
-        ``glance``, ``augment``, ``neighbors``, ``predict_loo`` and ``save``.
+        ``glance``, ``augment``, ``neighbors``, ``predict_loo`` and ``save``. ``decide(newdata)``
+        decides by Denoeux's rule by default (``strategy="pessimistic"``, the minimal upper
+        expected loss, evclass's ``decision(rule = "upper")``; ``fit.default_decision()``).
 
     Raises
     ------
@@ -863,7 +868,7 @@ def eknn(
 register(EkNNClassifier, example=lambda y, d: eknn(f"{y} ~ s1 + s2", d, k=5), n_classes=(2, 3), fitter=eknn)
 
 
-def _partial_example(y: str, d: pd.DataFrame) -> PartialEkNNClassifier:
+def _partial_example(y: str, d: pd.DataFrame) -> EkNNClassifier | PartialEkNNClassifier:
     """The contract tests' fit of the partially supervised EkNN: ev.eknn with soft labels
     (plausibility 1 for the observed class, 0.3 for the others)."""
     levels = sorted(pd.unique(d[y]))

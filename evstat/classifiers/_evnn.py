@@ -60,7 +60,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from evstat.belief import check_dense_size
-from evstat.results import register
+from evstat.results import not_fitted, register
 from evstat.summary import Summary
 from evstat.classifiers.neighbors import CHUNK_ENTRIES, sq_distances
 from evstat.formula import ClassFrame, class_frame, schema
@@ -68,6 +68,9 @@ from evstat.classifiers.base import clip01
 from evstat.classifiers._eknn import SingletonFocalClassifier, _check_lam
 
 __all__ = ["EvNNClassifier", "evnn", "evnn_cost", "evnn_masses", "evnn_init"]
+
+#: relative tolerance of a saved training cost against its recomputation by ``ev.load``
+SAVED_COST_RTOL = 1e-9
 
 OPTIMIZERS = ("harris", "lbfgs")
 
@@ -529,6 +532,39 @@ class EvNNClassifier(SingletonFocalClassifier):
 
         return [features]
 
+    def _verify_loaded(self, source: str) -> None:
+        """The recorded fit, recomputed on the saved training rows (cost evaluations, no
+        descent): the training ``cost`` of the saved parameters (relative
+        :data:`SAVED_COST_RTOL`) and its ``train_error``; with an integer ``seed``, the start
+        (:func:`evnn_init`, deterministic) and ``cost_init`` at it, and then ``cost <=
+        cost_init`` (both optimisers return the lowest cost they evaluated). Neither optimiser
+        stops at a stationary point (evclass's adaptive descent stops on its smoothed gain or
+        at ``maxiter``; the contract example stops at 100 iterations with a gradient near
+        1e-2), so there is no optimality condition to check: an edit that also recomputes the
+        cost and the error passes, and only a signature catches it."""
+        super()._verify_loaded(source)
+        X, M, r = self._X, self.n_classes, self.n_prototypes
+        T = np.eye(M)[self._codes]
+        theta = _pack(self.W, self.gamma, self.beta, self.eta)
+        cost = float(evnn_cost(theta, X, T, r, self.lam, self.mu)[0])
+        if not abs(cost - self.cost) <= SAVED_COST_RTOL * max(abs(cost), 1e-300):
+            raise not_fitted(
+                self,
+                source, "parameters (W, gamma, beta, eta) or their cost",
+                f"the saved parameters have the training cost {cost!r} on the saved rows, the file says cost = {self.cost!r}",
+            )
+        f = evnn_masses(X, self.W, self.gamma, self.beta, self.eta)
+        err = float(np.mean(np.argmax(f[:, :M], axis=1) != self._codes))
+        if err != self.train_error:
+            raise not_fitted(self, source, "train_error", f"the file says {self.train_error!r}, the saved rows give {err!r}")
+        if isinstance(self.seed, int) and not isinstance(self.seed, bool):
+            start = evnn_init(X, self._codes, M, r, seed=self.seed, init=self.init)
+            c0 = float(evnn_cost(_pack(start["W"], start["gamma"], start["beta"], start["eta"]), X, T, r, self.lam, self.mu)[0])
+            if not abs(c0 - self.cost_init) <= SAVED_COST_RTOL * max(abs(c0), 1e-300):
+                raise not_fitted(self, source, "cost_init", f"the file says {self.cost_init!r}, the start of seed {self.seed} gives {c0!r}")
+        if not self.cost <= self.cost_init * (1 + SAVED_COST_RTOL):
+            raise not_fitted(self, source, "cost", f"{self.cost!r} is above cost_init = {self.cost_init!r}: a descent never ends higher")
+
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> EvNNClassifier:
         keys = ("W", "gamma", "beta", "eta", "lam", "mu", "seed", "optimizer", "cost_init", "cost",
@@ -618,6 +654,9 @@ def evnn(
     Returns
     -------
     EvNNClassifier
+        ``decide(newdata)`` decides by Denoeux's rule by default (``strategy="pessimistic"``,
+        the minimal upper expected loss, evclass's ``decision(rule = "upper")``; see
+        ``fit.default_decision()``).
 
     Raises
     ------

@@ -20,8 +20,24 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import minimize
 
 from evstat.formula import schema
+from evstat.results import not_fitted
 
-__all__ = ["GammaFit", "LOG_GAMMA_RANGE", "LOG_STEP", "VACUOUS_TOL", "gamma_fit_fields", "k_rows", "minimise_log_gamma"]
+__all__ = [
+    "GammaFit",
+    "LOG_GAMMA_RANGE",
+    "LOG_STEP",
+    "SAVED_COST_RTOL",
+    "SAVED_GRADIENT_TOL",
+    "STOP_GRADIENT",
+    "central_gradient",
+    "free_gradient",
+    "VACUOUS_TOL",
+    "evclass_initial_gamma",
+    "gamma_fit_fields",
+    "k_rows",
+    "minimise_log_gamma",
+    "verify_gamma_fit",
+]
 
 #: the optimiser keeps log(gamma) within this distance of log(initial gamma) (a factor 1e6)
 LOG_GAMMA_RANGE = float(np.log(1e6))
@@ -30,6 +46,17 @@ OPTIONS = {"maxiter": 1000, "ftol": 1e-13, "gtol": 1e-10, "maxcor": 10}
 LOG_STEP = float(np.log(10.0))
 #: a fit whose leave-one-out masses all have m(Omega) above 1 - VACUOUS_TOL is "vacuous"
 VACUOUS_TOL = 1e-6
+#: a stage that stops inside its step box with a larger free gradient is continued, and a
+#: descent that ends with one is not ``converged`` (see :func:`bounded_descent`)
+STOP_GRADIENT = 1e-6
+#: step in log(gamma) of :func:`central_gradient`
+FD_STEP = 1e-5
+#: relative tolerance of a saved leave-one-out cost against its recomputation by ``ev.load``
+SAVED_COST_RTOL = 1e-9
+#: largest free gradient ``|dC/dlog(gamma_q)|`` a saved ``converged`` optimum may show on load:
+#: ten times :data:`STOP_GRADIENT`, the fitter's own rule (margin for rounding on another
+#: machine). A gamma moved by 1% gives a gradient of about 1e-4 on the contract data.
+SAVED_GRADIENT_TOL = 1e-5
 #: the extra starts tried when the best optimum is vacuous or on the box: the first start times
 #: 10^k for these k
 EXTRA_DECADES = (-3, -2, -1, 1, 2, 3)
@@ -60,15 +87,41 @@ def _cost_of(fun: Callable[..., Any], jac: bool) -> Callable[[NDArray[np.float64
     return (lambda eta: float(fun(eta)[0])) if jac else (lambda eta: float(fun(eta)))
 
 
+def free_gradient(g: NDArray[np.float64], eta: NDArray[np.float64], lo: NDArray[np.float64],
+                  hi: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``|g|`` with 0 for the components on the box ``[lo, hi]`` whose gradient points out of
+    it (the minimum lies beyond the box there): the size of the optimality condition."""
+    g = np.asarray(g, dtype=np.float64)
+    out = (np.isclose(eta, lo, rtol=0, atol=1e-6) & (g > 0)) | (np.isclose(eta, hi, rtol=0, atol=1e-6) & (g < 0))
+    return np.where(out, 0.0, np.abs(g))
+
+
+def central_gradient(cost: Callable[[NDArray[np.float64]], float], eta: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Central differences of ``cost`` at ``eta`` with step :data:`FD_STEP` (the gradient of
+    the costs optimised without an analytic one, for the stopping rule and the load check)."""
+    step = np.eye(eta.size) * FD_STEP
+    return np.array([(cost(eta + h) - cost(eta - h)) / (2 * FD_STEP) for h in step])
+
+
 def bounded_descent(fun: Callable[..., Any], jac: bool, eta0: NDArray[np.float64], lo: NDArray[np.float64],
                     hi: NDArray[np.float64]) -> tuple[NDArray[np.float64], float, int, bool, str]:
     """L-BFGS-B in stages, each confined to ``+/- LOG_STEP`` around the stage's start (and to
-    the box ``[lo, hi]``); a new stage starts where the last one stopped on its own step box, and
-    the descent ends when a stage stops inside it (a local minimum) or gains nothing.
+    the box ``[lo, hi]``); a new stage starts where the last one stopped on its own step box, or
+    where it stopped inside it with a gradient beyond :data:`STOP_GRADIENT` (L-BFGS-B's
+    relative-decrease rule ``ftol`` can stop it early in a flat valley: a gradient of 1.6e-3
+    was seen; a new stage restarts its curvature memory), and the descent ends when a stage
+    stops inside it at a stationary point (a local minimum) or gains nothing.
 
     ``fun(eta)`` returns the cost, or ``(cost, gradient)`` when ``jac`` is True (otherwise
-    scipy's finite differences are used)."""
+    scipy's finite differences are used). ``converged`` is L-BFGS-B's own verdict and, in
+    addition, a free gradient (:func:`free_gradient`; central differences without ``jac``) of
+    at most :data:`STOP_GRADIENT` at the returned point: what ``ev.load`` checks again, with
+    the tolerance :data:`SAVED_GRADIENT_TOL`."""
     cost_of = _cost_of(fun, jac)
+
+    def gradient(eta: NDArray[np.float64]) -> NDArray[np.float64]:
+        return np.asarray(fun(eta)[1], dtype=np.float64) if jac else central_gradient(cost_of, eta)
+
     eta = np.clip(eta0, lo, hi)
     cost = cost_of(eta)
     n_iter, converged, message = 0, False, ""
@@ -86,8 +139,9 @@ def bounded_descent(fun: Callable[..., Any], jac: bool, eta0: NDArray[np.float64
         # stopped on the stage's own step box (not the global one): continue from there
         edge = ((np.isclose(x, slo, rtol=0, atol=1e-9) & (slo > lo))
                 | (np.isclose(x, shi, rtol=0, atol=1e-9) & (shi < hi)))
-        if not edge.any():
+        if not edge.any() and free_gradient(gradient(x), x, lo, hi).max() <= STOP_GRADIENT:
             break
+    converged = converged and bool(free_gradient(gradient(eta), eta, lo, hi).max() <= STOP_GRADIENT)
     return eta, cost, n_iter, converged, message
 
 
@@ -188,3 +242,72 @@ def k_rows(d: Any, root: Any) -> str | None:
     """Schema check of a saved EkNN: ``k`` at most the number of training rows."""
     n = len(d["class_frame"]["codes"])
     return f"k = {d['k']} exceeds the {n} training rows" if d["k"] > n else None
+
+
+def evclass_initial_gamma(X: ArrayLike, codes: ArrayLike, n_classes: int) -> NDArray[np.float64]:
+    """evclass's starting values (``EkNNinit``): ``gamma_q = 1 / (mean Euclidean distance
+    between two rows of class q)``.
+
+    evclass stores ``sqrt(gamma)`` = ``1 / sqrt(mean distance)``; in Zouhal and Denoeux's
+    parametrisation used here that is ``gamma = 1 / mean distance``. Unlike
+    :func:`initial_gamma` it is not scale-free (``gamma d^2`` changes with the unit of the
+    scores). A class with fewer than two rows, or no spread, takes the value of the whole
+    training set; if that has no spread either, 1.
+
+    Examples
+    --------
+    >>> evclass_initial_gamma([[0.0], [2.0], [10.0], [11.0], [13.0]], [0, 0, 1, 1, 1], 2).round(4).tolist()
+    [0.5, 0.5]
+    """
+    from scipy.spatial.distance import pdist
+
+    X = np.asarray(X, dtype=np.float64)
+    codes = np.asarray(codes, dtype=np.intp)
+
+    def md(rows: NDArray[np.float64]) -> float:
+        return float(np.mean(pdist(rows))) if rows.shape[0] >= 2 else 0.0
+
+    overall = md(X)
+    out = np.empty(n_classes)
+    for q in range(n_classes):
+        v = md(X[codes == q])
+        if not v > 0:
+            v = overall
+        out[q] = 1.0 / v if v > 0 else 1.0
+    return out
+
+
+def verify_gamma_fit(fit: Any, source: str, cost_grad: Any, loo_error: float, evclass_start: NDArray[np.float64]) -> None:
+    """The load checks of a leave-one-out gamma fit (EkNN and the partially supervised EkNN;
+    see :meth:`evstat.classifiers.EkNNClassifier._verify_loaded`): ``cost_grad(eta) -> (cost,
+    gradient in eta)`` on the saved rows, ``loo_error`` recomputed at ``gamma``,
+    ``evclass_start`` the second start of the optimiser (:func:`evclass_initial_gamma` of the
+    training classes). gamma first (its field is named), then the recorded costs and error.
+
+    Without ``optimized``, gamma must equal ``gamma_init``. With it and ``converged``, the free
+    gradient (:func:`free_gradient`, the box ``LOG_GAMMA_RANGE`` around the two starts) must be
+    at most :data:`SAVED_GRADIENT_TOL`. A fit recorded as not converged (the optimiser's
+    verdict) is checked for its recorded numbers only."""
+    eta = np.log(fit.gamma.to_numpy())
+    eta0 = np.log(fit.gamma_init.to_numpy())
+    cost, g = cost_grad(eta)
+    if not fit.optimized:
+        if not np.array_equal(eta, eta0):
+            raise not_fitted(fit, source, "gamma", "optimized is false, so gamma must equal gamma_init")
+    elif fit.converged:
+        starts = np.vstack([eta0, np.log(evclass_start)])
+        lo, hi = starts.min(axis=0) - LOG_GAMMA_RANGE, starts.max(axis=0) + LOG_GAMMA_RANGE
+        worst = free_gradient(g, eta, lo, hi)
+        if not np.all(np.isfinite(g)) or worst.max() > SAVED_GRADIENT_TOL:
+            q = int(np.argmax(worst))
+            raise not_fitted(
+                fit,
+                source, f"gamma[{q}] (class {fit.levels[q]!r})",
+                f"the leave-one-out cost is not at a minimum: its gradient in log(gamma) is {g[q]:.3g}, "
+                f"beyond {SAVED_GRADIENT_TOL:g} (evstat.classifiers._gamma.SAVED_GRADIENT_TOL)",
+            )
+    for field, saved, c in (("cost", fit.cost, float(cost)), ("cost_init", fit.cost_init, float(cost_grad(eta0)[0]))):
+        if not abs(c - saved) <= SAVED_COST_RTOL * max(abs(c), 1e-300):
+            raise not_fitted(fit, source, field, f"the file says {saved!r}, the saved rows give {c!r}")
+    if loo_error != fit.loo_error:
+        raise not_fitted(fit, source, "loo_error", f"the file says {fit.loo_error!r}, the saved rows give {loo_error!r}")

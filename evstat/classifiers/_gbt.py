@@ -97,6 +97,10 @@ class GBTClassifier(ClassifierResults):
     """
 
     method = "gbt"
+    decision_rule = (
+        "the minimal upper expected loss (the pessimistic strategy of paper 000, eqs. 8-11, which "
+        "compares the GBT classifier with the calibrators)"
+    )
 
     def __init__(self, cf: ClassFrame, *, radius: float) -> None:
         super().__init__(cf)
@@ -215,6 +219,8 @@ def gbt(
     GBTClassifier
         With ``predict(type="prob" | "belief" | "mass")``, ``decide``, ``summary``, ``tidy``,
         ``glance``, ``augment``, ``ball_counts``, ``class_plausibility`` and ``save``.
+        ``decide(newdata)`` uses the pessimistic strategy by default (paper 000's;
+        ``fit.default_decision()``).
 
     Raises
     ------

@@ -208,6 +208,7 @@ class ClassifierResults(Results):
         """The output of ``predict(type=...)`` from dense masses (``"mass"``) or from the
         per-class Bel, Pl and BetP (``"prob"``, ``"belief"``)."""
         if type == "mass":
+            assert values is not None
             return MassArray(self.frame, values, index=index)
         assert bel is not None and pl is not None and betp is not None
         if self.is_binary:
@@ -226,8 +227,28 @@ class ClassifierResults(Results):
         """Same as ``predict(newdata, type="belief")``."""
         return self.predict(newdata, type="belief", missing=missing)
 
-    #: the credal decision of Liu, Pan and Dezert (paper 002), beside the loss-based strategies
-    capabilities: ClassVar[Capabilities] = Capabilities(extra_strategies=("credal",))
+    #: the credal decision of Liu, Pan and Dezert (paper 002), beside the loss-based strategies;
+    #: the default is Denoeux's rule (``decision_rule``)
+    capabilities: ClassVar[Capabilities] = Capabilities(default_strategy="pessimistic", extra_strategies=("credal",))
+    #: the paper's decision rule that ``capabilities.default_strategy`` implements (docstrings, summary)
+    decision_rule: ClassVar[str] = (
+        "the minimal upper expected loss (Denoeux 1997; evclass's decision(rule = 'upper')); with masses on "
+        "the classes and the whole frame only, the class it chooses without reject is the class of maximal "
+        "mass, Bel, Pl and BetP alike (Denoeux 1995)"
+    )
+
+    def default_decision(self) -> str:
+        """What ``decide(newdata)`` does without ``strategy=``: the default strategy (a declared
+        capability) and the paper's rule behind it.
+
+        Examples
+        --------
+        >>> import evstat as ev
+        >>> d = ev.datasets.simulate_gaussian(60, seed=0)
+        >>> ev.credal_knn("y ~ x1", d, k=5).default_decision().split(":")[0]
+        "strategy='credal'"
+        """
+        return f"strategy={self.capabilities.default_strategy!r}: {self.decision_rule}"
 
     def _decide(
         self, X: NDArray[np.float64], strategy: str, loss: pd.DataFrame | None, rho: float, reject_cost: float | None
@@ -302,6 +323,7 @@ class ClassifierResults(Results):
         s.add_info("Training rows", f"{cf.n}" + (f" ({cf.n_dropped} dropped: missing values)" if cf.n_dropped else ""))
         s.add_info("Classes", ", ".join(f"{lev} ({int(c)})" for lev, c in self.class_counts.items()))
         s.add_info("Score columns", ", ".join(self.terms) + " (Euclidean distance on these columns as given; not rescaled)")
+        s.add_info("Default decision", self.default_decision())
         return s
 
     # ---------------------------------------------------------------- persistence

@@ -62,7 +62,8 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import replace
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -70,7 +71,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, log_expit
 
 from evstat.belief import Frame, MassArray, check_dense_size
-from evstat.results import register
+from evstat.results import Capabilities, not_fitted, register
 from evstat.summary import Summary
 from evstat.classifiers.neighbors import CHUNK_ENTRIES, knn
 from evstat.formula import ClassFrame, class_frame, schema
@@ -287,6 +288,13 @@ class CredalKNNClassifier(ClassifierResults):
     """
 
     method = "credal_knn"
+    #: the paper's rule (002) by default: classes, meta-classes and outliers
+    capabilities: ClassVar[Capabilities] = replace(ClassifierResults.capabilities, default_strategy="credal")
+    decision_rule: ClassVar[str] = (
+        "the credal rule of paper 002 (Liu, Pan and Dezert): the focal set of maximal mass, a class, a "
+        "meta-class (a frozenset of classes) or 'outlier' (the whole frame); with reject_cost or loss the "
+        "loss-based 'pessimistic' strategy"
+    )
 
     def __init__(
         self,
@@ -463,6 +471,40 @@ class CredalKNNClassifier(ClassifierResults):
             "loo_error": schema.Float(min=0.0, max=1.0),
         }
 
+    def _verify_loaded(self, source: str) -> None:
+        """The class scales and the choice of rho, recomputed on the saved training rows (closed
+        forms, no search): ``dbar`` (eq. 8) exactly, the ``loo_error`` at ``rho``; with
+        ``rho_method="loo"``, ``rho`` on the grid 2.0, ..., 5.0 and the first minimum of the saved
+        path, and the path itself (every grid point when it holds at most
+        :data:`VERIFY_PATH_ENTRIES` masses, else its value at ``rho``). ``k``, ``outlier`` and a
+        fixed ``rho`` are settings."""
+        super()._verify_loaded(source)
+        X, codes, M = self._X, self._codes, self.n_classes
+        dbar = ec_dbar(X, codes, M, self.k)
+        bad = np.flatnonzero(dbar != self.dbar.to_numpy())
+        if bad.size:
+            q = int(bad[0])
+            raise not_fitted(self, source, f"dbar[{q}] (class {self.levels[q]!r})",
+                                   f"the file says {self.dbar.iloc[q]!r}, eq. 8 on the saved rows gives {dbar[q]!r}")
+        loo_err = _loo_errors(X, codes, M, self.k, dbar)
+        if self.rho_method == "loo":
+            path = self.loo_path
+            grid = np.asarray(path["rho"], dtype=np.float64) if path is not None else np.zeros(0)
+            if path is None or not np.array_equal(grid, RHO_GRID):
+                raise not_fitted(self, source, "loo_path", "rho='loo' searches the grid 2.0, 2.1, ..., 5.0")
+            errs = np.asarray(path["loo_error"], dtype=np.float64)
+            if self.rho != float(RHO_GRID[int(np.argmin(errs))]):
+                raise not_fitted(self, source, "rho", "it is not the first minimum of the saved leave-one-out path")
+            full = RHO_GRID.size * self.nobs * 2**M <= VERIFY_PATH_ENTRIES
+            for i in range(RHO_GRID.size) if full else [int(np.argmin(errs))]:
+                e = loo_err(float(RHO_GRID[i]))
+                if e != errs[i]:
+                    raise not_fitted(self, source, f"loo_path.loo_error[{i}] (rho = {RHO_GRID[i]:g})",
+                                           f"the file says {errs[i]!r}, the saved rows give {e!r}")
+        err = loo_err(self.rho)
+        if err != self.loo_error:
+            raise not_fitted(self, source, "loo_error", f"the file says {self.loo_error!r}, the saved rows give {err!r}")
+
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> CredalKNNClassifier:
         path = d["loo_path"]
@@ -478,6 +520,26 @@ class CredalKNNClassifier(ClassifierResults):
 # ------------------------------------------------------------------------------------------------
 # the fitting function
 # ------------------------------------------------------------------------------------------------
+
+
+def _loo_errors(X: NDArray[np.float64], codes: NDArray[np.intp], M: int, k: int,
+                dbar: NDArray[np.float64]) -> Any:
+    """``rho -> leave-one-out error`` of the hard (maximal BetP) decisions on the training rows
+    (each from its ``k`` nearest other rows), for the rho grid of :func:`credal_knn` and its
+    load check."""
+    idx, d2 = knn(X, X, k, exclude_self=True)
+    labels, dist = codes[idx], np.sqrt(d2)
+
+    def loo_err(rv: float) -> float:
+        v = ec_masses(np.exp(_log_support(labels, dist, dbar, rv, M)))
+        return float(np.mean(np.argmax(_betp_classes(v, M), axis=1) != codes))
+
+    return loo_err
+
+
+#: ``ev.load`` recomputes the whole leave-one-out path of ``rho="loo"`` when it holds at most
+#: this many masses (grid points x rows x 2**K), otherwise only its value at the chosen rho
+VERIFY_PATH_ENTRIES = 2**25
 
 
 def _check_rho(rho: Any) -> float | None:
@@ -538,8 +600,12 @@ def credal_knn(
     Returns
     -------
     CredalKNNClassifier
-        With ``predict``, ``decide`` (``strategy="credal"`` for decisions on meta-classes and
-        outliers), ``predict_loo``, ``summary``, ``tidy``, ``glance``, ``augment``, ``save``.
+        With ``predict``, ``decide``, ``predict_loo``, ``summary``, ``tidy``, ``glance``,
+        ``augment``, ``save``. ``decide(newdata)`` decides by the paper's credal rule by default
+        (``capabilities.default_strategy == "credal"``): the focal set of maximal mass, so a
+        class label, a meta-class (a ``frozenset`` of labels) or ``"outlier"``; a loss-based
+        strategy (``strategy="pessimistic"``, ...) or ``reject_cost=``/``loss=`` give a
+        Categorical of classes (and ``"reject"``), with ``"pessimistic"`` when no strategy is named.
 
     Raises
     ------
@@ -574,12 +640,7 @@ def credal_knn(
             "the class are duplicates of it), so lambda_s = 1/dbar_s is undefined: remove "
             "duplicate rows or increase k"
         )
-    idx, d2 = knn(X, X, kk, exclude_self=True)
-    labels, dist = codes[idx], np.sqrt(d2)
-
-    def loo_err(rv: float) -> float:
-        v = ec_masses(np.exp(_log_support(labels, dist, dbar, rv, M)))
-        return float(np.mean(np.argmax(_betp_classes(v, M), axis=1) != codes))
+    loo_err = _loo_errors(X, codes, M, kk, dbar)
 
     if r is None:
         errs = np.array([loo_err(float(g)) for g in RHO_GRID])

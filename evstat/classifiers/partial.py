@@ -53,7 +53,7 @@ from numpy.typing import NDArray
 from evstat.belief import Frame, MassArray
 from evstat.belief.transforms import mass_to_q, q_to_mass
 from evstat.summary import Summary
-from evstat.classifiers._gamma import gamma_fit_fields, k_rows, minimise_log_gamma
+from evstat.classifiers._gamma import central_gradient, evclass_initial_gamma, gamma_fit_fields, k_rows, minimise_log_gamma, verify_gamma_fit
 from evstat.classifiers.neighbors import CHUNK_ENTRIES, knn
 from evstat.formula import ClassFrame, schema
 from evstat.classifiers.base import ClassifierResults, clip01
@@ -210,7 +210,25 @@ def partial_loo_cost(log_gamma, q_nb, betp_nb, sq_dist, target, alpha, lam, M) -
     return 0.5 * float(np.sum(e * e)) / e.shape[0]
 
 
-def set_fit_state(res: ClassifierResults, *, k: int, alpha: float, lam: float, gamma: Any,
+class GammaFitResults(ClassifierResults):
+    """Base of the EkNN and the partially supervised EkNN: the fitted state they share, set by
+    :func:`set_fit_state` (declared once, for readers and the type checker)."""
+
+    k: int
+    alpha: float
+    lam: float
+    gamma: pd.Series
+    gamma_init: pd.Series
+    optimized: bool
+    cost_init: float
+    cost: float
+    loo_error: float
+    n_iter: int
+    converged: bool
+    message: str
+
+
+def set_fit_state(res: GammaFitResults, *, k: int, alpha: float, lam: float, gamma: Any,
                   gamma_init: Any, optimized: bool, cost_init: float, cost: float,
                   loo_error: float, n_iter: int, converged: bool, message: str) -> None:
     """Set the fitted state that EkNN and partially supervised EkNN share: ``k``, ``alpha``,
@@ -230,7 +248,7 @@ def set_fit_state(res: ClassifierResults, *, k: int, alpha: float, lam: float, g
     res.message = str(message)
 
 
-class PartialEkNNClassifier(ClassifierResults):
+class PartialEkNNClassifier(GammaFitResults):
     """A fitted partially supervised EkNN (returned by ``ev.eknn(..., label_masses=...)`` when
     some label is uncertain).
 
@@ -353,6 +371,32 @@ class PartialEkNNClassifier(ClassifierResults):
             return None
 
         return [k_rows, masses]
+
+    def _verify_loaded(self, source: str) -> None:
+        """As :meth:`evstat.classifiers.EkNNClassifier._verify_loaded`: gamma at a minimum of the
+        leave-one-out cost (its gradient by central differences,
+        :func:`evstat.classifiers._gamma.central_gradient`, as the optimiser's stopping rule), the recorded costs and the
+        leave-one-out error recomputed on the saved rows and label masses."""
+        super()._verify_loaded(source)
+        M = self.n_classes
+        values = self._labels
+        betp = _betp(values, M)
+        idx, d2 = knn(self._X, self._X, self.k, exclude_self=True)
+        q_nb, b_nb = mass_to_q(values)[idx], betp[idx]
+        masks = np.arange(1 << M)
+        contour = values @ ((masks[:, None] >> np.arange(M)[None, :]) & 1).astype(np.float64)
+        args = (q_nb, b_nb, d2, contour, self.alpha, self.lam, M)
+
+        def cost(eta: NDArray[np.float64]) -> float:
+            return partial_loo_cost(eta, *args)
+
+        def cost_grad(eta: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
+            return cost(eta), central_gradient(cost, eta)
+
+        m = partial_eknn_masses(q_nb, d2, b_nb @ self.gamma.to_numpy(), self.alpha)
+        err = float(np.mean(np.argmax(_betp(m, M), axis=1) != np.argmax(betp, axis=1)))
+        hard = np.argmax(betp, axis=1)
+        verify_gamma_fit(self, source, cost_grad, err, evclass_initial_gamma(self._X, hard, M))
 
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> PartialEkNNClassifier:

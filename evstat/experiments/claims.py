@@ -71,11 +71,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from evstat.experiments.minary_design import DATASETS, seed_sequence
+
+if TYPE_CHECKING:  # minary2019 imports this module
+    from evstat.experiments.minary2019 import Frontiers, StudyResults
 
 __all__ = [
     "DELTA",
@@ -411,7 +415,7 @@ def _not_always(c: Comparison) -> Comparison:
     return c
 
 
-def frontier_cells(front: object) -> pd.DataFrame:
+def frontier_cells(front: Frontiers) -> pd.DataFrame:
     """Fig. 7: for each calibration size and strategy, the share of the plotted plane rejected and
     whether the strategy has a decision frontier there (it decides part of the plane and rejects
     another part: ``0 < share < 1``).
@@ -425,18 +429,18 @@ def frontier_cells(front: object) -> pd.DataFrame:
     [[1.0, False], [0.3, True]]
     """
     rows = [{"n_cal": int(n), "strategy": s, "reject_share": float(v), "frontier": bool(0.0 < v < 1.0)}
-            for (n, s), v in front.reject_share.items()]  # type: ignore[attr-defined]
+            for (n, s), v in front.reject_share.items()]
     return pd.DataFrame(rows, columns=["n_cal", "strategy", "reject_share", "frontier"])
 
 
-def claims_table(results: object, front: object | None = None) -> list[Comparison]:
+def claims_table(results: StudyResults, front: Frontiers | None = None) -> list[Comparison]:
     """Every tested comparison of the paper's findings, computed from ``results``
     (a :class:`evstat.experiments.minary2019.StudyResults`); see
     :func:`evstat.experiments.minary2019.load_results` for an example. ``front`` (the
     :class:`~evstat.experiments.minary2019.Frontiers` of Fig. 7) adds the frontier claim."""
     from evstat.experiments.methods import METHODS
 
-    er = results.error_rates  # type: ignore[attr-defined]
+    er = results.error_rates
     labels = {k: v.label for k, v in METHODS.items()}
     have = set(er["method"]) if len(er) else set()
     out: list[Comparison] = []
@@ -479,7 +483,7 @@ def claims_table(results: object, front: object | None = None) -> list[Compariso
         if {worse, "joint_logistic"} <= have:
             out.append(compare(er, c5, f5, worse, "joint_logistic", labels))
 
-    r15 = results.reject_015  # type: ignore[attr-defined]
+    r15 = results.reject_015
     if len(r15):
         f8 = ("'if there are a lot of examples to train the joint calibration, the obtained error rates are almost "
               "equal. Yet, when less training examples are available, the two points obtained for the evidential "
@@ -543,9 +547,9 @@ def claims_table(results: object, front: object | None = None) -> list[Compariso
         c.verdict = verdict(*c.counts()[:2], len(cells))
         out.append(c)
 
-    rc = results.reject_curves  # type: ignore[attr-defined]
+    rc = results.reject_curves
     if len(rc):
-        seed = int(results.seed)  # type: ignore[attr-defined]
+        seed = int(results.seed)
         c8 = "Pessimistic reaches a higher accuracy at equal error with 15 calibration rows (5.4, Figs. 9-10)"
         f8 = ("'for a given error rate, the results obtained with the pessimistic strategy has a higher (or equal) "
               "accuracy rate than the probabilistic calibration when few training examples are available'")

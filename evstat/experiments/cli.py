@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["STUDIES", "add_reproduce_parser", "main", "run_reproduce"]
@@ -24,44 +25,24 @@ STUDIES = ("minary2019", "ramel2018", "credal-knn", "peers", "gebel2009", "evmul
 """Studies ``evstat reproduce`` knows."""
 
 
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {v}")
-    return v
+def _bounded_int(what: str, ok: Callable[[int], bool]) -> Callable[[str], int]:
+    """An argparse type: a whole number for which ``ok`` holds (the message names ``what``)."""
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if not ok(v):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {v}")
+        return v
+
+    return parse
 
 
-def _nonnegative_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {v}")
-    return v
-
-
-def _jobs(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer or -1 (every core), got {text!r}") from None
-    if v < 1 and v != -1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer or -1 (every core), got {v}")
-    return v
-
-
-def _seed(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {v}")
-    return v
+_positive_int = _bounded_int("a positive integer", lambda v: v >= 1)
+_nonnegative_int = _seed = _bounded_int("a non-negative integer", lambda v: v >= 0)
+_jobs = _bounded_int("a positive integer or -1 (every core)", lambda v: v >= 1 or v == -1)
 
 
 def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:

@@ -452,11 +452,11 @@ def eknn_vehicles(ks: tuple[int, ...] = tuple(range(1, 16))) -> pd.DataFrame:
 
 
 #: the simulation parameters of the data-fusion example (the slides give none)
-FUSION = {"n_train": 60, "n_test": 1000, "shift_x": 1.0, "shift_x2": 1.0, "k": 5,
+FUSION: dict[str, Any] = {"n_train": 60, "n_test": 1000, "shift_x": 1.0, "shift_x2": 1.0, "k": 5,
           "sigmas": (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0)}
 
 
-def fusion_example(seed: int, runs: int, sigmas: tuple[float, ...] = FUSION["sigmas"]) -> pd.DataFrame:  # type: ignore[assignment]
+def fusion_example(seed: int, runs: int, sigmas: tuple[float, ...] = FUSION["sigmas"]) -> pd.DataFrame:
     """Denoeux's data-fusion example (004): two classes observed by two sensors, ``x`` in R^5 and
     ``x'`` in R^3, Gaussian and conditionally independent given the class; ``n = 60`` training
     rows; in operation the first sensor is perturbed, ``x <- x + eps``, ``eps ~ N(0, sigma^2 I)``.

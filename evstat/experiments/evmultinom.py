@@ -62,7 +62,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -70,6 +70,9 @@ import pandas as pd
 from evstat.experiments.claims import Z, paired_cells, pooled_curves, verdict
 from evstat.experiments.store import Store, file_digest
 from evstat.io.atomic import atomic_path, write_text
+
+if TYPE_CHECKING:
+    from evstat.results import Results
 
 __all__ = ["CAL_SIZES", "COSTS", "DATASETS", "METHODS", "EvmultinomStudy", "markdown_tables", "run_evmultinom", "unit"]
 
@@ -182,6 +185,7 @@ def _method_arrays(method: str, cal: dict[str, pd.DataFrame], test: dict[str, pd
         b = ev.credal_knn(_formula(cal["probs"]), cal["probs"], k=min(CREDAL_K, n - 1), outlier=False).predict(
             test["probs"], type="belief")
     else:
+        fit: Results
         if method == "dirichlet":
             fit = ev.dirichlet(_formula(cal["mean"]), cal["mean"], reg_lambda=DIRICHLET_REG)
             p = fit.predict(test["mean"])
@@ -244,6 +248,9 @@ def unit(dataset: str, rnd: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]
         cal = score_frames(probs(p.cal[n]), levels, y[p.cal[n]])
         for method in METHODS:
             note = ""
+            th: np.ndarray | None
+            bel: np.ndarray | None
+            pl: np.ndarray | None
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -252,10 +259,10 @@ def unit(dataset: str, rnd: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]
                 th = bel = pl = None
                 note = f"failed: {type(err).__name__}: {' '.join(str(err).split())[:200]}"
             strategies = ("probabilistic",) if method in PROBABILISTIC_ONLY else STRATEGIES
-            ign = float(np.mean(pl - bel)) if th is not None else np.nan
+            ign = float(np.mean(pl - bel)) if pl is not None and bel is not None else np.nan
             for s in strategies:
                 keys = {"round": int(rnd), "dataset": dataset, "n_cal": int(n), "method": method, "strategy": s}
-                if th is None:
+                if th is None or bel is None or pl is None:  # the method failed
                     errs.append({**keys, "design": design, "n_test": len(yt), "n_errors": np.nan, "error_rate": np.nan,
                                  "ignorance": np.nan, "note": note})
                     curves += [{**keys, "reject_cost": c, "n_test": len(yt), "n_decided": np.nan, "n_errors": np.nan}

@@ -83,7 +83,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -94,6 +94,9 @@ from evstat.experiments.store import Store, read_settings
 from evstat.io.atomic import atomic_path, write_text
 from evstat.metrics.gebel import correctness_rate, one_minus_rmse, wcr
 from evstat.multiclass import code_matrix
+
+if TYPE_CHECKING:
+    from evstat.results import Results
 
 __all__ = [
     "DATASETS",
@@ -118,6 +121,10 @@ REDUCTIONS = {"two-class": ("none",), "K-class": ("ovr", "pairs")}
 METHODS_TWO = ("norm", "own", "av", "bay-alap", "ir", "lr", "plr")
 METHODS_K = ("norm", "av", "lr", "diri-gmean", "diri-gtrim", "diri-prod", "ann-direct", "diri-direct",
              "temperature", "dirichlet-kull")
+#: the univariate calibrators of the thesis's Appendix A (Tables A.1-A.4) run through the
+#: reductions like AV and LR (binary calibration per task, Zadrozny coupling); not in the main
+#: tables, run with ``_unit(..., methods=METHODS_K_APPENDIX)`` (reports/gebel2009/run_appendix_a.py)
+METHODS_K_APPENDIX = ("bay-alap", "ir", "plr")
 SVM_C = (1.0, 16.0)
 SVM_GAMMA = (2.0**-5, 2.0**-3)
 INNER_FOLDS = 3
@@ -226,9 +233,14 @@ def _frame(S: NDArray, y: NDArray | None) -> pd.DataFrame:
 def _calibrate_k(method: str, S: NDArray, y: NDArray, St: NDArray, code: pd.DataFrame) -> NDArray[np.float64]:
     formula = "y ~ " + " + ".join(f"s{j}" for j in range(S.shape[1]))
     cal, test = _frame(S, y), _frame(St, None)
-    if method in ("norm", "av", "lr"):
-        name = {"norm": "normcal", "av": "avcal", "lr": "evlogit"}[method]
+    fit: Results
+    if method in ("norm", "av", "lr", "ir", "plr"):
+        name = {"norm": "normcal", "av": "avcal", "lr": "evlogit", "ir": "isotonic", "plr": "plr"}[method]
         fit = ev.ecoc(formula, cal, code=code, calibrator=name, coupling="zadrozny")
+    elif method == "bay-alap":
+        # SVM decision values and ANN log-odds are real-valued scores: no transform (as two-class)
+        fit = ev.ecoc(formula, cal, code=code, calibrator="bayescal", coupling="zadrozny",
+                      calibrator_args={"density": "alap", "transform": "none"})
     elif method.startswith("diri-") and method != "diri-direct":
         fit = ev.gebel_dirichlet(formula, cal, code=code, combine=method[5:].replace("-", ""), m_search="refine")
     elif method == "diri-direct":
@@ -255,6 +267,7 @@ def _calibrate_two(method: str, kind: str, s: NDArray, y: NDArray, st: NDArray) 
     prob = kind in ("nb", "tree")
     if method == "own":
         return np.asarray(st, dtype=np.float64)
+    fit: Results
     if method == "norm":
         fit = ev.normcal("y ~ s", cal)
     elif method == "av":
@@ -294,7 +307,13 @@ def _unit_data(part: str, dataset: str, clf: str, red: str, fold: int, folds: in
     return sc.transform(X[tr]), sc.transform(X[te]), y[tr], y[te], te, len(classes), rs
 
 
-def _unit(part: str, dataset: str, clf: str, red: str, fold: int, folds: int, seed: int) -> list[dict[str, Any]]:
+def _unit(part: str, dataset: str, clf: str, red: str, fold: int, folds: int, seed: int,
+          methods: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """One (part, data set, classifier, reduction, fold) unit: every method's rows and predictions.
+    ``methods`` (K-class only) replaces the part's methods, e.g. :data:`METHODS_K_APPENDIX`; the
+    classifier scores are the same as in the main run (same seeds)."""
+    if methods is not None and part != "K-class":
+        raise ValueError("methods= applies to the K-class part only")
     from sklearn.exceptions import ConvergenceWarning
 
     Xtr, Xte, ytr, yte, te, K, rs = _unit_data(part, dataset, clf, red, fold, folds, seed)
@@ -335,16 +354,19 @@ def _unit(part: str, dataset: str, clf: str, red: str, fold: int, folds: int, se
                 # training rows outside the task are scored by the task's full model
                 S[:, b] = _score(clf, _make(clf, params, rs).fit(Xtr[rows_b], yb), Xtr) if not rows_b.all() else 0.0
                 S[rows_b, b] = cal_b
-            methods = [m for m in METHODS_K if clf == "ann" or m not in ("ann-direct", "diri-direct")]
+            methods = [m for m in (METHODS_K if methods is None else methods)
+                       if clf == "ann" or m not in ("ann-direct", "diri-direct")]
             P_direct = P_direct_cal = None
-            if clf == "ann":
+            if clf == "ann" and {"ann-direct", "diri-direct"} & set(methods):
                 P_direct_cal, P_direct = _direct_probs(Xtr, ytr, Xte, K, rs)
             for m in methods:
                 t_m = time.perf_counter()
                 try:
                     if m == "ann-direct":
+                        assert P_direct is not None  # the direct methods run with clf == "ann" only
                         preds[m] = P_direct
                     elif m == "diri-direct":
+                        assert P_direct is not None and P_direct_cal is not None
                         preds[m] = _calibrate_direct(P_direct_cal, ytr, P_direct)
                     else:
                         preds[m] = _calibrate_k(m, S, ytr, St, code)

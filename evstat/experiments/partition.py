@@ -378,7 +378,7 @@ def reject_partition(
     return RejectPartition(svm=tuple(blocks[: len(svm_sizes)]), cal=cal, test=blocks[len(svm_sizes)])
 
 
-def apportion_classes(sizes: Sequence[int], class_rows: Sequence[int], every_class: Sequence[bool] | None = None) -> NDArray[np.int64]:
+def apportion_classes(sizes: Sequence[int], class_rows: ArrayLike, every_class: Sequence[bool] | None = None) -> NDArray[np.int64]:
     """Split blocks of the given sizes between K classes in proportion to the data (the K-class
     analogue of :func:`apportion`).
 

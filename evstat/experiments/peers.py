@@ -405,7 +405,7 @@ def run_peers(
     while reps_done < reps or rounds_done < rounds:
         r1 = min(reps, reps_done + BLOCK_REPS)
         d1 = min(rounds, rounds_done + BLOCK_ROUNDS)
-        units = [(sim_unit, (t, J, n, r, seed, n_test)) for r in range(reps_done, r1)
+        units: list[tuple[Callable[..., Any], tuple]] = [(sim_unit, (t, J, n, r, seed, n_test)) for r in range(reps_done, r1)
                  for t in truths for J in SCORES for n in n_cals]
         n_sim = len(units)
         units += [(real_unit, (d, r, seed)) for r in range(rounds_done, d1) for d in datasets]
@@ -457,8 +457,9 @@ def _run_units(units: list[tuple[Callable[..., Any], tuple]], jobs: int, quiet: 
         finished = zip(todo, Parallel(n_jobs=jobs, batch_size=1, return_as="generator")(
             delayed(guarded(units[i][0]))(*units[i][1]) for i in it), strict=True)
     for i, frames in finished:
-        store.save_frames(*paths[i], frames)
-        res[i] = store.load_frames(*paths[i])
+        key, files = paths[i]
+        store.save_frames(key, files, frames)
+        res[i] = store.load_frames(key, files)
     return [tuple(r) for r in res]
 
 

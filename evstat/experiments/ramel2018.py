@@ -708,6 +708,8 @@ def run_ramel2018(
                 bar.close()
         record["exp2_seconds"] = round(time.perf_counter() - t, 1)
         hist = read_rows(hp, EXP2_COLUMNS, required=EXP2_COLUMNS, numeric=EXP2_NUMERIC)
+        if hist is None:  # written above: unreadable only if something else changed it meanwhile
+            raise RuntimeError(f"{hp} changed while the study ran (it no longer holds the experiment 2 columns); run again")
         hist = hist[(hist["round"] < rounds) & hist["dataset"].isin(ds)]
         order = {s: i for i, s in enumerate(EXP2_STRATEGIES)}
         dorder = {d: i for i, d in enumerate(DATASETS)}

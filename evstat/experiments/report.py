@@ -14,7 +14,7 @@ import os
 import platform
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -47,7 +47,10 @@ __all__ = [
 ]
 
 _TEMPLATES = Path(__file__).resolve().parent / "templates"
-_FONT = {"font.size": 9.0, "axes.titlesize": 10.0, "axes.labelsize": 9.0, "legend.fontsize": 8.5}
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
+_FONT: dict[RcKeyType, Any] = {"font.size": 9.0, "axes.titlesize": 10.0, "axes.labelsize": 9.0, "legend.fontsize": 8.5}
 
 #: line style of each method in Figs. 4 and 6
 METHOD_STYLE: dict[str, dict[str, Any]] = {

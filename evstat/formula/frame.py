@@ -96,7 +96,7 @@ class ModelFrame:
     terms: list[str]
     design_info: patsy.DesignInfo
     classes: tuple
-    positive: object
+    positive: Any
     index: pd.Index
     n_dropped: int = 0
     _score_columns: tuple[str, ...] = ()

@@ -55,7 +55,7 @@ import ast
 import math
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeGuard
 
 from patsy import PatsyError
 from patsy.desc import Evaluator, IntermediateExpr, ModelDesc
@@ -277,7 +277,7 @@ _ARITH = {
 }
 
 
-def _is_int(v: Any) -> bool:
+def _is_int(v: Any) -> TypeGuard[int]:
     return isinstance(v, int)  # bool included (True**n is an int power)
 
 
@@ -355,7 +355,7 @@ def _const(node: ast.AST, code: str, formula: str) -> Any:
         if name == "pow" and not kwargs and len(args) in (2, 3):
             if any(a is _NOT_CONSTANT for a in args):
                 return _NOT_CONSTANT
-            return _power(*args[:2], code, formula, mod=args[2] if len(args) == 3 else None)
+            return _power(args[0], args[1], code, formula, mod=args[2] if len(args) == 3 else None)
         if name == "abs" and len(args) == 1 and args[0] is not _NOT_CONSTANT:
             return abs(args[0])
         return _NOT_CONSTANT

@@ -160,8 +160,8 @@ def _code_two(
                 other = f"; no rows of {_fmt_values(absent)[1:-1]}"
         elif isinstance(only, (bool, np.bool_)):
             other = f"; no rows of {not only!r}"
-        elif isinstance(only, numbers.Number) and only in (0, 1):
-            other = f"; no rows of {int(1 - only)!r}"
+        elif isinstance(only, numbers.Real) and float(only) in (0.0, 1.0):
+            other = f"; no rows of {int(1 - float(only))!r}"
         raise ValueError(
             f"response column {name!r} has a single class: {only!r} in all {_rows(n)}{other}. "
             + ("The calibration data must contain both classes: add rows of the other class"

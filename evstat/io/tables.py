@@ -74,7 +74,11 @@ def _decode_error(err: UnicodeDecodeError, path: str, what: str, encoding: str, 
 
 def _check_header(header: list[str], path: str, what: str, sep: str) -> None:
     seen: set[str] = set()
-    dups = [h for h in header if h in seen or seen.add(h)]  # type: ignore[func-returns-value]
+    dups = []
+    for h in header:
+        if h in seen:
+            dups.append(h)
+        seen.add(h)
     if dups:
         raise TableError(
             f"{_name(path, what)} has duplicate column names {sorted(set(dups))} (pandas would rename the "
@@ -227,7 +231,7 @@ def iter_table(path: str, what: str, chunksize: int, sep: str = ",", encoding: s
         return batches(), f.metadata.num_rows, columns
     enc = _encoding(encoding)
     raw = _open_binary(path, what)
-    text = io.TextIOWrapper(raw if isinstance(raw, io.BufferedIOBase) else io.BufferedReader(raw),  # type: ignore[arg-type]
+    text = io.TextIOWrapper(raw if isinstance(raw, io.BufferedIOBase) else io.BufferedReader(raw),  # type: ignore[type-var]
                             encoding=enc, newline="")
     try:
         first = text.readline()

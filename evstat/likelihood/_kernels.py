@@ -20,6 +20,11 @@ the kernel to 1e-9, ``tests/likelihood/test_kernels.py``). In the default mode `
    evstat.likelihood._kernels``, started at most once per process and guarded by a lock file
    across processes) compiles the kernels into numba's cache and then writes the marker.
 
+The K-class kernel of evmultinom (:mod:`evstat.likelihood.multinomial`, 3 minutes of compilation
+under load) follows the same rule with its own numpy path (``_profile_numpy``: the same KKT
+Newton iteration without continuation, agreeing with the kernel to 1e-9,
+``tests/multiclass/test_evmultinom_kernels.py``); the background process compiles both.
+
 So a fresh installation answers its first small prediction in numpy time (milliseconds), and
 from about 20 s later on every process gets the kernel from the cache. The alternatives,
 weighed:
@@ -72,7 +77,7 @@ COMPILE_IN_PROCESS_WORK = 50_000_000
 #: a lock file older than this (seconds) is from a compilation that died: it is taken over
 STALE_LOCK_SECONDS = 600.0
 #: the modules whose kernels the background compilation warms (each has ``_warm_kernels()``)
-KERNEL_MODULES = ("evstat.likelihood.linear_profile",)
+KERNEL_MODULES = ("evstat.likelihood.linear_profile", "evstat.likelihood.multinomial")
 
 _STARTED = [False]  # a background compilation was started by this process
 

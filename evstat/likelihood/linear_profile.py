@@ -29,7 +29,9 @@ Two paths compute it:
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -342,7 +344,7 @@ def _warm_kernels() -> None:
     t = (s.sum(axis=1) + rng.normal(size=40) > 0).astype(float)
     beta, _ = newton_mle(X, t)
     lik = LogisticLikelihood(X=X, t=t, beta_hat=beta, loglik_hat=float(loglik(beta, X, t)),
-                             cov=np.linalg.inv(information(beta, X)))
+                             cov=np.asarray(np.linalg.inv(information(beta, X)), dtype=np.float64))
     _kernel()
     a = X[:3]
     e = (a @ beta)[:, None] + np.linspace(-1.0, 1.0, 5)
@@ -775,10 +777,17 @@ def _project_inplace_py(beta, a, aa, e):  # pragma: no cover
         beta[j] += a[j] * c
 
 
-_KERNEL = None
+_KERNEL: Callable[..., Any] | None = None
+# the compiled helpers of the kernel, bound by _kernel() on first use
+_project_inplace: Callable[..., Any]
+_exp_neg_abs: Callable[..., Any]
+_sweep: Callable[..., Any]
+_tile_diag: Callable[..., Any]
+_tile_off: Callable[..., Any]
+_solve_kkt: Callable[..., Any]
 
 
-def _kernel():
+def _kernel() -> Callable[..., Any]:
     """The compiled Newton kernel (numba, compiled on first use and cached on disk)."""
     global _KERNEL, _project_inplace, _exp_neg_abs, _sweep, _tile_diag, _tile_off, _solve_kkt
     if _KERNEL is None:
@@ -789,7 +798,7 @@ def _kernel():
         # reassociated); the sums of the sweep may be reordered (SIMD reductions); the loops
         # over the rows use numpy's error model (no ZeroDivisionError branch per division,
         # which kept the loop with 1 / (1 + z) from being vectorised)
-        vector = {"cache": True, "error_model": "numpy"}
+        vector: dict[str, Any] = {"cache": True, "error_model": "numpy"}
         _exp_neg_abs = numba.njit(fastmath={"contract"}, **vector)(_exp_neg_abs_py)
         sums = {"fastmath": {"reassoc", "contract"}, **vector}
         _tile_diag = numba.njit(**sums)(_tile_diag_py)
@@ -889,7 +898,7 @@ def profile_loglik(
             stacklevel=2,
         )
     res = (out_l.reshape(shape), out_nu.reshape(shape))
-    if return_beta:
+    if out_b is not None:  # return_beta
         return res + (out_b.reshape(shape + (lik.p,)),)
     return res
 

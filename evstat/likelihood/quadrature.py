@@ -20,6 +20,7 @@ started from its predecessors' solutions.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -54,6 +55,17 @@ CC8 = clenshaw_curtis(8)
 Integrand = Callable[[NDArray[np.intp], NDArray[np.float64]], tuple[NDArray[np.float64], NDArray | None]]
 
 
+@overload
+def adaptive_clenshaw_curtis(
+    a: NDArray[np.float64], b: NDArray[np.float64],
+    evaluate: Callable[[NDArray[np.intp], NDArray[np.float64]], tuple[NDArray[np.float64], NDArray]],
+    side: int, acc: float, max_depth: int = 40,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray]: ...
+@overload
+def adaptive_clenshaw_curtis(
+    a: NDArray[np.float64], b: NDArray[np.float64], evaluate: Integrand, side: int, acc: float,
+    max_depth: int = 40,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray | None]: ...
 def adaptive_clenshaw_curtis(
     a: NDArray[np.float64], b: NDArray[np.float64], evaluate: Integrand, side: int, acc: float,
     max_depth: int = 40,

@@ -11,11 +11,13 @@ calibrator can be scored:
 
 Modules: ``probabilistic`` (error rate, Brier score and decomposition, log loss), ``reliability``
 (ECE, MCE, reliability table, Wilson intervals), ``tests`` (Hosmer-Lemeshow, Spiegelhalter),
-``evidential`` (ignorance, decisions with reject, reject curves, interval coverage), ``gebel``
+``evidential`` (ignorance, decisions with reject, reject curves, interval coverage),
+``classdecisions`` (the same for K >= 2 classes from Bel({k}), Pl({k})), ``gebel``
 (Gebel's CR, 1 - RMSE, WCR, Cal, Garczarek's AS and Ac), ``credal`` (error, imprecision and outlier rates and the
 confusion table of credal decisions: sets of classes) and ``summary`` (``score_predictions``).
 """
 
+from evstat.metrics.classdecisions import class_interval_coverage, class_reject_curve, decide_classes
 from evstat.metrics.credal import (
     credal_confusion,
     credal_error_rate,
@@ -68,6 +70,8 @@ __all__ = [
     "brier_decomposition",
     "brier_score",
     "cal",
+    "class_interval_coverage",
+    "class_reject_curve",
     "class_reliability_table",
     "classwise_ece",
     "credal_confusion",
@@ -77,6 +81,7 @@ __all__ = [
     "outlier_rate",
     "correctness_rate",
     "decide_binary",
+    "decide_classes",
     "decision_metrics",
     "ece",
     "error_rate",

@@ -174,10 +174,11 @@ def credal_confusion(y: Sequence[Any], decisions: Sequence[Any], outlier: Hashab
     names = [_name(s, outlier, order) for s in sets]
     seen = {_name(s, outlier, order): s for s in sets}
     cols = [str(c) for c in classes]
-    meta = sorted((n for n, s in seen.items() if s is not None and len(s) > 1),
-                  key=lambda n: (len(seen[n]), sorted(order.get(v, len(order)) for v in seen[n])))
+    sets_of = {n: s for n, s in seen.items() if s is not None}
+    meta = sorted((n for n, s in sets_of.items() if len(s) > 1),
+                  key=lambda n: (len(sets_of[n]), sorted(order.get(v, len(order)) for v in sets_of[n])))
     cols += meta
-    extra = sorted(n for n, s in seen.items() if s is not None and len(s) == 1 and n not in cols)
+    extra = sorted(n for n, s in sets_of.items() if len(s) == 1 and n not in cols)
     cols += extra
     cols.append(str(outlier))
     tab = pd.crosstab(pd.Series(ys, name="truth"), pd.Series(names, name="decision"))

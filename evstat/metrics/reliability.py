@@ -441,7 +441,7 @@ def classwise_ece(
     Y = (codes[:, None] == np.arange(k)[None, :]).astype(np.int64)
 
     def cw(idx: np.ndarray | None) -> np.ndarray:
-        tot = 0.0
+        tot: float | np.ndarray = 0.0
         for j in range(k):
             yj, pj = (Y[:, j], P[:, j]) if idx is None else (Y[idx, j], P[idx, j])
             if idx is None:

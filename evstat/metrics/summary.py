@@ -53,12 +53,14 @@ def score_predictions(
     dtype: float64
     """
     yy, pp = check_y_p(y, p)
+    e = ece(yy, pp)
+    assert isinstance(e, float)  # without n_boot
     out = {
         "n": float(yy.shape[0]),
         "error_rate": error_rate(yy, pp),
         "brier": brier_score(yy, pp),
         "log_loss": log_loss(yy, pp),
-        "ece": float(ece(yy, pp)),  # type: ignore[arg-type]
+        "ece": e,
     }
     if (bel is None) != (pl is None):
         raise ValueError("give both bel and pl (Bel({1}) and Pl({1}) per row), or neither.")

@@ -90,6 +90,7 @@ from evstat.likelihood.multinomial import (
     multinomial_targets,
     predictive_bounds,
 )
+from evstat.multiclass.simplex import SCORES, detect_simplex, resolve_scores, scores_note, to_logs
 from evstat.results import Capabilities, register
 from evstat.summary import Summary, format_number
 
@@ -120,15 +121,22 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
     method: ClassVar[str] = "evmultinom"
     #: lower and upper probabilities, not masses, for K >= 3 (and so no credal decision);
     #: coefficient profiles
-    capabilities: ClassVar[Capabilities] = Capabilities(k_class_mass=False, profiles=True)
+    capabilities: ClassVar[Capabilities] = Capabilities(k_class_mass=False, profiles=True, default_strategy="pessimistic")
+    decision_rule: ClassVar[str] = (
+        "the pessimistic strategy of paper 000 (eqs. 8-11) carried to K classes: the act of minimal upper "
+        "expected loss, E_upper(decide k) = 1 - Bel({k}) with 0-1 costs"
+    )
 
-    def __init__(self, cf: ClassFrame, params: ArrayLike | None = None, targets: str = "platt") -> None:
+    def __init__(
+        self, cf: ClassFrame, params: ArrayLike | None = None, targets: str = "platt", scores: str = "raw"
+    ) -> None:
         super().__init__(cf)
         if targets not in TARGETS:
             raise ValueError(f"targets must be 'platt' (smoothed, the default) or 'binary', got {targets!r}")
         self.targets = targets
-        X = np.ascontiguousarray(np.asarray(cf.design.X, dtype=float))
-        self._terms = list(cf.design.terms)
+        self.scores = scores
+        X = np.ascontiguousarray(self._transform(np.asarray(cf.design.X, dtype=float), "calibration data"))
+        self._terms = _model_terms(list(cf.design.terms), scores)
         K = cf.n_classes
         d = (K - 1) * X.shape[1]
         codes = np.asarray(cf.codes, dtype=np.intp)
@@ -317,7 +325,19 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         if newdata is None:
             return np.asarray(self._lik.X), self.class_frame.index
         self._check_newdata(newdata)
-        return self.class_frame.design.new_X(newdata, missing=missing)
+        X, index = self.class_frame.design.new_X(newdata, missing=missing)
+        return self._transform(X, "new data"), index
+
+    def _transform(self, X: NDArray[np.float64], where: str) -> NDArray[np.float64]:
+        """The model's design from the formula's: as given (``scores="raw"``), or for a
+        probability matrix (or its logs) the intercept and the K - 1 log-ratios
+        ``ln(p_k / p_1)`` (first score column the reference; module docstring)."""
+        if self.scores == "raw":
+            return X
+        terms = list(self.class_frame.design.terms)
+        cols = [j for j, t in enumerate(terms) if t != "Intercept"]
+        L = to_logs(X[:, cols], self.scores, [terms[j] for j in cols], "evmultinom", where)
+        return np.hstack([np.ones((X.shape[0], 1)), L[:, 1:] - L[:, :1]])
 
     def _weights(self, event: Iterable[Hashable]) -> NDArray:
         members = list(event) if not isinstance(event, (str, bytes)) else [event]
@@ -364,7 +384,7 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         out[:, 1], out[:, 2], out[:, 3] = 1.0 - p, b, p - b
         return out
 
-    def _predict(
+    def _predict(  # type: ignore[override]  # its own options by name: an unknown one is a TypeError
         self, X: NDArray, index: pd.Index, type: str, events: Sequence[Iterable[Hashable]] | None = None,
         se_fit: bool = False,
     ) -> Any:
@@ -480,7 +500,7 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         return [f"{c}: {t}" for c, t in self._flat_index()]
 
     def _glm_settings(self) -> dict[str, Any]:
-        return {"targets": self.targets}
+        return {"targets": self.targets, "scores": self.scores}
 
     def _glm_refit(self, formula: str, data: pd.DataFrame, **settings: Any) -> MultinomCalibration:
         return evmultinom(formula, data, **settings)
@@ -574,6 +594,12 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
                    + f"; baseline {self.classes[0]!r}")
         s.add_info("Targets", "Platt-Laplace smoothed, (1{y = k} N_y + 1) / (N_y + K)" if self.targets == "platt"
                    else "0/1 labels")
+        score_terms = [t for t in self.class_frame.design.terms if t != "Intercept"]
+        s.add_info("Default decision", self.default_decision())
+        if self.scores != "raw":
+            s.add_info("Scores", scores_note(self.scores, score_terms,
+                                         f"the model uses the {len(score_terms) - 1} log-ratios "
+                                             f"ln(p_k / {score_terms[0]}) and an intercept").removeprefix("Scores: "))
         t = self.tidy(level)
         pct = f"{level:.1%}".replace(".0%", "%")
         coef = pd.DataFrame(
@@ -624,7 +650,11 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
 
     # ---------------------------------------------------------------- persistence
     def _to_dict(self) -> dict[str, Any]:
-        return {"params": self._lik.B_hat.tolist(), "targets": self.targets}
+        return {"params": self._lik.B_hat.tolist(), "targets": self.targets, "scores": self.scores}
+
+    @classmethod
+    def _schema_optional(cls) -> dict[str, schema.Spec]:
+        return {"scores": schema.Str(choices=[s for s in SCORES if s != "auto"])}  # absent: "raw"
 
     @classmethod
     def _schema_fields(cls) -> dict[str, schema.Spec]:
@@ -635,7 +665,7 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
     def _schema_checks(cls) -> list[Any]:
         def shape(d: Any, root: Any) -> str | None:
             K = len(d["class_frame"]["levels"])
-            p = len(d["class_frame"]["design"]["terms"])
+            p = len(_model_terms(list(d["class_frame"]["design"]["terms"]), d.get("scores", "raw")))
             rows = d["params"]
             if len(rows) != K - 1 or any(len(r) != p for r in rows):
                 return f"params must be {K - 1} rows (the classes but the baseline) of {p} coefficients (the terms)"
@@ -645,10 +675,20 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
 
     @classmethod
     def _from_dict(cls, d: Mapping[str, Any]) -> MultinomCalibration:
-        return cls(cls._class_frame_from(d), params=d["params"], targets=d["targets"])
+        return cls(cls._class_frame_from(d), params=d["params"], targets=d["targets"], scores=d.get("scores", "raw"))
 
 
-def evmultinom(formula: str, data: pd.DataFrame, targets: str = "platt", missing: str = "raise") -> MultinomCalibration:
+def _model_terms(terms: list[str], scores: str) -> list[str]:
+    """The model's term names: the formula's, or ``Intercept`` and the log-ratios."""
+    if scores == "raw":
+        return terms
+    cols = [t for t in terms if t != "Intercept"]
+    return ["Intercept", *(f"ln({c}/{cols[0]})" for c in cols[1:])]
+
+
+def evmultinom(
+    formula: str, data: pd.DataFrame, targets: str = "platt", missing: str = "raise", scores: str = "auto"
+) -> MultinomCalibration:
     """Evidential multinomial (joint) calibration of classifier scores for a K-level response.
 
     Fits ``theta_k(s) = softmax_k(B x)`` (first level the baseline, as R's ``nnet::multinom``)
@@ -667,10 +707,20 @@ def evmultinom(formula: str, data: pd.DataFrame, targets: str = "platt", missing
         ``"binary"``: the labels (R's ``nnet::multinom``; an error when the scores separate the
         classes). Module docstring.
     missing : {"raise", "drop"}
+    scores : {"auto", "raw", "probabilities", "log-probabilities"}
+        What the score columns are (:mod:`evstat.multiclass.simplex`). ``"auto"`` (default):
+        a probability matrix (rows summing to 1, e.g. ``predict_proba``; collinear with the
+        intercept as given) or its logs is recognised, and the model uses the K - 1
+        log-ratios ``ln(p_k / p_1)`` (first column the reference) with an intercept, whose
+        coefficients ``[0 | I]`` reproduce the input probabilities; any other columns
+        (logits, decision functions, several classifiers' scores) are used as given
+        (``"raw"``). The summary says which.
 
     Returns
     -------
     MultinomCalibration
+        ``decide(newdata)`` uses paper 000's pessimistic strategy by default (minimal upper
+        expected loss; ``fit.default_decision()``).
 
     Examples
     --------
@@ -686,8 +736,24 @@ def evmultinom(formula: str, data: pd.DataFrame, targets: str = "platt", missing
     >>> bool(((b["bel"] <= b["theta"]) & (b["theta"] <= b["pl"])).all().all())
     True
     """
-    cf = class_frame(formula, data, missing=missing)
-    return MultinomCalibration(cf, targets=targets)
+    if scores not in SCORES:
+        raise ValueError(f"scores must be one of {SCORES}, got {scores!r}")
+    if scores == "raw":
+        return MultinomCalibration(class_frame(formula, data, missing=missing), targets=targets)
+    try:
+        cf = class_frame(formula, data, missing=missing)
+    except ValueError as err:  # a probability matrix is collinear with the intercept
+        cf = class_frame(formula, data, missing=missing, rank_checks=False)
+        if scores == "auto" and detect_simplex(_score_part(cf)) is None:
+            raise err from None
+    cols = [t for t in cf.design.terms if t != "Intercept"]
+    form = resolve_scores(scores, _score_part(cf), cols, "evmultinom")
+    return MultinomCalibration(cf, targets=targets, scores=form)
+
+
+def _score_part(cf: ClassFrame) -> NDArray[np.float64]:
+    terms = list(cf.design.terms)
+    return np.asarray(cf.design.X)[:, [j for j, t in enumerate(terms) if t != "Intercept"]]
 
 
 register(MultinomCalibration, example=lambda y, d: evmultinom(f"{y} ~ s1 + s2", d), n_classes=(2, 3), fitter=evmultinom)

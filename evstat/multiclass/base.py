@@ -25,6 +25,7 @@ unused category of a Categorical response) is refused: such a class cannot be ca
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -34,6 +35,7 @@ from numpy.typing import NDArray
 from evstat.formula import ClassFrame, class_frame
 from evstat.belief import check_dense_size
 from evstat.classifiers.base import ClassifierResults
+from evstat.results import Capabilities
 from evstat.formula import schema
 from evstat.multiclass.codes import KINDS, check_code, code_matrix
 from evstat.summary import Summary
@@ -161,6 +163,13 @@ class MulticlassResults(ClassifierResults):
 
     method: ClassVar[str] = "multiclass"
     title: ClassVar[str] = "Multi-class calibration"
+    #: the calibrators' papers decide by the largest calibrated probability (the Bayes rule)
+    capabilities: ClassVar[Capabilities] = replace(ClassifierResults.capabilities, default_strategy="probabilistic")
+    decision_rule: ClassVar[str] = (
+        "the Bayes rule of the calibrators' papers (Guo et al. 2017, Kull et al. 2019, Gebel 2009): the class "
+        "of largest calibrated probability, with reject_cost the reject when 1 - max p exceeds it; the masses "
+        "are Bayesian (Bel = Pl = p), so every loss-based strategy decides the same"
+    )
 
     def __init__(self, cf: ClassFrame, code: pd.DataFrame, order: NDArray[np.intp]) -> None:
         super().__init__(cf)
@@ -189,7 +198,7 @@ class MulticlassResults(ClassifierResults):
             out[a : a + CHUNK] = self._probs_block(np.asarray(X[a : a + CHUNK], dtype=np.float64))
         return out
 
-    def _singletons(self, X):  # type: ignore[override]
+    def _singletons(self, X):
         p = self.probs(X)
         return p, p.copy(), p.copy(), np.zeros(X.shape[0])
 
@@ -247,6 +256,7 @@ class MulticlassResults(ClassifierResults):
         s.add_info("Training rows", f"{cf.n}" + (f" ({cf.n_dropped} dropped: missing values)" if cf.n_dropped else ""))
         s.add_info("Classes", ", ".join(f"{lev} ({int(c)})" for lev, c in self.class_counts.items()))
         s.add_info("Tasks", ", ".join(f"{t} <- {c}" for t, c in zip(self.tasks, self.task_columns)))
+        s.add_info("Default decision", self.default_decision())
         g = self.glance().iloc[0]
         s.add_info("Log-likelihood", float(g["logLik"]))
         s.add_table("Parameters", self._param_frame().set_index("term"))

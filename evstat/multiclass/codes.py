@@ -144,7 +144,9 @@ def code_matrix(
     >>> code_matrix(10, "sparse", seed=1).shape
     (10, 50)
     """
-    if isinstance(classes, (int, np.integer)) and not isinstance(classes, bool):
+    if isinstance(classes, bool):
+        raise TypeError(f"classes must be the class labels or their number, got {classes!r}.")
+    if isinstance(classes, (int, np.integer)):
         classes = list(range(int(classes)))
     classes = list(classes)
     k = len(classes)

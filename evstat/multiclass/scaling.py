@@ -25,9 +25,9 @@ scores, statsmodels' ``MNLogit`` with the first class as reference, which the te
 
 Dirichlet calibration (Kull et al. 2019) is multinomial logistic regression on ln s, for score
 columns that are probabilities (each in (0, 1]; one per class, or per task of a code). Without
-regularisation (``reg_lambda = reg_mu = 0``, the default) it is fitted with the first class as
-reference (identifiable; standard errors given). With ODIR (off-diagonal and intercept
-regularisation) the full K x B matrix W and K intercepts are fitted by minimising
+regularisation (``reg_lambda=0``) it is fitted with the first class as reference (identifiable;
+standard errors given). With ODIR (off-diagonal and intercept regularisation, Kull et al.'s
+recommendation and the default) the full K x B matrix W and K intercepts are fitted by minimising
 
     (1/N) NLL + reg_lambda / n_off * sum_{off-diagonal} W_kb^2 + reg_mu / K * sum_k b_k^2,
 
@@ -35,6 +35,21 @@ Kull et al.'s normalised form (their code: ``reg_norm=True``), where the diagona
 those of a class's own columns (psi_kb = +1; for one column per class the diagonal of W) and
 n_off counts the others (K(K - 1) for one column per class). ``reg_mu=None`` means reg_lambda.
 The penalty is not a likelihood: no standard errors then.
+
+Choosing the ODIR strength (the default, ``reg_lambda="cv"``). Kull et al. choose lambda and mu
+by cross-validation of the log-loss; their reference implementation (dirichletcal) does it with
+a stratified 3-fold ``GridSearchCV`` over powers of ten. evstat does the same with its own
+seeded stratified folds (no scikit-learn needed): ``reg_lambda`` from :data:`ODIR_GRID`
+(1e-1 ... 1e-7, on the normalised penalty above), ``reg_mu = reg_lambda`` unless ``reg_mu`` is
+given (a tied one-dimensional grid: 7 x 3 fits instead of 49 x 3; documented choice), the value
+of smallest mean held-out log-loss (ties to the stronger penalty), then the fit on all rows. The
+table is ``fit.cv_results``. Without the default, the fit on a small calibration set of
+probabilities is often separated (coefficients near 100, probabilities of 1e-91).
+
+Scores as users have them (:mod:`evstat.multiclass.simplex`, ``scores=``): a probability matrix
+(``predict_proba``) or its logs given to ``temperature``, ``vector_scaling`` or
+``matrix_scaling`` is used as ``ln p`` (with a warning: these are defined on logits);
+``dirichlet`` takes probabilities, and their logs are recognised. The summary says which.
 
 Separation. When a linear rule separates the classes perfectly the likelihood has no maximum
 (coefficients grow without bound); the fit stops where the gradient vanishes numerically and
@@ -60,6 +75,7 @@ from evstat.glm import GLM_TYPES, GlmVerbs
 from evstat.likelihood.multinomial import softmax
 from evstat.multiclass.base import MulticlassResults, score_design
 from evstat.multiclass.coupling import is_ovr
+from evstat.multiclass.simplex import SCORES, resolve_scores, scores_note, to_logs, warn_probabilities
 from evstat.results import Capabilities, register
 
 __all__ = [
@@ -96,11 +112,14 @@ def fit_linear_softmax(
     theta0: NDArray[np.float64],
     penalty: NDArray[np.float64] | None = None,
     who: str = "model",
+    lbfgs: bool = True,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], bool]:
     """Minimise NLL(theta) + N theta' diag(penalty) theta for logits_ik = sum_p G_ikp theta_p.
 
     Returns ``(theta, hessian, converged)``; the objective is convex, so L-BFGS followed by
-    Newton steps with step halving reaches its minimum when it exists.
+    Newton steps with step halving reaches its minimum when it exists. ``lbfgs=False``: Newton
+    steps only (damped, so still convergent on a convex objective), from ``theta0``: the
+    cross-validation of :func:`dirichlet` uses it with warm starts (a few parameters, many fits).
 
     The optimisation runs on the parameters ``u = d theta`` of the design columns divided by
     powers of two ``d`` (:func:`evstat.likelihood.column_scale`, exact), so that its tolerances
@@ -117,7 +136,7 @@ def fit_linear_softmax(
         z0 = float(np.max(np.abs((G / d).reshape(n * k, p) @ u0))) if n else 0.0
     if not z0 <= _START_LOGIT:  # a start (e.g. T = 1) whose logits saturate the softmax on scores
         u0 = u0 * (_START_LOGIT / z0) if np.isfinite(z0) else np.zeros(p)  # of 1e5: flat, L-BFGS stalls
-    u, H, converged = _fit_linear_softmax(G / d, Y, u0, pen / (d * d), who, d, penalty is not None)
+    u, H, converged = _fit_linear_softmax(G / d, Y, u0, pen / (d * d), who, d, penalty is not None, lbfgs)
     return u / d, H * np.outer(d, d), converged
 
 
@@ -129,6 +148,7 @@ def _fit_linear_softmax(
     who: str,
     scale: NDArray[np.float64],
     penalised: bool,
+    lbfgs: bool = True,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], bool]:
     n, k, p = G.shape
     G2 = G.reshape(n * k, p)
@@ -148,12 +168,15 @@ def _fit_linear_softmax(
         WG = P[:, :, None] * G - P[:, :, None] * np.einsum("nk,nkp->np", P, G)[:, None, :]
         return G2.T @ WG.reshape(n * k, p) + 2.0 * n * np.diag(pen)
 
-    res = optimize.minimize(f, theta0, jac=True, method="L-BFGS-B",
-                            options={"maxiter": 5000, "gtol": 1e-10, "ftol": 1e-15})
-    t = res.x
+    if lbfgs:
+        res = optimize.minimize(f, theta0, jac=True, method="L-BFGS-B",
+                                options={"maxiter": 5000, "gtol": 1e-10, "ftol": 1e-15})
+        t = res.x
+    else:
+        t = np.asarray(theta0, dtype=np.float64)
     val, g = f(t)
     converged = False
-    for _ in range(50):
+    for _ in range(50 if lbfgs else 200):
         H = hess(t)
         try:
             step = np.linalg.solve(H, g)
@@ -181,7 +204,9 @@ def _fit_linear_softmax(
         warnings.warn(
             f"{who}: the maximum-likelihood fit did not converge (largest gradient {np.max(np.abs(g * scale)):.3g}, "
             f"largest coefficient {np.max(np.abs(t / scale)):.3g}); the classes may be separable by the scores. "
-            "Consider a model with fewer parameters or regularisation (dirichlet with reg_lambda > 0)",
+            + ("ODIR leaves the diagonal of W unpenalised: a larger reg_lambda or temperature scaling"
+               if penalised else
+               "Consider a model with fewer parameters or regularisation (dirichlet with reg_lambda > 0)"),
             ScalingFitWarning,
             stacklevel=4,
         )
@@ -197,10 +222,27 @@ class _ScalingBase(MulticlassResults, GlmVerbs):
 
     reg_lambda: float = 0.0
     reg_mu: float = 0.0
+    #: what the score columns are: "raw" (logits or scores, used as given), "probabilities" or
+    #: "log-probabilities" (:mod:`evstat.multiclass.simplex`; the logs are used)
+    scores: str = "raw"
+    #: True for the calibrators defined on logits: probabilities found by scores="auto" warn
+    warns_on_probabilities: ClassVar[bool] = True
+    #: what the model makes of probabilities, for the summary
+    uses_of_probabilities: ClassVar[str] = "fitted on their logs z_k = ln p_k (logits up to a constant per row)"
+
+    def _check_inputs(self) -> None:
+        """Refuse inputs the scaling cannot use (each subclass; run before the fit)."""
+        raise NotImplementedError
 
     # ---- design
-    def _features(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
-        S = X[:, self.order]
+    def _logits(self, S: NDArray[np.float64], where: str) -> NDArray[np.float64]:
+        """The task columns as the model uses them: as given, or ``ln p`` of probabilities."""
+        if self.scores == "raw":
+            return S
+        return to_logs(S, self.scores, self.task_columns, self.method, where)
+
+    def _features(self, X: NDArray[np.float64], where: str = "new data") -> NDArray[np.float64]:
+        S = self._logits(X[:, self.order], where)
         psi = self.code.to_numpy(dtype=np.int64)
         if is_ovr(psi):  # one column per class: z_k = s_k
             return S[:, np.argmax(psi == 1, axis=1)]
@@ -220,7 +262,7 @@ class _ScalingBase(MulticlassResults, GlmVerbs):
 
     def _fit(self) -> None:
         self.order = np.asarray(self.order, dtype=np.intp)
-        F = self._features(np.asarray(self._X))
+        F = self._features(np.asarray(self._X), "calibration data")
         Y = _onehot(self.training_codes(), self.n_classes)
         theta, H, conv = fit_linear_softmax(self._G(F), Y, self._theta0(), self._penalty(), who=self.method)
         self.coef = theta
@@ -228,7 +270,7 @@ class _ScalingBase(MulticlassResults, GlmVerbs):
         self.cov: NDArray[np.float64] | None = None
         if self._penalty() is None:
             try:
-                cov = np.linalg.inv(H)
+                cov = np.asarray(np.linalg.inv(H), dtype=np.float64)
                 self.cov = cov if np.all(np.isfinite(cov)) and np.all(np.diag(cov) >= 0) else None
             except np.linalg.LinAlgError:
                 self.cov = None
@@ -282,7 +324,7 @@ class _ScalingBase(MulticlassResults, GlmVerbs):
         return f[: -len(" - 1")] if f.endswith(" - 1") else f
 
     def _glm_settings(self) -> dict[str, Any]:
-        return {"code": self.code} if self.uses_code else {}
+        return {**({"code": self.code} if self.uses_code else {}), "scores": self.scores}
 
     def _glm_refit(self, formula: str, data: pd.DataFrame, **settings: Any) -> Any:
         return _FITTERS[self.method](formula, data, **settings)
@@ -302,6 +344,14 @@ class _ScalingBase(MulticlassResults, GlmVerbs):
     def _param_frame(self) -> pd.DataFrame:
         return pd.DataFrame({"term": self._names(), "estimate": self.coef, "std_error": self.bse.to_numpy()})
 
+    def summary(self) -> Any:
+        """As :meth:`MulticlassResults.summary`, with a note on what the score columns are
+        (logits or scores as given, probabilities or their logs) and what the model used."""
+        s = super().summary()
+        if self.scores != "raw":
+            s.add_note(scores_note(self.scores, self.task_columns, self.uses_of_probabilities))
+        return s
+
     # ---- persistence
     def _state(self) -> dict[str, Any]:
         return {
@@ -310,7 +360,12 @@ class _ScalingBase(MulticlassResults, GlmVerbs):
             "converged": bool(self.converged),
             "reg_lambda": float(self.reg_lambda),
             "reg_mu": float(self.reg_mu),
+            "scores": self.scores,
         }
+
+    @classmethod
+    def _schema_optional(cls) -> dict[str, schema.Spec]:
+        return {"scores": schema.Str(choices=[s for s in SCORES if s != "auto"])}  # absent before 0.x: "raw"
 
     @classmethod
     def _state_schema(cls) -> dict[str, schema.Spec]:
@@ -325,6 +380,7 @@ class _ScalingBase(MulticlassResults, GlmVerbs):
     def _set_state(self, d: Mapping[str, Any]) -> None:
         self.reg_lambda = float(d["reg_lambda"])
         self.reg_mu = float(d["reg_mu"])
+        self.scores = str(d.get("scores", "raw"))
         self.coef = np.asarray(d["coef"], dtype=np.float64)
         if len(self.coef) != len(self._names()):
             raise ValueError(f"the saved {self.method} model has {len(self.coef)} coefficients, expected {len(self._names())}")
@@ -332,15 +388,37 @@ class _ScalingBase(MulticlassResults, GlmVerbs):
         self.converged = bool(d["converged"])
 
 
-def _fit_model(cls: type, formula: str, data: pd.DataFrame, code: Any, missing: str, **state: Any) -> Any:
+def _fit_model(
+    cls: type[_ScalingBase], formula: str, data: pd.DataFrame, code: Any, missing: str, scores: str = "auto", **state: Any
+) -> Any:
     cf, codef, order = score_design(formula, data, code=code, missing=missing, who=cls.method, match=cls.uses_code)
     obj = cls.__new__(cls)
     MulticlassResults.__init__(obj, cf, codef, order)
     for key, value in state.items():
         setattr(obj, key, value)
+    obj.scores = _score_form(obj, scores)
     obj._check_inputs()
     obj._fit()
     return obj
+
+
+def _score_form(obj: _ScalingBase, scores: str) -> str:
+    """The representation of the score columns (:func:`evstat.multiclass.simplex.resolve_scores`);
+    a probability vector needs one column per class (matrix scaling: all its columns)."""
+    if scores not in SCORES:
+        raise ValueError(f"scores must be one of {SCORES}, got {scores!r}")
+    per_class = not obj.uses_code or is_ovr(obj.code.to_numpy(dtype=np.int64))
+    if not per_class:
+        if scores in ("probabilities", "log-probabilities"):
+            raise ValueError(
+                f"{obj.method}: scores={scores!r} needs one score column per class (a probability vector), but the "
+                f"code has tasks {obj.tasks}; use scores='raw' (or 'auto') with task scores"
+            )
+        return "raw"
+    form = resolve_scores(scores, np.asarray(obj.class_frame.X)[:, obj.order], obj.task_columns, obj.method)
+    if form == "probabilities" and scores == "auto" and obj.warns_on_probabilities:
+        warn_probabilities(obj.method, obj.task_columns, stacklevel=4)
+    return form
 
 
 class TemperatureScaling(_ScalingBase):
@@ -411,12 +489,14 @@ class MatrixScaling(_ScalingBase):
     method: ClassVar[str] = "matrix_scaling"
     title: ClassVar[str] = "Matrix scaling (multinomial logistic)"
     uses_code: ClassVar[bool] = False
+    uses_of_probabilities: ClassVar[str] = ("fitted on ln p_k: matrix scaling on log-probabilities is "
+                                            "unregularised Dirichlet calibration (Kull et al. 2019)")
 
     def _check_inputs(self) -> None:
         pass
 
-    def _features(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
-        return X[:, self.order]
+    def _features(self, X: NDArray[np.float64], where: str = "new data") -> NDArray[np.float64]:
+        return self._logits(X[:, self.order], where)
 
     def _G(self, F: NDArray[np.float64]) -> NDArray[np.float64]:
         n, b = F.shape
@@ -445,6 +525,8 @@ class DirichletCalibration(MatrixScaling):
     capabilities: ClassVar[Capabilities] = replace(MulticlassResults.capabilities, scores="probabilities")
     title: ClassVar[str] = "Dirichlet calibration (Kull et al. 2019)"
     uses_code: ClassVar[bool] = True
+    warns_on_probabilities: ClassVar[bool] = False
+    uses_of_probabilities: ClassVar[str] = "fitted on ln p_k, as Dirichlet calibration always is"
 
     @property
     def penalised(self) -> bool:
@@ -455,9 +537,11 @@ class DirichletCalibration(MatrixScaling):
         return self.penalised
 
     def _glm_settings(self) -> dict[str, Any]:
-        return {"code": self.code, "reg_lambda": self.reg_lambda, "reg_mu": self.reg_mu}
+        return {"code": self.code, "reg_lambda": self.reg_lambda, "reg_mu": self.reg_mu, "scores": self.scores}
 
     def _check_inputs(self) -> None:
+        if self.scores == "log-probabilities":
+            return
         X = np.asarray(self._X)[:, self.order]
         _check_at_most_one(X, self.task_columns, "score column", "calibration data")
         bad = ~(X > 0)
@@ -469,8 +553,10 @@ class DirichletCalibration(MatrixScaling):
                 "(e.g. expit(score) or the classifier's probabilities), or use matrix_scaling for raw scores"
             )
 
-    def _features(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+    def _features(self, X: NDArray[np.float64], where: str = "new data") -> NDArray[np.float64]:
         S = X[:, self.order]
+        if self.scores == "log-probabilities":
+            return self._logits(S, where)
         _check_at_most_one(S, self.task_columns, "score column", "new data")
         if (S <= 0).any():
             raise ValueError(
@@ -502,14 +588,65 @@ class DirichletCalibration(MatrixScaling):
     def _penalty(self) -> NDArray[np.float64] | None:
         if not self.penalised:
             return None
+        return self._odir_penalty(self.reg_lambda, self.reg_mu)
+
+    def _odir_penalty(self, lam: float, mu: float) -> NDArray[np.float64]:
         psi = self.code.to_numpy()
         k, b = psi.shape
         off = psi != 1
         n_off = max(int(off.sum()), 1)
         pen = np.zeros((k, b + 1))
-        pen[:, 0] = self.reg_mu / k
-        pen[:, 1:] = np.where(off, self.reg_lambda / n_off, 0.0)
+        pen[:, 0] = mu / k
+        pen[:, 1:] = np.where(off, lam / n_off, 0.0)
         return pen.ravel()
+
+    #: set by :func:`dirichlet` with ``reg_lambda="cv"``: (folds, seed, reg_mu given or None)
+    _cv: tuple[int, Any, float | None] | None = None
+    #: the cross-validation table of the selection (reg_lambda, reg_mu, mean held-out log-loss)
+    cv_results: pd.DataFrame | None = None
+
+    def _fit(self) -> None:
+        if self._cv is not None:
+            self._select_odir(*self._cv)
+        super()._fit()
+
+    def _select_odir(self, folds: int, seed: Any, mu_given: float | None) -> None:
+        """Choose reg_lambda (and reg_mu = reg_lambda unless given) from :data:`ODIR_GRID` by
+        stratified ``folds``-fold cross-validation of the held-out log-loss (module docstring)."""
+        codes = self.training_codes()
+        smallest = int(np.bincount(codes, minlength=self.n_classes).min())
+        k = min(int(folds), smallest)
+        if k < 2:
+            raise ValueError(
+                f"dirichlet chooses its ODIR regularisation by cross-validation (reg_lambda='cv'), which needs at "
+                f"least 2 calibration rows of every class; the smallest class has {smallest}. Pass reg_lambda= a "
+                "number (e.g. 1e-3), or reg_lambda=0 for the unregularised fit"
+            )
+        fold = stratified_folds(codes, k, seed)
+        self.reg_lambda = self.reg_mu = 1.0  # the penalised design (full W, K intercepts)
+        G = self._G(self._features(np.asarray(self._X), "calibration data"))
+        Y = _onehot(codes, self.n_classes)
+        start = [self._theta0()] * k  # warm starts: each fold from its fit at the previous strength
+        rows = []
+        for lam in ODIR_GRID:
+            mu = lam if mu_given is None else mu_given
+            pen = self._odir_penalty(lam, mu)
+            loss = 0.0
+            for f in range(k):
+                tr, te = fold != f, fold == f
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ScalingFitWarning)
+                    theta, _, _ = fit_linear_softmax(G[tr], Y[tr], start[f], pen, who=self.method, lbfgs=False)
+                start[f] = theta
+                P = softmax(np.einsum("nkp,p->nk", G[te], theta))
+                with np.errstate(divide="ignore"):
+                    loss -= float(np.sum(np.log(np.sum(P * Y[te], axis=1))))
+            rows.append({"reg_lambda": lam, "reg_mu": mu, "log_loss": loss / codes.shape[0]})
+        self.cv_results = pd.DataFrame(rows)
+        best = int(np.argmin(self.cv_results["log_loss"].to_numpy()))  # ties: the first, the strongest
+        self.reg_lambda = float(self.cv_results["reg_lambda"].iloc[best])
+        self.reg_mu = float(self.cv_results["reg_mu"].iloc[best])
+        self.cv_folds = k
 
     def _theta0(self) -> NDArray[np.float64]:
         if not self.penalised:
@@ -522,13 +659,24 @@ class DirichletCalibration(MatrixScaling):
 
     def _summary_notes(self) -> list[str]:
         if self.penalised:
+            how = (f", chosen by {self.cv_folds}-fold cross-validation of the log-loss from {list(ODIR_GRID)}"
+                   if self.cv_results is not None else "")
             return [f"ODIR regularisation: reg_lambda = {self.reg_lambda:g} (off-diagonal), reg_mu = "
-                    f"{self.reg_mu:g} (intercepts); full W, no reference class, no standard errors."]
-        return super()._summary_notes()
+                    f"{self.reg_mu:g} (intercepts){how}; full W, no reference class, no standard errors."]
+        return [*super()._summary_notes(), "Unregularised (reg_lambda = 0): plain maximum likelihood."]
 
 
-def temperature(formula: str, data: pd.DataFrame, code: Any = None, missing: str = "raise") -> TemperatureScaling:
+def temperature(
+    formula: str, data: pd.DataFrame, code: Any = None, missing: str = "raise", scores: str = "auto"
+) -> TemperatureScaling:
     """Temperature scaling of K class scores, by maximum likelihood.
+
+    What to pass: the classifier's logits, one column per class (``decision_function`` of a
+    one-vs-rest or multinomial model, a network's last layer before the softmax), or their
+    log-softmax (``predict_log_proba``). Probabilities (``predict_proba``, rows summing to 1) are
+    recognised and replaced by their logs ``ln p`` (logits up to a constant per row), with a
+    :class:`~evstat.multiclass.simplex.ProbabilityScoresWarning`: temperature scaling is
+    defined on logits (on probabilities taken as logits it fits a meaningless T).
 
     Parameters
     ----------
@@ -540,6 +688,11 @@ def temperature(formula: str, data: pd.DataFrame, code: Any = None, missing: str
     code : {"ovr", "pairs"} or pandas.DataFrame, optional
         The code matrix linking columns to classes (default: one column per class by name).
     missing : {"raise", "drop"}
+    scores : {"auto", "raw", "probabilities", "log-probabilities"}
+        What the score columns are (:mod:`evstat.multiclass.simplex`): ``"auto"`` (default)
+        detects probability vectors (warns and uses ``ln p``) and their logs; ``"raw"`` uses the
+        columns as given; ``"probabilities"`` (no warning) and ``"log-probabilities"`` say what
+        they are (an error if they are not). The summary says which.
 
     Returns
     -------
@@ -558,13 +711,17 @@ def temperature(formula: str, data: pd.DataFrame, code: Any = None, missing: str
     >>> fit.predict(d.head(2)).round(3).sum(axis=1).tolist()
     [1.0, 1.0]
     """
-    return _fit_model(TemperatureScaling, formula, data, code, missing)
+    return _fit_model(TemperatureScaling, formula, data, code, missing, scores=scores)
 
 
-def vector_scaling(formula: str, data: pd.DataFrame, code: Any = None, missing: str = "raise") -> VectorScaling:
+def vector_scaling(
+    formula: str, data: pd.DataFrame, code: Any = None, missing: str = "raise", scores: str = "auto"
+) -> VectorScaling:
     """Vector scaling p = softmax(w * z + b) of K class scores, by maximum likelihood.
 
-    Arguments as :func:`temperature`; ``b`` of the first class is 0 (identifiability).
+    Arguments as :func:`temperature`; ``b`` of the first class is 0 (identifiability). What to
+    pass: logits, one column per class (as :func:`temperature`; probabilities warn and their
+    logs are used).
 
     Examples
     --------
@@ -576,12 +733,18 @@ def vector_scaling(formula: str, data: pd.DataFrame, code: Any = None, missing: 
     >>> ev.vector_scaling("y ~ s_0 + s_1 + s_2", d).params.index.tolist()
     ['w[0]', 'w[1]', 'w[2]', 'b[1]', 'b[2]']
     """
-    return _fit_model(VectorScaling, formula, data, code, missing)
+    return _fit_model(VectorScaling, formula, data, code, missing, scores=scores)
 
 
-def matrix_scaling(formula: str, data: pd.DataFrame, missing: str = "raise") -> MatrixScaling:
+def matrix_scaling(formula: str, data: pd.DataFrame, missing: str = "raise", scores: str = "auto") -> MatrixScaling:
     """Matrix scaling: multinomial logistic regression of the class on the score columns (any
     number), first class the reference, by maximum likelihood (as statsmodels' MNLogit).
+
+    What to pass: logits or any real scores (``decision_function``). Probability vectors (rows
+    summing to 1, collinear with the intercept) are recognised and replaced by their logs ``ln
+    p`` with a :class:`~evstat.multiclass.simplex.ProbabilityScoresWarning` (matrix scaling on
+    log-probabilities is unregularised Dirichlet calibration: :func:`dirichlet` is the
+    calibrator for probabilities); ``scores=`` as :func:`temperature`.
 
     Examples
     --------
@@ -592,7 +755,7 @@ def matrix_scaling(formula: str, data: pd.DataFrame, missing: str = "raise") -> 
     >>> ev.matrix_scaling("y ~ s1 + s2", d).params.index.tolist()[:3]
     ['Intercept[1]', 's1[1]', 's2[1]']
     """
-    return _fit_model(MatrixScaling, formula, data, None, missing)
+    return _fit_model(MatrixScaling, formula, data, None, missing, scores=scores)
 
 
 #: a probability may exceed 1 by this much (the round-off of a softmax), no more
@@ -616,20 +779,43 @@ def dirichlet(
     formula: str,
     data: pd.DataFrame,
     code: Any = None,
-    reg_lambda: float = 0.0,
+    reg_lambda: float | str = "cv",
     reg_mu: float | None = None,
     missing: str = "raise",
+    scores: str = "auto",
+    folds: int = 3,
+    seed: Any = 0,
 ) -> DirichletCalibration:
     """Dirichlet calibration of class probabilities (Kull et al. 2019), by (penalised) ML.
+
+    What to pass: the classifier's class probabilities, one column per class (a
+    ``predict_proba`` matrix, named like the classes or ``<prefix>_<class>``), or their logs
+    (``predict_log_proba``; recognised, ``scores=``), or one probability per task of ``code``.
+    Values must lie in (0, 1]: a probability of 0 has no logarithm (smooth it).
+
+    By default the fit is regularised as Kull et al. recommend, with ODIR (off-diagonal and
+    intercept regularisation; module docstring), its strength chosen by cross-validation as in
+    their experiments: ``reg_lambda`` (and ``reg_mu = reg_lambda``, or the ``reg_mu`` given)
+    from :data:`ODIR_GRID`, the one of smallest held-out log-loss in stratified ``folds``-fold
+    cross-validation (seeded; the table is ``fit.cv_results``). ``reg_lambda=0`` gives the
+    plain maximum-likelihood fit (first class the reference, standard errors).
 
     Parameters
     ----------
     formula, data, code, missing
-        As :func:`temperature`; the score columns must be probabilities (values in (0, 1]).
-    reg_lambda : float
-        ODIR penalty on the off-diagonal entries of W (0: plain maximum likelihood).
+        As :func:`temperature`.
+    reg_lambda : float or "cv", default "cv"
+        ODIR penalty on the off-diagonal entries of W; ``"cv"``: chosen by cross-validation;
+        0 (with ``reg_mu`` 0 or None): plain maximum likelihood.
     reg_mu : float, optional
         ODIR penalty on the intercepts (default: ``reg_lambda``).
+    scores : {"auto", "raw", "probabilities", "log-probabilities"}
+        What the score columns are (:mod:`evstat.multiclass.simplex`): ``"auto"`` recognises
+        log-probabilities (used as ``ln p``); otherwise the columns are probabilities.
+    folds : int, default 3
+        Folds of the cross-validation (fewer when a class has fewer rows).
+    seed : int or numpy.random.Generator, default 0
+        The folds' random assignment.
 
     Returns
     -------
@@ -646,12 +832,48 @@ def dirichlet(
     >>> fit = ev.dirichlet("y ~ p_0 + p_1 + p_2", d, reg_lambda=1e-3)
     >>> fit.predict(d.head(3)).shape
     (3, 3)
+    >>> cv = ev.dirichlet("y ~ p_0 + p_1 + p_2", d)  # the default: ODIR, lambda by 3-fold CV
+    >>> cv.reg_lambda in ev.multiclass.scaling.ODIR_GRID, cv.cv_results.shape
+    (True, (7, 3))
+    >>> ev.dirichlet("y ~ p_0 + p_1 + p_2", d, reg_lambda=0).penalised  # the plain fit
+    False
     """
+    mu_given = None if reg_mu is None else float(reg_mu)
+    if isinstance(reg_lambda, str):
+        if reg_lambda != "cv":
+            raise ValueError(f"reg_lambda must be a number >= 0 or 'cv' (chosen by cross-validation), got {reg_lambda!r}")
+        if mu_given is not None and not (np.isfinite(mu_given) and mu_given >= 0):
+            raise ValueError(f"reg_mu must be finite and >= 0, got {reg_mu!r}")
+        if not (isinstance(folds, (int, np.integer)) and folds >= 2):
+            raise ValueError(f"folds must be an integer >= 2, got {folds!r}")
+        return _fit_model(DirichletCalibration, formula, data, code, missing, scores=scores,
+                          reg_lambda=1.0, reg_mu=1.0, _cv=(int(folds), seed, mu_given))
     lam = float(reg_lambda)
-    mu = lam if reg_mu is None else float(reg_mu)
+    mu = lam if mu_given is None else mu_given
     if not (np.isfinite(lam) and lam >= 0 and np.isfinite(mu) and mu >= 0):
         raise ValueError(f"reg_lambda and reg_mu must be finite and >= 0, got {reg_lambda!r}, {reg_mu!r}")
-    return _fit_model(DirichletCalibration, formula, data, code, missing, reg_lambda=lam, reg_mu=mu)
+    return _fit_model(DirichletCalibration, formula, data, code, missing, scores=scores, reg_lambda=lam, reg_mu=mu)
+
+
+#: the ODIR strengths ``dirichlet(reg_lambda="cv")`` chooses from (strongest first)
+ODIR_GRID: tuple[float, ...] = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7)
+
+
+def stratified_folds(codes: NDArray[np.intp], k: int, seed: Any) -> NDArray[np.intp]:
+    """Fold of every row (0..k-1): each class's rows in a seeded random order dealt to the
+    folds in turn, so that each fold holds every class with at least ``k`` rows.
+
+    Examples
+    --------
+    >>> stratified_folds(np.array([0, 0, 0, 1, 1, 1]), 3, 0).tolist().count(2)
+    2
+    """
+    rng = np.random.default_rng(seed)
+    fold = np.empty(codes.shape[0], dtype=np.intp)
+    for c in np.unique(codes):
+        rows = np.flatnonzero(codes == c)
+        fold[rng.permutation(rows)] = np.arange(rows.size) % k
+    return fold
 
 
 #: the fitter of every scaling calibrator (``update`` refits with it)

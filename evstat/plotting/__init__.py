@@ -50,7 +50,7 @@ from evstat.plotting.probability import (
     ternary_plot,
 )
 from evstat.plotting.profile import coefficient_profile
-from evstat.plotting.reject import compare_reject_curves, reject_curve
+from evstat.plotting.reject import compare_reject_curves, draw_reject_curves, reject_curve
 from evstat.plotting.reliability import reliability_diagram
 
 __all__ = [
@@ -71,6 +71,7 @@ __all__ = [
     "predictive_contours",
     "query_map",
     "compare_reject_curves",
+    "draw_reject_curves",
     "reject_curve",
     "reliability_diagram",
     "score_densities",

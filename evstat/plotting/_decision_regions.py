@@ -155,7 +155,7 @@ def decision_regions(
     # Shading from continuous margins, so that region edges follow the frontier lines:
     # every strategy decides the negative class where max_s max(c0 - R, c0 - c1) <= 0, the
     # positive class where max_s max(c1 - R, c1 - c0) <= 0 (c0, c1: costs of deciding 0, 1).
-    margins = {"negative": [], "positive": []}
+    margins: dict[str, list[np.ndarray]] = {"negative": [], "positive": []}
     for s in strategies:
         c0, c1 = strategy_costs(theta, bel, pl, s)
         margins["negative"].append(np.maximum(c0 - rc, c0 - c1))
@@ -209,14 +209,14 @@ def decision_regions(
             ax.scatter(px[fin], py[fin], s=16, color="0.3", edgecolors="white", linewidths=0.4, zorder=3)
             handles.append(Line2D([], [], color="0.3", marker="o", linestyle="", label=f"{where} rows"))
         else:
-            for code in (0, 1):
-                st = CLASS_STYLE[code]
-                sel = fin & (labels == code)
+            for k in (0, 1):
+                st = CLASS_STYLE[k]
+                sel = fin & (labels == k)
                 ax.scatter(px[sel], py[sel], s=18, color=st["color"], marker=st["marker"],
                            edgecolors="black", linewidths=0.4, zorder=3)
                 handles.append(Line2D([], [], color=st["color"], marker=st["marker"], markeredgecolor="black",
                                       markeredgewidth=0.4, linestyle="",
-                                      label=f"{where} rows, y = {mpl_text(results.classes[code])}"))
+                                      label=f"{where} rows, y = {mpl_text(results.classes[k])}"))
     ax.set_xlim(gx[0], gx[-1])
     ax.set_ylim(gy[0], gy[-1])
     ax.set_xlabel(f"score {mpl_text(sx)}")

@@ -17,11 +17,12 @@ import pandas as pd
 
 from evstat import metrics
 from evstat.formula import code_response
-from evstat.plotting.data import data_description
-from evstat.plotting._style import OKABE_ITO, finish, mpl_text, new_axes
+from evstat.plotting.data import data_description, predictions
+from evstat.plotting._style import BAND_COLOR, OKABE_ITO, finish, mpl_text, new_axes
 from evstat.plotting._class_regions import class_colors
 
 __all__ = [
+    "class_belief",
     "class_codes",
     "class_probabilities",
     "class_reliability_diagram",
@@ -41,6 +42,28 @@ def class_probabilities(results: Any, newdata: pd.DataFrame | None = None) -> pd
         th = p.to_numpy(dtype=float)
         return pd.DataFrame({results.classes[0]: 1.0 - th, results.classes[1]: th}, index=p.index)
     return p
+
+
+def class_belief(results: Any, newdata: pd.DataFrame | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(theta, bel, pl)``: arrays (N, K) of P(k | x), Bel({k}) and Pl({k}) of every class in
+    frame order, from one ``predict(type="belief")`` (computed once per rows within
+    :func:`evstat.plotting.data.prediction_cache`). A binary model gives both classes
+    (Bel({0}) = 1 - Pl({1}), Pl({0}) = 1 - Bel({1})).
+
+    Examples
+    --------
+    >>> import evstat as ev
+    >>> iris = ev.datasets.load("iris").rename(columns={"Species": "y", "petal length (cm)": "pl",
+    ...                                                 "petal width (cm)": "pw"})
+    >>> theta, bel, pl = class_belief(ev.eknn("y ~ pl + pw", iris, k=7))
+    >>> theta.shape, bool((bel <= theta).all() and (theta <= pl).all())
+    ((150, 3), True)
+    """
+    b = predictions(results, newdata)
+    if not isinstance(b.columns, pd.MultiIndex):
+        th, be, p = (b[c].to_numpy(dtype=float) for c in ("theta", "bel", "pl"))
+        return np.column_stack([1.0 - th, th]), np.column_stack([1.0 - p, be]), np.column_stack([1.0 - be, p])
+    return tuple(b[s].to_numpy(dtype=float) for s in ("theta", "bel", "pl"))
 
 
 def class_codes(results: Any, newdata: pd.DataFrame | None, y: Any = None) -> np.ndarray | None:
@@ -197,6 +220,7 @@ def class_reliability_diagram(
     bins: int = 10,
     strategy: str = "uniform",
     level: float = 0.95,
+    band: bool = True,
 ) -> Any:
     """Reliability diagram of K-class probabilities, top-label or classwise.
 
@@ -205,6 +229,12 @@ def class_reliability_diagram(
     class k, the observed frequency of y = k against P(k | x) in bins (Kull et al. 2019), one line
     per class. The diagonal is perfect calibration; the title gives the matching ECE
     (:func:`evstat.metrics.top_label_ece` or :func:`evstat.metrics.classwise_ece`).
+
+    With ``band=True`` each bin also shows the band [mean Bel, mean Pl] of its rows
+    (:func:`evstat.metrics.class_interval_coverage`): of the argmax class in the top-label
+    view, of class k in the classwise view; the evidential counterpart of the two-class
+    diagram's band. The band is the calibrator's estimation uncertainty, not a confidence
+    interval of the bin's frequency.
 
     Parameters
     ----------
@@ -215,6 +245,8 @@ def class_reliability_diagram(
     view : {"top-label", "classwise"}
     bins, strategy, level
         As :func:`evstat.metrics.reliability_table`.
+    band : bool
+        Draw the [mean Bel, mean Pl] band of every bin.
 
     Returns
     -------
@@ -231,14 +263,29 @@ def class_reliability_diagram(
     >>> ax.get_xlabel()
     'predicted probability P(k | x)'
     """
-    P = class_probabilities(results, newdata)
     codes = _need_labels(class_codes(results, newdata, y), results, "reliability diagram")
-    Pm = P.to_numpy(dtype=float)
+    if band:
+        Pm, bel, pl = class_belief(results, newdata)
+    else:
+        Pm = class_probabilities(results, newdata).to_numpy(dtype=float)
     ok = np.all(np.isfinite(Pm), axis=1)
     Pm, codes = Pm[ok], codes[ok]
     t = metrics.class_reliability_table(codes, Pm, view=view, bins=bins, strategy=strategy, level=level)
     ax = new_axes(ax, (6.0, 5.0))
     ax.plot([0, 1], [0, 1], color="0.5", linestyle="--", linewidth=1.0, label="perfect calibration")
+    if band:
+        cov = metrics.class_interval_coverage(codes, bel[ok], pl[ok], Pm, view=view, bins=bins, strategy=strategy)
+        groups = [(None, cov)] if view == "top-label" else [(j, cov[cov["class"] == j]) for j in range(Pm.shape[1])]
+        colors = class_colors(results.classes)
+        for j, c in groups:
+            colour = BAND_COLOR if j is None else colors[results.classes[j]]
+            x = c["mean_prediction"].to_numpy()
+            if x.size >= 2:
+                ax.fill_between(x, c["mean_bel"].to_numpy(), c["mean_pl"].to_numpy(), color=colour,
+                                alpha=0.3 if j is None else 0.15, linewidth=0)
+            ax.vlines(x, c["mean_bel"].to_numpy(), c["mean_pl"].to_numpy(), color=colour,
+                      linewidth=7 if j is None else 4, alpha=0.75 if j is None else 0.45,
+                      label="mean [Bel, Pl] of the bin" if j in (None, 0) else None)
     if view == "top-label":
         e = metrics.top_label_ece(codes, Pm, bins=bins, strategy=strategy)
         obs = t["observed_frequency"].to_numpy()

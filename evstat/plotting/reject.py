@@ -13,7 +13,7 @@ from evstat.belief import COMPARE_STRATEGIES, MINARY_STRATEGIES
 from evstat.plotting.data import data_description, evaluation_labels, predictions, rows
 from evstat.plotting._style import STRATEGY_STYLE, finish, new_axes
 
-__all__ = ["compare_reject_curves", "reject_curve"]
+__all__ = ["compare_reject_curves", "draw_reject_curves", "reject_curve"]
 
 
 
@@ -167,6 +167,25 @@ def compare_reject_curves(
 
     curves = reject_curves(fits, newdata, y, costs=costs,
                            confidences=CONFIDENCES if confidences is None else confidences, strategies=strategies)
+    return draw_reject_curves(
+        curves, ax, f"Decisions with reject on {rows(len(newdata))}: intervals over R_rej, sets over confidence")
+
+
+def draw_reject_curves(curves: pd.DataFrame, ax: Any = None, title: str = "Decisions with reject") -> Any:
+    """Draw tidy error-reject curves (columns ``model``, ``strategy``, ``error_rate``,
+    ``accuracy``; e.g. :func:`evstat.comparison.reject_curves` or several
+    :func:`evstat.metrics.class_reject_curve` with a ``model`` column) as accuracy against error
+    rate: one colour per model, one line style per strategy.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import pandas as pd
+    >>> c = pd.DataFrame({"model": ["a", "a"], "strategy": ["pessimistic"] * 2,
+    ...                   "error_rate": [0.0, 0.1], "accuracy": [1.0, 0.9]})
+    >>> draw_reject_curves(c).get_ylabel()
+    'accuracy (correct / decided)'
+    """
     ax = new_axes(ax, (6.4, 4.6))
     styles = {"pessimistic": "-", "optimistic": ":", "probabilistic": "--", "conformal": "-."}
     colours = [f"C{i}" for i in range(10)]
@@ -179,6 +198,5 @@ def compare_reject_curves(
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize="small", frameon=False)
     ax.set_xlabel("error rate (wrong / tested)")
     ax.set_ylabel("accuracy (correct / decided)")
-    ax.set_title(f"Decisions with reject on {rows(len(newdata))}: intervals over R_rej, sets over confidence",
-                 fontsize="medium")
+    ax.set_title(title, fontsize="medium")
     return finish(ax)

@@ -21,6 +21,7 @@ from evstat.comparison import compare, named_fits
 from evstat.plotting import applicable_kinds
 from evstat.plotting.data import calibration_scores, evaluation_labels, prediction_cache, predictions
 from evstat.plotting.data import rows as n_rows
+from evstat.plotting.probability import class_belief
 from evstat.report._cost import CONVENTIONAL_COST, REJECT_SHARE, choose_reject_cost, pessimistic_reject_share
 from evstat.report._coverage import expected_covered
 from evstat.report._explorer import Explorer, explorer
@@ -330,7 +331,7 @@ def _decision_table(fit: Any, pred: pd.DataFrame, y: np.ndarray | None, costs: l
     bel, pl, th = (pred[c].to_numpy(dtype=float)[ok] for c in ("bel", "pl", "theta"))
     yy = None if y is None else np.asarray(y)[ok]
     neg, pos = fit.classes
-    rules = [(s, s, rc) for rc in costs for s in STRATEGIES]
+    rules: list[tuple[str, str, float | None]] = [(s, s, rc) for rc in costs for s in STRATEGIES]
     if yy is not None:
         rules += [("evidential, no reject (BetP > 0.5)", "pessimistic", None),
                   ("probabilistic, no reject (theta_hat > 0.5)", "probabilistic", None)]
@@ -423,19 +424,15 @@ def _comparison(named: dict[str, Any], evals: dict[str, tuple], reject_cost: flo
 
 def _chosen_cost(fit: Any, newdata: pd.DataFrame | None, y: Any) -> float:
     """The data-chosen reject cost of one calibrator on the rows the report decides (the new
-    data, else the calibration rows or their seeded subsample): :mod:`evstat.report._cost`."""
+    data, else the calibration rows or their seeded subsample): :mod:`evstat.report._cost`,
+    from one (cached) belief prediction of the rows, two classes or K."""
     if fit.is_binary:
         rows = newdata if newdata is not None else _eval_rows(fit, None, y)[0]
-        pred = predictions(fit, rows)
-        return choose_reject_cost(pessimistic_reject_share(pred["bel"].to_numpy(dtype=float),
-                                                           pred["pl"].to_numpy(dtype=float)))
-    rows = newdata if newdata is not None else kclass_eval(fit, None, y)[0]
-
-    def share(cost: float) -> float:
-        d = fit.decide(rows, strategy="pessimistic", reject_cost=cost)
-        return float(np.mean(np.asarray(d.astype(object)) == "reject")) if len(d) else 0.0
-
-    return choose_reject_cost(share)
+    else:
+        rows = newdata if newdata is not None else kclass_eval(fit, None, y)[0]
+    pred = predictions(fit, rows)
+    return choose_reject_cost(pessimistic_reject_share(pred["bel"].to_numpy(dtype=float),
+                                                       pred["pl"].to_numpy(dtype=float)))
 
 
 def _counts_text(fit: Any) -> str:
@@ -465,8 +462,10 @@ def _kclass_section(fit: Any, name: str, i: int, ev: tuple, newdata: pd.DataFram
     pred_data = newdata if newdata is not None else eval_data
     if fit.capabilities.k_class_mass:
         ign = np.asarray(fit.predict(pred_data, type="mass").values)[:, -1]  # m(Omega), the full frame
-    else:  # lower/upper probabilities without a mass function (evmultinom): its own .ignorance
-        ign = fit.augment(None if pred_data is None else pred_data.reset_index(drop=True))[".ignorance"].to_numpy()
+    else:  # lower/upper probabilities without a mass function (evmultinom): its own .ignorance,
+        # the mean over the classes of Pl({k}) - Bel({k}), from the report's cached belief
+        _, bel, pl = class_belief(fit, pred_data)
+        ign = np.mean(pl - bel, axis=1)
     sec.metrics.append(table(
         pd.DataFrame([metrics.ignorance_summary(np.zeros_like(ign), ign)], index=[pred_name]).astype({"n": np.int64}),
         "Ignorance m(Omega)", index="rows",
@@ -634,11 +633,12 @@ def build_context(
         outlook = None if pool is None else outlook_section(named, pool, queries, draws, seed)
         if len(named) > 1 and all(f.is_binary for f in named.values()):
             comparison = _comparison(named, evals, rc)
-        elif len(named) > 1:
-            comparison = kclass_comparison(named, {n: kclass_eval(f, newdata, y) for n, f in named.items()}, bins)
         else:
             comparison = []
         comparison_figures: list[ReportFigure] = []
+        if len(named) > 1 and not all(f.is_binary for f in named.values()):
+            comparison, comparison_figures = kclass_comparison(
+                named, {n: kclass_eval(f, newdata, y) for n, f in named.items()}, bins, rc)
         if sets or any(isinstance(f, VennAbersCalibration) for f in named.values()):  # peers present
             comparison += _peer_comparison(named, sets, newdata, y, comparison_figures)
 

@@ -14,7 +14,9 @@ can judge, the share of rows withheld, and derives the cost from it:
 The rule uses no labels (Bel and Pl of the rows only), so choosing it on the evaluated rows does
 not peek at their classes. The reject share is non-increasing in the cost (a row is rejected when
 R_rej < cost of its best class - TIE_TOL), and no row is rejected at R_rej = 1, so the smallest
-such grid cost exists and a bisection of the grid finds it. With several calibrators the report
+such grid cost exists and a bisection of the grid finds it. The same rule serves K classes: the
+pessimistic cost of class k is 1 - Bel({k}) (:mod:`evstat.metrics.classdecisions`), so one
+belief prediction of the rows decides them at every cost tried. With several calibrators the report
 uses one cost for all of them (the largest of their costs: every one then rejects at most the
 share), so that their decisions are compared at equal cost. The conventional
 ``CONVENTIONAL_COST`` is shown beside it.
@@ -60,14 +62,30 @@ def choose_reject_cost(reject_share: Callable[[float], float], share: float = RE
 
 
 def pessimistic_reject_share(bel: np.ndarray, pl: np.ndarray) -> Callable[[float], float]:
-    """``cost -> share of rows the pessimistic strategy rejects`` for two-class Bel({1}), Pl({1})
-    (through :func:`evstat.metrics.decide_binary`, the engine's closed form)."""
+    """``cost -> share of rows the pessimistic strategy rejects``.
+
+    Two classes: ``bel``, ``pl`` are Bel({1}), Pl({1}) per row (through
+    :func:`evstat.metrics.decide_binary`, the engine's closed form). K classes: arrays (rows, K)
+    of Bel({k}), Pl({k}) (``fit.predict(type="belief")["bel"]``, ``["pl"]``), through
+    :func:`evstat.metrics.decide_classes` (the upper expected cost of class k is 1 - Bel({k})):
+    one prediction of the rows serves every cost the bisection tries.
+
+    Examples
+    --------
+    >>> share = pessimistic_reject_share(np.array([[0.7, 0.1, 0.0], [0.3, 0.3, 0.1]]),
+    ...                                  np.array([[0.9, 0.3, 0.1], [0.6, 0.6, 0.3]]))
+    >>> share(0.5), share(0.7), choose_reject_cost(share)
+    (0.5, 0.0, 0.7)
+    """
     b, q = np.asarray(bel, dtype=float), np.asarray(pl, dtype=float)
 
     def share(cost: float) -> float:
-        if b.size == 0:
+        if b.shape[0] == 0:
             return 0.0
-        d = np.asarray(metrics.decide_binary(b, q, "pessimistic", cost), dtype=object)
+        if b.ndim == 2:
+            d = metrics.decide_classes(b, q, strategy="pessimistic", reject_cost=cost)
+        else:
+            d = np.asarray(metrics.decide_binary(b, q, "pessimistic", cost), dtype=object)
         return float(np.mean(d == "reject"))
 
     return share

@@ -2,9 +2,18 @@
 
 Measures of the class probabilities P(k | x) (``predict(type="prob")``): Gebel's CR, 1 - RMSE,
 WCR and Cal, Garczarek's AS and Ac, the multi-class Brier score and log loss, the top-label and
-classwise ECE with seeded bootstrap intervals; the top-label reliability table; decisions of the
-three strategies with the reject option; figures (top-label and classwise reliability, the
-ternary plot for K = 3, the class regions and belief map over two score columns).
+classwise ECE with seeded bootstrap intervals; the top-label and classwise reliability tables
+with the band [mean Bel, mean Pl] of every bin and its coverage; the per-class lower and upper
+probabilities; decisions of the three strategies with the reject option; figures (top-label and
+classwise reliability with their bands, the ternary plot for K = 3, the class regions (with a
+second panel at a data-chosen cost when the report's cost leaves them grey) and the belief map
+over two score columns); with several models, one comparison table and one error-reject figure.
+
+Everything that decides (the decision tables, the comparison, the reject curves, the cost of the
+second region panel and the report's chosen cost) reads one ``predict(type="belief")`` of each
+set of rows (:func:`evstat.plotting.probability.class_belief`, cached for the report) and decides
+with 0-1 costs through :func:`evstat.metrics.decide_classes`, which equals ``fit.decide`` (tested)
+without recomputing the model's bounds for every cost and strategy.
 """
 
 from __future__ import annotations
@@ -17,12 +26,14 @@ import pandas as pd
 
 from evstat import metrics, plotting
 from evstat.metrics.evidential import DECISION_STRATEGIES as STRATEGIES
-from evstat.plotting.probability import class_codes, class_probabilities
-from evstat.report._figures import ReportFigure, _figure, _FONT
+from evstat.plotting.probability import class_belief, class_codes, class_probabilities
+from evstat.report._coverage import expected_covered
+from evstat.report._figures import ReportFigure, _figure, _FONT, region_costs
 from evstat.report.svg import figure_svg
 from evstat.report.tables import Table, table
 
-__all__ = ["BOOT", "BOOT_SEED", "kclass_eval", "kclass_measures", "kclass_figures", "kclass_decisions"]
+__all__ = ["BOOT", "BOOT_SEED", "kclass_comparison", "kclass_decisions", "kclass_eval", "kclass_figures",
+           "kclass_measures", "kclass_tables"]
 
 #: bootstrap replicates and seed of the ECE intervals in reports (fixed: reports are reproducible)
 BOOT = 200
@@ -43,6 +54,7 @@ def kclass_measures(fit: Any, data: pd.DataFrame | None, codes: np.ndarray, bins
     P = class_probabilities(fit, data).to_numpy(dtype=float)
     tl = metrics.top_label_ece(codes, P, bins=bins, n_boot=BOOT, seed=BOOT_SEED)
     cw = metrics.classwise_ece(codes, P, bins=bins, n_boot=BOOT, seed=BOOT_SEED)
+    assert isinstance(tl, metrics.BootstrapEstimate) and isinstance(cw, metrics.BootstrapEstimate)  # n_boot given
     return pd.Series({
         "n": int(codes.size),
         "CR": metrics.correctness_rate(codes, P),
@@ -72,50 +84,163 @@ MEASURE_NOTE = (
 
 
 def kclass_tables(fit: Any, data: pd.DataFrame | None, codes: np.ndarray, name: str, bins: int) -> list[Table]:
-    """The measures table and the top-label reliability table."""
+    """The measures table, the top-label and classwise reliability tables with their [Bel, Pl]
+    bands, and the per-class lower and upper probabilities."""
     m = kclass_measures(fit, data, codes, bins)
     frame = m.to_frame().T
     frame["n"] = frame["n"].astype(np.int64)
     out = [table(frame, f"Measures of the class probabilities on the {name}", notes=[MEASURE_NOTE])]
-    P = class_probabilities(fit, data).to_numpy(dtype=float)
-    rt = metrics.class_reliability_table(codes, P, "top-label", bins=bins)
-    out.append(table(
-        rt, f"Top-label reliability table ({bins} equal-width bins of the confidence max_k P(k | x))",
-        columns={"bin": "bin", "lower": "from", "upper": "to", "n": "n",
-                 "mean_prediction": "mean confidence", "observed_frequency": "accuracy",
-                 "wilson_lower": "Wilson 95% lower", "wilson_upper": "Wilson 95% upper"},
-    ))
+    out.append(_reliability(fit, data, codes, bins, "top-label"))
+    out.append(_reliability(fit, data, codes, bins, "classwise"))
+    out.append(class_bounds_table(fit, data, codes, name))
     return out
+
+
+#: header tips of the K-class tables where the two-class glossary (Bel({1}), ...) does not fit
+KCLASS_TIPS = {
+    "top-label": {"accuracy": "Share of the bin's rows whose most probable class is the observed one",
+                  "mean Bel": "Mean lower probability Bel({k*}) of the most probable class k* of the bin's rows",
+                  "mean Pl": "Mean upper probability Pl({k*}) of the most probable class k* of the bin's rows",
+                  "covered": "Whether the accuracy lies in [mean Bel, mean Pl]"},
+    "classwise": {"observed frequency": "Share of the bin's rows whose class is k",
+                  "mean Bel": "Mean lower probability Bel({k}) of the bin's rows",
+                  "mean Pl": "Mean upper probability Pl({k}) of the bin's rows"},
+    "bounds": {"observed frequency": "Share of the rows whose class is k",
+               "mean Bel": "Mean lower probability Bel({k}) of the class over the rows",
+               "mean Pl": "Mean upper probability Pl({k}) of the class over the rows",
+               "covered": "Whether the observed frequency of the class lies in [mean Bel, mean Pl]"},
+}
+
+
+def _reliability(fit: Any, data: pd.DataFrame | None, codes: np.ndarray, bins: int, view: str) -> Table:
+    """One reliability table (top-label or classwise) with the band [mean Bel, mean Pl] of every
+    bin, whether it covers the observed frequency, and the coverage to expect
+    (:mod:`evstat.report._coverage`)."""
+    P, bel, pl = class_belief(fit, data)
+    rt = metrics.class_reliability_table(codes, P, view, bins=bins)
+    cov = metrics.class_interval_coverage(codes, bel, pl, P, view=view, bins=bins)
+    keys = ["bin"] if view == "top-label" else ["class", "bin"]
+    frame = rt.merge(cov[[*keys, "mean_bel", "mean_pl", "covered"]], on=keys, validate="one_to_one")
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    if view == "top-label":
+        top = np.argmax(P, axis=1)
+        expect = expected_covered(P[np.arange(P.shape[0]), top], edges, cov["mean_bel"].to_numpy(),
+                                  cov["mean_pl"].to_numpy())
+        title = (f"Top-label reliability table ({bins} equal-width bins of the confidence max_k P(k | x)) "
+                 "and coverage of the [Bel, Pl] band of the argmax class")
+        what = "accuracy (the observed frequency of the argmax class)"
+    else:
+        expect = sum(
+            expected_covered(P[:, j], edges, cov.loc[cov["class"] == j, "mean_bel"].to_numpy(),
+                             cov.loc[cov["class"] == j, "mean_pl"].to_numpy())
+            for j in range(P.shape[1])
+        )
+        frame["class"] = [str(fit.classes[int(j)]) for j in frame["class"]]
+        title = (f"Classwise reliability table ({bins} equal-width bins of P(k | x) per class k) and "
+                 "coverage of the [Bel({k}), Pl({k})] band")
+        what = "observed frequency of y = k"
+    k, covered = len(cov), int(cov["covered"].sum())
+    tab = table(
+        frame, title,
+        columns={k: v for k, v in {"class": "class", "bin": "bin", "lower": "from", "upper": "to", "n": "n",
+                 "mean_prediction": "mean confidence" if view == "top-label" else "mean P(k | x)",
+                 "observed_frequency": "accuracy" if view == "top-label" else "observed frequency",
+                 "wilson_lower": "Wilson 95% lower", "wilson_upper": "Wilson 95% upper",
+                 "mean_bel": "mean Bel", "mean_pl": "mean Pl", "covered": "covered"}.items()
+                 if k in frame.columns},
+        tips=KCLASS_TIPS[view],
+        notes=[f"The band [mean Bel, mean Pl] covers the {what} in {covered} of {k} non-empty bins; if "
+               f"every row's P(k | x) were its true probability we would expect about {expect:.1f} of {k} "
+               "(Poisson-binomial, exact). As in the two-class report, the band is the calibrator's "
+               "estimation uncertainty, not a confidence interval of a bin's frequency (that is the "
+               "Wilson interval)."],
+    )
+    return tab
+
+
+def class_bounds_table(fit: Any, data: pd.DataFrame | None, codes: np.ndarray | None, name: str) -> Table:
+    """Per class: mean P(k | x), mean and quantiles of the lower and upper probabilities Bel({k}),
+    Pl({k}) and of their width over the rows; with labels the observed frequency of the class
+    and whether [mean Bel, mean Pl] covers it."""
+    P, bel, pl = class_belief(fit, data)
+    rows = []
+    for j, c in enumerate(fit.classes):
+        w = pl[:, j] - bel[:, j]
+        row: dict[str, Any] = {"class": str(c)}
+        if codes is not None:
+            row["observed frequency"] = float(np.mean(codes == j)) if codes.size else np.nan
+        row.update({
+            "mean P(k | x)": float(np.mean(P[:, j])), "mean Bel": float(np.mean(bel[:, j])),
+            "mean Pl": float(np.mean(pl[:, j])), "median Bel": float(np.median(bel[:, j])),
+            "median Pl": float(np.median(pl[:, j])), "mean width": float(np.mean(w)),
+            "90% of widths below": float(np.quantile(w, 0.9)),
+        })
+        if codes is not None:
+            row["covered"] = bool(row["mean Bel"] <= row["observed frequency"] <= row["mean Pl"])
+        rows.append(row)
+    tab = table(
+        pd.DataFrame(rows), f"Lower and upper probabilities of each class on the {name}", tips=KCLASS_TIPS["bounds"],
+        notes=["Bel({k}) and Pl({k}) are the lower and upper probabilities of class k for a row "
+               "(predict(type='belief')); width = Pl({k}) - Bel({k}), the ignorance about class k. "
+               + ("Covered: the observed frequency of the class lies in [mean Bel, mean Pl] "
+                  "(calibration in the large)." if codes is not None else "")],
+    )
+    return tab
+
+
+def kclass_decide(fit: Any, data: pd.DataFrame | None, strategy: str, reject_cost: float | None) -> np.ndarray:
+    """``fit.decide(data, strategy=, reject_cost=)`` with 0-1 costs from the cached belief of the
+    rows (:func:`evstat.metrics.decide_classes`; equal to ``fit.decide``, tested)."""
+    P, bel, pl = class_belief(fit, data)
+    return metrics.decide_classes(bel, pl, P, strategy, reject_cost, classes=list(fit.classes))
 
 
 def kclass_decisions(fit: Any, data: pd.DataFrame | None, codes: np.ndarray | None, name: str,
                      costs: Sequence[float], caption_costs: str | None = None) -> Table:
-    """Counts of the decided classes and rejects per strategy at each reject cost of ``costs``
-    (and errors when labels are known)."""
+    """Counts of the decided classes and rejects per strategy at each reject cost of ``costs``;
+    with labels also errors, error rate, accuracy and reject rate, and the two rules without
+    reject (largest Bel, largest P(k | x)), as the two-class table."""
+    rules: list[tuple[str, str, float | None]] = [(s, s, rc) for rc in costs for s in STRATEGIES]
+    if codes is not None:
+        rules += [("evidential, no reject (largest Bel({k}))", "pessimistic", None),
+                  ("probabilistic, no reject (largest P(k | x))", "probabilistic", None)]
+    truth = None if codes is None else np.asarray(fit.classes, dtype=object)[codes]
     rows = []
-    for rc in costs:
-        for s in STRATEGIES:
-            d = fit.decide(data, strategy=s, reject_cost=rc)
-            row: dict[str, Any] = {"strategy": s, "R_rej": f"{rc:g}"}
-            for c in fit.classes:
-                row[f"decide {c}"] = int((d == c).sum())
-            rej = np.asarray(d.astype(object) == "reject")
-            row["reject"] = int(rej.sum())
-            if codes is not None:
-                truth = np.asarray(fit.classes, dtype=object)[codes]
-                correct = np.asarray(d.astype(object)) == truth
-                row["error rate"] = float(np.mean(~correct & ~rej))
-                row["accuracy"] = float(correct.sum() / max(int((~rej).sum()), 1))
-            rows.append(row)
+    for label, s, rc in rules:
+        d = kclass_decide(fit, data, s, rc)
+        row: dict[str, Any] = {"strategy": label, "R_rej": "" if rc is None else f"{rc:g}"}
+        for c in fit.classes:
+            row[f"decide {c}"] = int(np.sum(d == c))
+        rej = d == "reject"
+        row["rejected"] = int(rej.sum())
+        if truth is not None:
+            wrong = ~rej & (d != truth)
+            n, decided = max(d.size, 1), int((~rej).sum())
+            row["errors"] = int(wrong.sum())
+            row["error rate"] = float(wrong.sum() / n)
+            row["accuracy"] = float((decided - wrong.sum()) / decided) if decided else np.nan
+            row["reject rate"] = float(rej.sum() / n)
+        rows.append(row)
     tab = table(
         pd.DataFrame(rows),
         f"Decisions on the {name} " + (caption_costs or f"at R_rej = {', '.join(f'{c:g}' for c in costs)}"),
-        notes=["0-1 costs and reject cost R_rej through evstat.belief.decide: pessimistic = upper "
-               "expected cost, optimistic = lower, probabilistic = under P(k | x). Error rate = "
-               "errors / n; accuracy = correct / decided."],
+        notes=["0-1 costs and reject cost R_rej (Minary et al. 2019, eqs. 8-11, on the K classes): "
+               "pessimistic = least upper expected cost 1 - Bel({k}), optimistic = least lower "
+               "expected cost 1 - Pl({k}), probabilistic = least 1 - P(k | x); reject when R_rej is "
+               "below the chosen class's cost. Ties to the first class in frame order, as fit.decide."
+               + (" Error rate = errors / n; accuracy = correct / decided." if codes is not None else "")],
     )
     tab.numeric[1] = True
     return tab
+
+
+def _region_panels(fit: Any, data: pd.DataFrame | None, name: str, reject_cost: float) -> tuple[list[float], str]:
+    """The reject costs of the class-region figure: the report's, and a second one chosen from
+    the data when the pessimistic strategy decides fewer than a tenth of the rows
+    at it (:func:`evstat.report._figures.region_costs`, K classes)."""
+    _, bel, pl = class_belief(fit, data)
+    cols = pd.MultiIndex.from_product([["bel", "pl"], range(bel.shape[1])])
+    return region_costs(pd.DataFrame(np.hstack([bel, pl]), columns=cols), reject_cost, name)
 
 
 def kclass_figures(fit: Any, prefix: str, data: pd.DataFrame | None, codes: np.ndarray, name: str,
@@ -127,36 +252,46 @@ def kclass_figures(fit: Any, prefix: str, data: pd.DataFrame | None, codes: np.n
     notes: list[str] = []
     y = None if data is None else np.asarray(fit.classes, dtype=object)[codes]
     cols = list(fit.score_columns)
+    costs, why = _region_panels(fit, data, name, reject_cost) if "decision_regions" in plotting.applicable_kinds(fit) \
+        else ([reject_cost], "")
+    panels = " and ".join(f"R_rej = {c:g}" for c in costs)
+
+    def regions(ax: Any) -> None:
+        for i, c in enumerate(costs):
+            plotting.class_regions(fit, newdata=data, y=y, ax=ax[0, i], reject_cost=c, grid=grid)
+
     specs = {
         "decision_regions": ("Class regions",
-                             f"What fit.decide answers (pessimistic strategy, R_rej = {reject_cost:g}) over the "
+                             f"What fit.decide answers (pessimistic strategy, {panels}) over the "
                              f"plane of {cols[0] if cols else ''} and {cols[1] if len(cols) > 1 else ''}; points are "
-                             f"the rows of the {name}.",
-                             lambda ax: plotting.class_regions(fit, newdata=data, y=y, ax=ax, reject_cost=reject_cost, grid=grid)),
+                             f"the rows of the {name}. {why}".rstrip(),
+                             regions, len(costs)),
         "belief_map": ("Ignorance map", f"The ignorance m(Omega) over the same plane; points are the rows of the {name}.",
-                       lambda ax: plotting.class_contours(fit, newdata=data, y=y, ax=ax, grid=grid)),
+                       lambda ax: plotting.class_contours(fit, newdata=data, y=y, ax=ax[0, 0], grid=grid), 1),
         "class_reliability": ("Top-label reliability diagram",
                               f"Accuracy of the argmax class against the confidence max_k P(k | x) in {bins} "
-                              f"equal-width bins of the {name}, with 95% Wilson intervals.",
-                              lambda ax: plotting.class_reliability_diagram(fit, data, y=y, ax=ax, bins=bins)),
+                              f"equal-width bins of the {name}, with 95% Wilson intervals; the band joins the "
+                              "mean Bel and mean Pl of the argmax class in each bin.",
+                              lambda ax: plotting.class_reliability_diagram(fit, data, y=y, ax=ax[0, 0], bins=bins), 1),
         "classwise_reliability": ("Classwise reliability diagram",
                                   f"Observed frequency of each class against its predicted probability in {bins} "
-                                  f"equal-width bins of the {name}.",
-                                  lambda ax: plotting.class_reliability_diagram(fit, data, y=y, ax=ax, bins=bins,
-                                                                                view="classwise")),
+                                  f"equal-width bins of the {name}; the shaded bands join the mean Bel({{k}}) and "
+                                  "mean Pl({k}) of each bin.",
+                                  lambda ax: plotting.class_reliability_diagram(fit, data, y=y, ax=ax[0, 0], bins=bins,
+                                                                                view="classwise"), 1),
         "ternary": ("Ternary probability plot",
                     f"The class probabilities of the rows of the {name} in the probability simplex (Gebel 2009, "
                     "Fig. 2.1): marker = assigned class, colour = observed class; the thick lines are the "
                     "decision borders of the argmax rule.",
-                    lambda ax: plotting.ternary_plot(fit, data, y=y, ax=ax)),
+                    lambda ax: plotting.ternary_plot(fit, data, y=y, ax=ax[0, 0]), 1),
     }
     for kind in plotting.applicable_kinds(fit):
-        title, caption, draw = specs[kind]
+        title, caption, draw, ncols = specs[kind]
         k = len(figures) + len(notes) + 1
         with matplotlib.rc_context(_FONT):
-            fig, axes = _figure(6.4, 5.4)
+            fig, axes = _figure(6.4 * ncols, 5.4, ncols=ncols)
             try:
-                draw(axes[0, 0])
+                draw(axes)
             except ValueError as err:
                 notes.append(f"{title}: not drawn ({err})")
                 continue
@@ -165,13 +300,58 @@ def kclass_figures(fit: Any, prefix: str, data: pd.DataFrame | None, codes: np.n
     return figures, notes
 
 
-def kclass_comparison(named: dict[str, Any], evals: dict[str, tuple], bins: int) -> list[Table]:
-    """The measures of every model side by side (any class counts)."""
-    rows = []
+def kclass_comparison(named: dict[str, Any], evals: dict[str, tuple], bins: int,
+                      reject_cost: float | None = None) -> tuple[list[Table], list[ReportFigure]]:
+    """The models side by side (any class counts): one table of the measures of their class
+    probabilities, one of their decisions at the report's reject cost (each strategy's error
+    rate, accuracy and reject rate), and one figure of their error-reject curves (accuracy
+    against error rate as the reject cost runs from 0 to 1)."""
+    rows, drows, curves = [], [], []
     for name, fit in named.items():
         data, codes, eval_name = evals[name]
         m = kclass_measures(fit, data, codes, bins)
         rows.append({"model": name, "method": fit.method, "K": fit.n_classes, "data": eval_name, **m.to_dict()})
+        P, bel, pl = class_belief(fit, data)
+        if reject_cost is not None:
+            drow: dict[str, Any] = {"model": name}
+            for s in STRATEGIES:
+                c = metrics.class_reject_curve(codes, bel, pl, P, costs=[reject_cost], strategies=[s]).iloc[0]
+                drow[f"{s} error"], drow[f"{s} accuracy"], drow[f"{s} reject"] = (
+                    c["error_rate"], c["accuracy"], c["reject_rate"])
+            drows.append(drow)
+        cur = metrics.class_reject_curve(codes, bel, pl, P, strategies=COMPARISON_STRATEGIES)
+        cur.insert(0, "model", name)
+        curves.append(cur)
     t = pd.DataFrame(rows)
     t["n"] = t["n"].astype(np.int64)
-    return [table(t, "Measures of the class probabilities of the models", notes=[MEASURE_NOTE])]
+    out = [table(t, "Measures of the class probabilities of the models", notes=[MEASURE_NOTE])]
+    if drows:
+        out.append(table(
+            pd.DataFrame(drows),
+            f"Decisions at reject cost R_rej = {reject_cost:g}: error rate, accuracy, reject rate",
+            notes=["Each model on its rows of the table above, 0-1 costs (the strategies of the decision "
+                   "tables below); error rate = wrong / tested, accuracy = correct / decided."],
+        ))
+    return out, [_comparison_curves(pd.concat(curves, ignore_index=True), evals)]
+
+
+#: the strategies of the comparison's error-reject figure (as the two-class comparison)
+COMPARISON_STRATEGIES = ("pessimistic", "probabilistic")
+
+
+def _comparison_curves(curves: pd.DataFrame, evals: dict[str, tuple]) -> ReportFigure:
+    import matplotlib
+
+    names = {e[2] for e in evals.values()}
+    rows_text = next(iter(names)) if len(names) == 1 else "rows of each model (see the table)"
+    with matplotlib.rc_context(_FONT):
+        fig, axes = _figure(6.8, 5.0)
+        plotting.draw_reject_curves(curves, axes[0, 0], f"Decisions with reject on the {rows_text}")
+        svg = figure_svg(fig, "cmp-1", label="Error-reject curves of all models")
+    return ReportFigure(
+        id="cmp-fig1", title="Error-reject curves of all models",
+        caption=(f"Accuracy (correct / decided) against error rate (wrong / tested) on the {rows_text}, "
+                 "for the pessimistic and probabilistic strategies as the reject cost runs from 0 to 1 "
+                 "(0-1 costs on the K classes). At equal error the higher curve is better."),
+        svg=svg,
+    )

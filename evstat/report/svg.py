@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup, escape
 
@@ -23,7 +23,10 @@ __all__ = ["HASH_SALT", "figure_svg"]
 #: fixed salt of matplotlib's SVG ids (rcParams["svg.hashsalt"])
 HASH_SALT = "evstat-report"
 
-_RC = {
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
+_RC: dict[RcKeyType, Any] = {
     "svg.hashsalt": HASH_SALT,
     "svg.fonttype": "path",  # text as glyph outlines: same look in every browser, no fonts needed
     "svg.image_inline": True,

@@ -1,4 +1,6 @@
-"""Extract the result tables 6.3-6.6 and 6.10-6.13 of Gebel (2009) into data/gebel2009_thesis_tables.csv.
+"""Extract the result tables 6.3-6.6 and 6.10-6.13 of Gebel (2009) into data/gebel2009_thesis_tables.csv,
+and the appendix's Tables A.1-A.4 (every calibrator through the reductions) into
+data/gebel2009_thesis_appendix_a.csv.
 
 Reads the plain-text extraction of the thesis (../shared/papers/001_58e0d22b2e95d4a2.txt in the
 project's shared folder; pass its path) and writes one row per (table, data set, method) with the
@@ -24,6 +26,10 @@ TABLES = {
     "6.11": ("K-class", "svm", "pairs"),
     "6.12": ("K-class", "ann", "ovr"),
     "6.13": ("K-class", "ann", "pairs"),
+    "A.1": ("K-class", "svm", "ovr"),
+    "A.2": ("K-class", "svm", "pairs"),
+    "A.3": ("K-class", "ann", "ovr"),
+    "A.4": ("K-class", "ann", "pairs"),
 }
 DATASET_NAMES = {
     "Banknotes": "banknote-swiss", "Breast": "breast-cancer", "Fourclass": "fourclass",
@@ -57,7 +63,7 @@ def _dataset_line(text: str) -> list[str] | None:
 def main(path: str) -> None:
     lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
     rows = []
-    starts = [(i, m.group(1)) for i, line in enumerate(lines) if (m := re.search(r"Tab\. (6\.\d+): Perf", line))]
+    starts = [(i, m.group(1)) for i, line in enumerate(lines) if (m := re.search(r"Tab\. ((?:6|A)\.\d+): Perf", line))]
     for (i, table), nxt in zip(starts, [s for s, _ in starts[1:]] + [len(lines)]):
         part, clf, red = TABLES[table]
         datasets: list[str] = []
@@ -75,12 +81,16 @@ def main(path: str) -> None:
                     rows.append({"table": f"Tab. {table}", "part": part, "classifier": clf, "reduction": red,
                                  "dataset": DATASET_NAMES[d], "method": method, "CR": cr, "Cal": cal,
                                  "line": j + 1})
-    out = Path(__file__).resolve().parents[2] / "data" / "gebel2009_thesis_tables.csv"
-    with out.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    print(f"{len(rows)} rows -> {out}")
+    data = Path(__file__).resolve().parents[2] / "data"
+    for name, keep in (("gebel2009_thesis_tables.csv", lambda t: t.startswith("Tab. 6")),
+                       ("gebel2009_thesis_appendix_a.csv", lambda t: t.startswith("Tab. A"))):
+        chosen = [r for r in rows if keep(r["table"])]
+        out = data / name
+        with out.open("w", newline="", encoding="utf-8") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(chosen[0]))
+            w.writeheader()
+            w.writerows(chosen)
+        print(f"{len(chosen)} rows -> {out}")
 
 
 if __name__ == "__main__":

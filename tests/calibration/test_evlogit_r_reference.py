@@ -58,8 +58,6 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
-import statsmodels.api as sm
-import statsmodels.formula.api as smf
 
 import evstat as ev
 
@@ -166,6 +164,8 @@ def test_mtcars_glm_summary_matches_r(mtcars, formula, coefs, null_dev, resid_de
 
 @pytest.mark.parametrize("formula", [f for f, *_ in R_SUMMARIES])
 def test_mtcars_matches_statsmodels_glm(mtcars, formula):
+    import statsmodels.api as sm
+    import statsmodels.formula.api as smf
     fit = ev.evlogit(formula, data=mtcars, targets="binary")
     ref = smf.glm(formula, data=mtcars, family=sm.families.Binomial()).fit(tol=1e-14, maxiter=200)
     np.testing.assert_allclose(fit.params.to_numpy(), ref.params.to_numpy(), rtol=1e-6)
@@ -208,6 +208,7 @@ def test_budworm_wald_intervals_match_r_confint_default(budworm):
 
 def test_budworm_with_intercept_matches_statsmodels_grouped_glm(budworm):
     """The Bernoulli expansion gives the grouped binomial fit of statsmodels (R's budworm.lg)."""
+    import statsmodels.api as sm
     fit = ev.evlogit("dead ~ sexM + ldose", data=budworm, targets="binary")
     ldose = np.tile(np.arange(6.0), 2)
     numdead = np.array([1, 4, 9, 13, 18, 20, 0, 2, 6, 10, 12, 16])

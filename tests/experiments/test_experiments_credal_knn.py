@@ -205,7 +205,7 @@ def test_committed_readme_tables_and_claims_recompute():
     with contextlib.redirect_stdout(buf):
         mod.main()
     readme = (REPORT / "README.md").read_text(encoding="utf-8")
-    rows = [line for line in buf.getvalue().splitlines() if line.startswith("|")]
+    rows = [line for line in buf.getvalue().splitlines() if line.lstrip().startswith("|")]
     assert len(rows) > 100 and [r for r in rows if r not in readme] == []
     committed = pd.read_csv(REPORT / "claims.csv")
     fresh = ck.claims(pd.read_csv(REPORT / "sim2_rates.csv"), pd.read_csv(REPORT / "real_rates.csv"))

@@ -248,3 +248,64 @@ def test_ionosphere_uses_the_thesis_feature_set() -> None:
         assert table.loc[("ionosphere", r["classifier"], "none", r["method"]), "CR"] == pytest.approx(r["CR"], abs=1e-4)
     X, _, _ = g.load_dataset("banknote-swiss")
     assert X.shape == (200, 6)  # not identified: all six kept (README)
+
+
+def _conclusions():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gebel_conclusions", REPORTS / "conclusions.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_appendix_a_entered_completely() -> None:
+    """Tables A.1-A.4: 9 data sets x (9 SVM, 11 ANN methods) per table, values in [0, 1], spot checks."""
+    t = pd.read_csv(g.THESIS_TABLES.parent / "gebel2009_thesis_appendix_a.csv")
+    assert t.groupby("table").size().to_dict() == {"Tab. A.1": 81, "Tab. A.2": 81, "Tab. A.3": 99, "Tab. A.4": 99}
+    assert t[["CR", "Cal"]].apply(lambda c: c.between(0, 1)).all().all()
+    a3 = t[(t["table"] == "Tab. A.3") & (t["dataset"] == "iris")].set_index("method")
+    assert a3.loc["bay-alap", ["CR", "Cal"]].tolist() == [0.973, 0.959]
+    a2 = t[(t["table"] == "Tab. A.2") & (t["dataset"] == "zoo")].set_index("method")
+    assert a2.loc["plr", ["CR", "Cal"]].tolist() == [0.92, 0.89]
+    # the appendix repeats Tables 6.10-6.13 for the methods they share
+    main = pd.read_csv(g.THESIS_TABLES).set_index(["classifier", "reduction", "dataset", "method"])
+    shared = t.set_index(["classifier", "reduction", "dataset", "method"])
+    common = shared.index.intersection(main.index)
+    assert len(common) > 200
+    diff = (shared.loc[common, "Cal"] - main.loc[common, "Cal"]).abs()
+    assert (diff > 0).sum() <= 3, diff[diff > 0]  # the thesis's tables agree but for typos
+
+
+@pytest.mark.skipif("k-class" not in RUNS, reason="reports/gebel2009 is not part of this installation")
+def test_conclusion_rules_hold_on_the_thesis_numbers() -> None:
+    mod = _conclusions()
+    cl = pd.DataFrame(mod.judge(mod.thesis_table()))
+    assert cl["holds"].tolist() == [True] * len(mod.TEXT), cl.to_string()
+
+
+@pytest.mark.skipif("k-class" not in RUNS, reason="reports/gebel2009 is not part of this installation")
+def test_committed_conclusions_recompute() -> None:
+    """conclusions.csv comes from the committed tables by conclusions.py."""
+    mod = _conclusions()
+    fresh = mod.conclusions()
+    committed = pd.read_csv(REPORTS / "conclusions.csv")
+    assert committed["claim"].tolist() == fresh["claim"].tolist()
+    for col in ("detail_thesis", "detail_ours"):
+        assert committed[col].tolist() == fresh[col].tolist()
+    assert committed["holds_ours"].astype(str).tolist() == fresh["holds_ours"].astype(str).tolist()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif("k-class" not in RUNS, reason="reports/gebel2009 is not part of this installation")
+def test_appendix_units_share_the_main_runs_scores() -> None:
+    """methods= reruns a unit's classifiers with the same seeds: LR equals the committed cell."""
+    rows = g._unit("K-class", "iris", "ann", "ovr", 0, 10, 2009, methods=("lr", "ir"))
+    got = {r["method"]: r for r in rows}
+    res = pd.read_csv(REPORTS / "k-class" / "results.csv")
+    ref = res[(res["dataset"] == "iris") & (res["classifier"] == "ann") & (res["reduction"] == "ovr")
+              & (res["fold"] == 0)].set_index("method")
+    assert got["lr"]["Cal"] == pytest.approx(ref.loc["lr", "Cal"], abs=1e-6)
+    assert got["ir"]["error"] or 0 <= got["ir"]["Cal"] <= 1
+    with pytest.raises(ValueError, match="K-class part only"):
+        g._unit("two-class", "heart", "nb", "none", 0, 10, 2009, methods=("lr",))

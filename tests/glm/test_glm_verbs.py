@@ -42,7 +42,7 @@ def _models(three: pd.DataFrame) -> dict[str, GlmVerbs]:
         "temperature": ev.temperature("y ~ s_a + s_b + s_c", three),
         "vector_scaling": ev.vector_scaling("y ~ s_a + s_b + s_c", three),
         "matrix_scaling": ev.matrix_scaling("y ~ s_a + s_b + s_c", three),
-        "dirichlet": ev.dirichlet("y ~ p_a + p_b + p_c", pd3),
+        "dirichlet": ev.dirichlet("y ~ p_a + p_b + p_c", pd3, reg_lambda=0),
     }
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import statsmodels.api as sm
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import expit
@@ -113,6 +112,7 @@ def test_score_and_information_match_finite_differences():
 
 @pytest.mark.parametrize("J, n, seed", [(1, 10, 0), (2, 30, 1), (3, 200, 2)])
 def test_newton_mle_matches_statsmodels_glm(J, n, seed):
+    import statsmodels.api as sm
     X, y = design(n, J, seed)
     t = platt_targets(y)
     beta, it = newton_mle(X, t)
@@ -139,6 +139,7 @@ def test_newton_mle_separated_binary_data_raises():
 
 
 def test_newton_mle_platt_targets_finite_on_separated_data():
+    import statsmodels.api as sm
     X = np.c_[np.ones(6), np.arange(6.0)]
     y = np.array([0, 0, 0, 1, 1, 1.0])
     t = platt_targets(y)

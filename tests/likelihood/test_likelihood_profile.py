@@ -4,10 +4,6 @@ against a brute-force profile computed with scipy.optimize.minimize_scalar."""
 
 from __future__ import annotations
 
-import matplotlib
-
-matplotlib.use("Agg")
-
 import numpy as np
 import pandas as pd
 import pytest

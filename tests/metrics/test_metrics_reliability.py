@@ -7,7 +7,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.calibration import calibration_curve
-from statsmodels.stats.proportion import proportion_confint
 
 import evstat.metrics.reliability as rel_mod
 from evstat.metrics import BootstrapEstimate, ece, mce, reliability_table, wilson_interval
@@ -176,6 +175,7 @@ def test_ece_bad_arguments(kwargs, match):
 
 # ---------------------------------------------------------------- reliability table, Wilson
 def test_reliability_table_hand_example_and_columns():
+    from statsmodels.stats.proportion import proportion_confint
     t = reliability_table([0, 0, 1, 1, 1], [0.1, 0.3, 0.6, 0.8, 0.9], bins=2)
     assert list(t.columns) == [
         "bin",
@@ -208,6 +208,7 @@ def test_reliability_table_empty_bins():
 
 
 def test_reliability_table_level():
+    from statsmodels.stats.proportion import proportion_confint
     y, p = _data(200, 31)
     t = reliability_table(y, p, bins=5, level=0.8)
     lo, hi = proportion_confint(
@@ -220,6 +221,7 @@ def test_reliability_table_level():
 
 
 def test_wilson_matches_statsmodels_grid():
+    from statsmodels.stats.proportion import proportion_confint
     n = np.repeat(np.arange(1, 31), 31)
     k = np.tile(np.arange(31), 30)
     keep = k <= n

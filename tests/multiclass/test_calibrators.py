@@ -87,7 +87,7 @@ def test_dirichlet_against_direct_scipy_optimisation() -> None:
     y = pd.Categorical(d["y"]).codes
     L = np.log(d[cols].to_numpy())
     # unpenalised: multinomial logistic regression on ln p, by BFGS without our gradient
-    fit = ev.dirichlet("y ~ p_a + p_b + p_c", d)
+    fit = ev.dirichlet("y ~ p_a + p_b + p_c", d, reg_lambda=0)
 
     def f(t):
         W = np.vstack([np.zeros(4), t.reshape(2, 4)])

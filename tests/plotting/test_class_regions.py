@@ -5,19 +5,13 @@ from __future__ import annotations
 
 import io
 
-import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.collections import QuadMesh  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-import evstat as ev  # noqa: E402
-from evstat import plotting  # noqa: E402
-from evstat.plotting._plane import choose_plane, on_lattice  # noqa: E402
+import evstat as ev
+from evstat import plotting
+from evstat.plotting._plane import choose_plane, on_lattice
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +32,7 @@ def fits(iris):
 
 @pytest.fixture(autouse=True)
 def _close():
+    import matplotlib.pyplot as plt
     yield
     plt.close("all")
 
@@ -48,6 +43,7 @@ def _lattice_frame(fit, grid):
 
 
 def _mesh(ax) -> QuadMesh:
+    from matplotlib.collections import QuadMesh
     meshes = [c for c in ax.collections if isinstance(c, QuadMesh)]
     assert len(meshes) == 1
     return meshes[0]
@@ -55,6 +51,7 @@ def _mesh(ax) -> QuadMesh:
 
 @pytest.mark.parametrize("name", ["eknn", "credal_knn", "evnn"])
 def test_regions_are_the_decisions_on_the_lattice(fits, name):
+    from matplotlib.figure import Figure
     fit = fits[name]
     strategy = "credal"
     ax = plotting.class_regions(fit, strategy=strategy, grid=25, ax=Figure().add_subplot())
@@ -75,6 +72,7 @@ def test_regions_are_the_decisions_on_the_lattice(fits, name):
 
 
 def test_credal_knn_regions_show_meta_classes_and_outliers(fits):
+    from matplotlib.figure import Figure
     ax = plotting.class_regions(fits["credal_knn"], strategy="credal", grid=40, ax=Figure().add_subplot())
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert "decide {versicolor, virginica}" in legend
@@ -83,6 +81,7 @@ def test_credal_knn_regions_show_meta_classes_and_outliers(fits):
 
 
 def test_reject_and_strategy_reach_decide(fits):
+    from matplotlib.figure import Figure
     fit = fits["eknn"]
     ax = plotting.class_regions(fit, strategy="pessimistic", reject_cost=0.05, grid=20, ax=Figure().add_subplot())
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
@@ -96,6 +95,7 @@ def test_reject_and_strategy_reach_decide(fits):
 
 @pytest.mark.parametrize("name", ["eknn", "credal_knn", "evnn"])
 def test_belief_map_ignorance_is_augment(fits, name):
+    from matplotlib.figure import Figure
     fit = fits[name]
     ax = plotting.class_contours(fit, grid=20, ax=Figure().add_subplot())
     assert ax.get_title() == f"ignorance ({name})"
@@ -108,6 +108,7 @@ def test_belief_map_ignorance_is_augment(fits, name):
 
 
 def test_belief_map_class_statistics(fits, iris):
+    from matplotlib.figure import Figure
     fit = fits["evnn"]
     for stat, col in (("theta", "theta"), ("bel", "bel"), ("pl", "pl")):
         ax = plotting.class_contours(fit, stat=stat, cls="setosa", grid=15, ax=Figure().add_subplot())
@@ -121,6 +122,7 @@ def test_belief_map_class_statistics(fits, iris):
 
 
 def test_two_class_models_and_complements():
+    from matplotlib.figure import Figure
     d = ev.datasets.simulate_gaussian(60, seed=3)
     fit = ev.evlogit("y ~ x1 + x2", data=d)
     from evstat.plotting._class_regions import _belief_stat
@@ -138,6 +140,7 @@ def test_two_class_models_and_complements():
 
 
 def test_plot_dispatch_for_three_classes(fits, iris):
+    from matplotlib.figure import Figure
     fit = fits["eknn"]
     k_kinds = ["class_reliability", "classwise_reliability", "ternary"]  # tests/plotting/test_probability_plots.py
     assert plotting.applicable_kinds(fit) == ["decision_regions", "belief_map", *k_kinds]
@@ -155,6 +158,7 @@ def test_plot_dispatch_for_three_classes(fits, iris):
 
 
 def test_fixed_and_held_columns(iris):
+    from matplotlib.figure import Figure
     fit = ev.eknn("y ~ pl + pw + sl", iris, k=5)
     ax = plotting.class_regions(fit, scores=("pw", "sl"), fixed={"pl": 4.0}, grid=10, ax=Figure().add_subplot())
     assert "pl held at 4 (fixed)" in ax.get_title()

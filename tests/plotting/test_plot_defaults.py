@@ -10,18 +10,13 @@ from __future__ import annotations
 
 import inspect
 
-import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-import evstat as ev  # noqa: E402
-from evstat import plotting  # noqa: E402
-from evstat.results import contract_examples, registered  # noqa: E402
+import evstat as ev
+from evstat import plotting
+from evstat.results import contract_examples, registered
 
 EXAMPLES = contract_examples()
 CASES = [(m, k) for m, (_, ks) in sorted(EXAMPLES.items()) for k in ks]
@@ -50,12 +45,14 @@ def _fit(method: str, k: int):
 
 @pytest.fixture(autouse=True)
 def _close():
+    import matplotlib.pyplot as plt
     yield
     plt.close("all")
 
 
 @pytest.mark.parametrize("method,k", CASES)
 def test_plot_without_arguments_draws_the_default(method, k):
+    from matplotlib.figure import Figure
     fit = _fit(method, k)
     ax = fit.plot(ax=Figure().add_subplot())
     expected = "Reliability" if k == 2 else "Top-label reliability"
@@ -66,6 +63,7 @@ def test_plot_without_arguments_draws_the_default(method, k):
 
 @pytest.mark.parametrize("method,k", [c for c in CASES if c[1] == 3] + [("evlogit", 2)])
 def test_dataframe_as_first_argument_is_newdata(method, k):
+    from matplotlib.figure import Figure
     fit = _fit(method, k)
     ax = fit.plot(NEW, ax=Figure().add_subplot())
     ref = fit.plot(newdata=NEW, ax=Figure().add_subplot())
@@ -89,6 +87,7 @@ def test_two_class_figures_of_a_k_class_model_still_refused():
 
 
 def test_two_class_evmultinom_plots_but_not_profiles():
+    from matplotlib.figure import Figure
     two = _fit("evmultinom", 2)
     assert two.plot(ax=Figure().add_subplot()).get_title().startswith("Reliability (evmultinom)")
     with pytest.raises(ValueError, match="targets='binary'"):

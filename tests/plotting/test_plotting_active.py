@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
-
-import evstat as ev  # noqa: E402
+import evstat as ev
 
 
 @pytest.fixture(autouse=True)
 def _close():
+    import matplotlib.pyplot as plt
     yield
     plt.close("all")
 

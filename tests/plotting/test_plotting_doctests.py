@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import matplotlib
 import pytest
 
-matplotlib.use("Agg")
 
 MODULES = [
     "evstat.plotting",

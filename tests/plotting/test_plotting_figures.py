@@ -5,19 +5,13 @@ from __future__ import annotations
 
 import io
 
-import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-import evstat as ev  # noqa: E402
-from evstat import metrics, plotting  # noqa: E402
-from evstat.plotting.contours import choose_rows  # noqa: E402
+import evstat as ev
+from evstat import metrics, plotting
+from evstat.plotting.contours import choose_rows
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -64,6 +58,7 @@ def expected_kinds(method, j):
 
 @pytest.fixture(autouse=True)
 def _close():
+    import matplotlib.pyplot as plt
     yield
     plt.close("all")
 
@@ -75,6 +70,7 @@ def test_applicable_kinds(case):
 
 @pytest.mark.parametrize("case", list(CASES), ids=lambda c: f"{c[0]}-J{c[1]}")
 def test_every_applicable_kind_renders_without_warnings(case):
+    from matplotlib.figure import Figure
     fit = fit_of(case)
     for kind in plotting.applicable_kinds(fit):
         fig = Figure(figsize=(6, 4.5), layout="constrained")
@@ -111,6 +107,7 @@ def test_inapplicable_kinds_raise_clear_errors(case):
 
 
 def test_pyplot_figure_when_no_ax():
+    import matplotlib.pyplot as plt
     fit = fit_of(("evlogit", 1))
     ax = fit.plot()  # default kind: reliability
     assert ax.figure in [plt.figure(n) for n in plt.get_fignums()]
@@ -415,6 +412,7 @@ def test_contours_bad_rows():
 
 
 def test_dollar_in_column_name_is_not_mathtext():
+    from matplotlib.figure import Figure
     cal = CAL.rename(columns={"svm1": "cost$1"})
     fit = ev.evlogit('y ~ Q("cost$1")', cal)
     fig = Figure()

@@ -5,16 +5,12 @@ from __future__ import annotations
 
 import io
 
-import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
 
-matplotlib.use("Agg")
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-import evstat as ev  # noqa: E402
-from evstat import plotting  # noqa: E402
+import evstat as ev
+from evstat import plotting
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +47,7 @@ def test_ternary_coordinates_corners_and_borders():
 
 
 def test_ternary_plot_points_and_markers(fit3, iris):
+    from matplotlib.figure import Figure
     new = iris.iloc[1::2]
     ax = plotting.ternary_plot(fit3, new, ax=Figure().add_subplot())
     offsets = np.vstack([c.get_offsets() for c in ax.collections])
@@ -68,6 +65,7 @@ def test_ternary_plot_points_and_markers(fit3, iris):
 
 
 def test_class_reliability_diagrams(fit3, iris):
+    from matplotlib.figure import Figure
     new = iris.iloc[1::2]
     for view in ("top-label", "classwise"):
         ax = plotting.class_reliability_diagram(fit3, new, view=view, bins=5, ax=Figure().add_subplot())
@@ -85,6 +83,7 @@ def test_class_reliability_diagrams(fit3, iris):
 
 
 def test_score_densities_and_calibration_maps():
+    from matplotlib.figure import Figure
     cal = svm_like(300, seed=1)
     bay = ev.bayescal("y ~ s", cal, density="gauss")
     ax = plotting.score_densities(bay, ax=Figure().add_subplot())

@@ -11,13 +11,10 @@ import os
 import shutil
 from pathlib import Path
 
-import matplotlib
 import pytest
 
-matplotlib.use("Agg")
-
-import evstat as ev  # noqa: E402
-from evstat import plotting  # noqa: E402
+import evstat as ev
+from evstat import plotting
 
 CHROMIUM = os.environ.get("EVSTAT_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -6,26 +6,14 @@ from __future__ import annotations
 
 import re
 
-import matplotlib
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
+import evstat as ev
+from evstat.report import _cost, render_report
+from evstat.report._build import build_context
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import evstat as ev  # noqa: E402
-from evstat.report import _cost, render_report  # noqa: E402
-from evstat.report._build import build_context  # noqa: E402
-
-SCORES = ev.datasets.load("sonar_scores")
-CAL = SCORES[SCORES.set == "calibration"].reset_index(drop=True)
-TEST = SCORES[SCORES.set == "test"].reset_index(drop=True)
 DATE = "2024-01-02"
-
-
-@pytest.fixture(scope="module")
-def fit():
-    return ev.evlogit("y ~ svm1 + svm2 + svm3", CAL)
 
 
 def reject_share(fit, data, cost):
@@ -48,39 +36,39 @@ def test_bisection_is_the_smallest_grid_cost(seed):
     assert share(chosen) == np.mean(chosen < low - 1e-12)
 
 
-def test_chosen_cost_on_sonar_and_the_default_beside_it(fit):
-    html = render_report(fit, TEST, date=DATE, grid=5)
-    chosen = _cost.choose_reject_cost(lambda c: reject_share(fit, TEST, c))
-    assert reject_share(fit, TEST, 0.15) > 0.9  # the issue: 77 of 79 rejected at 0.15
-    assert reject_share(fit, TEST, chosen) <= 0.2 < reject_share(fit, TEST, round(chosen - 0.01, 2))
+def test_chosen_cost_on_sonar_and_the_default_beside_it(fit, sonar):
+    html = render_report(fit, sonar.test, date=DATE, grid=5)
+    chosen = _cost.choose_reject_cost(lambda c: reject_share(fit, sonar.test, c))
+    assert reject_share(fit, sonar.test, 0.15) > 0.9  # the issue: 77 of 79 rejected at 0.15
+    assert reject_share(fit, sonar.test, chosen) <= 0.2 < reject_share(fit, sonar.test, round(chosen - 0.01, 2))
     caption = (f"Decisions on the new data (79 rows) at R_rej = {chosen:g} (chosen from the data: the smallest "
                "cost at which the pessimistic strategy rejects at most 20% of the rows) and, beside it, at "
                "Minary et al.&#39;s R_rej = 0.15")
     assert f"<caption>{caption}</caption>" in html
-    ctx, _ = build_context(fit, TEST, None, None, DATE, None, 10, 5, None, None)
+    ctx, _ = build_context(fit, sonar.test, None, None, DATE, None, 10, 5, None, None)
     dec = ctx["fits"][0].decisions
     assert len(dec) == 1
     rows = dec[0].rows
     assert [r[:2] for r in rows[:6]] == [[s, f"{c:g}"] for c in (chosen, 0.15)
                                          for s in ("pessimistic", "optimistic", "probabilistic")]
     for r in rows[:6]:  # the counts are fit.decide's at that cost
-        d = fit.decide(TEST, strategy=r[0], reject_cost=float(r[1])).astype(str)
+        d = fit.decide(sonar.test, strategy=r[0], reject_cost=float(r[1])).astype(str)
         assert r[2:5] == [str((d == "0").sum()), str((d == "1").sum()), str((d == "reject").sum())]
     assert f"reject_cost = {chosen:g} (chosen from the data)" in html
     assert f"Reject cost R_rej = {chosen:g} (chosen from the data" in html
 
 
-def test_a_given_cost_is_used_alone(fit):
-    ctx, _ = build_context(fit, TEST, None, None, DATE, 0.2, 10, 5, None, None)
+def test_a_given_cost_is_used_alone(fit, sonar):
+    ctx, _ = build_context(fit, sonar.test, None, None, DATE, 0.2, 10, 5, None, None)
     t = ctx["fits"][0].decisions[0]
     assert t.title == "Decisions on the new data (79 rows) at reject cost R_rej = 0.2"
     assert {r[1] for r in t.rows} == {"0.2", ""}
 
 
-def test_several_calibrators_share_the_largest_cost(fit):
-    iso = ev.isotonic("y ~ svm1", CAL)
-    ctx, _ = build_context({"a": fit, "b": iso}, TEST, None, None, DATE, None, 10, 5, None, None)
-    costs = [_cost.choose_reject_cost(lambda c, f=f: reject_share(f, TEST, c)) for f in (fit, iso)]
+def test_several_calibrators_share_the_largest_cost(fit, sonar):
+    iso = ev.isotonic("y ~ svm1", sonar.cal)
+    ctx, _ = build_context({"a": fit, "b": iso}, sonar.test, None, None, DATE, None, 10, 5, None, None)
+    costs = [_cost.choose_reject_cost(lambda c, f=f: reject_share(f, sonar.test, c)) for f in (fit, iso)]
     for sec in ctx["fits"]:
         assert sec.decisions[0].rows[0][1] == f"{max(costs):g}"
         assert "for every calibrator" in sec.decisions[0].title

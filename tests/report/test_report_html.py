@@ -4,21 +4,16 @@ from __future__ import annotations
 
 import re
 
-import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
 
-matplotlib.use("Agg")
-
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-import evstat as ev  # noqa: E402
-from evstat import metrics, plotting  # noqa: E402
-from evstat.calibration.summary import format_number  # noqa: E402
-from evstat.report import render_report  # noqa: E402
-from evstat.report._build import build_context  # noqa: E402
-from evstat.report.svg import figure_svg  # noqa: E402
+import evstat as ev
+from evstat import metrics, plotting
+from evstat.calibration.summary import format_number
+from evstat.report import render_report
+from evstat.report._build import build_context
+from evstat.report.svg import figure_svg
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -270,6 +265,7 @@ def test_bad_input(tmp_path):
 
 
 def test_figure_svg_is_deterministic_and_inline_ready():
+    from matplotlib.figure import Figure
     def make():
         fig = Figure(figsize=(3, 2))
         ax = fig.add_subplot()

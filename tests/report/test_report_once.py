@@ -9,33 +9,21 @@ import html as htmllib
 import itertools
 import re
 
-import matplotlib
+import numpy as np
+import pytest
+from scipy import stats
 
-matplotlib.use("Agg")
+import evstat as ev
+from evstat import metrics
+from evstat.report import render_report
+from evstat.report import _coverage
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from scipy import stats  # noqa: E402
-
-import evstat as ev  # noqa: E402
-from evstat import metrics  # noqa: E402
-from evstat.report import render_report  # noqa: E402
-from evstat.report import _coverage  # noqa: E402
-
-SCORES = ev.datasets.load("sonar_scores")
-CAL = SCORES[SCORES.set == "calibration"].reset_index(drop=True)
-TEST = SCORES[SCORES.set == "test"].reset_index(drop=True)
 DATE = "2024-01-02"
 
 
 @pytest.fixture(scope="module")
-def fit():
-    return ev.evlogit("y ~ svm1 + svm2 + svm3", CAL)
-
-
-@pytest.fixture(scope="module")
-def html(fit):
-    return render_report(fit, TEST, date=DATE, grid=5)
+def html(fit, sonar):
+    return render_report(fit, sonar.test, date=DATE, grid=5)
 
 
 def tables(html):
@@ -96,15 +84,15 @@ def test_model_named_once(html):
 
 
 @pytest.mark.parametrize("which", ["evlogit", "several", "evbinning", "isotonic"])
-def test_every_column_header_is_explained(fit, html, which):
+def test_every_column_header_is_explained(fit, html, which, sonar):
     if which == "evlogit":
         page = html
     elif which == "several":
-        page = render_report({"joint": fit, "iso": ev.isotonic("y ~ svm1", CAL)}, TEST, date=DATE, grid=5)
+        page = render_report({"joint": fit, "iso": ev.isotonic("y ~ svm1", sonar.cal)}, sonar.test, date=DATE, grid=5)
     elif which == "evbinning":
-        page = render_report(ev.evbinning("y ~ svm1 + svm2", CAL, bins=3, empty="prior"), TEST, date=DATE, grid=5)
+        page = render_report(ev.evbinning("y ~ svm1 + svm2", sonar.cal, bins=3, empty="prior"), sonar.test, date=DATE, grid=5)
     else:
-        page = render_report(ev.isotonic("y ~ svm1", CAL), date=DATE, grid=5)
+        page = render_report(ev.isotonic("y ~ svm1", sonar.cal), date=DATE, grid=5)
     heads = re.findall(r'<th[^>]*scope="col"[^>]*>(.*?)</th>', page, re.S)
     assert len(heads) > 30
     for h in heads:
@@ -132,9 +120,9 @@ def test_histogram_uses_the_diagrams_bins(html):
     assert "the grey histogram (right axis) counts the rows in the same 10 bins" in html
 
 
-def test_coverage_line_says_what_to_expect(fit, html):
-    b = fit.predict(TEST, type="belief")
-    ic = metrics.interval_coverage(TEST["y"], b.bel, b.pl, b.theta, bins=10)
+def test_coverage_line_says_what_to_expect(fit, html, sonar):
+    b = fit.predict(sonar.test, type="belief")
+    ic = metrics.interval_coverage(sonar.test["y"], b.bel, b.pl, b.theta, bins=10)
     m = re.search(r"covers the observed frequency in (\d+) of (\d+) non-empty bins\. If every row&#39;s "
                   r"theta_hat were its true probability, we would expect about ([\d.]+) of (\d+)", html)
     assert m, "coverage line missing"

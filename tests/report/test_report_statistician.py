@@ -7,16 +7,12 @@ from __future__ import annotations
 import importlib
 import re
 
-import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
 
-matplotlib.use("Agg")
-
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
-
-import evstat as ev  # noqa: E402
-from evstat.report import render_report  # noqa: E402
+import evstat as ev
+from evstat.report import render_report
 
 figures = importlib.import_module("evstat.report._figures")
 

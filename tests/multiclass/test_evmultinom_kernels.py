@@ -1,0 +1,107 @@
+"""evmultinom's numpy path (used while the numba kernel of a fresh installation compiles;
+evstat.likelihood._kernels) against the compiled kernel: profile values and slopes, predictive
+lower/upper probabilities and decisions, and the choice between them (issue 26)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import evstat as ev
+from evstat.likelihood import _kernels
+from evstat.likelihood import multinomial as mm
+
+
+def _data(n: int, K: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    z = rng.integers(0, K, n)
+    d = {"y": np.array(list("abcdefg"))[z]}
+    for j in range(2):
+        d[f"s{j + 1}"] = 1.2 * (z == (j % K)) - 0.6 * (z == ((j + 1) % K)) + rng.normal(0, 1, n)
+    return pd.DataFrame(d)
+
+
+def _fit(n: int, K: int, seed: int):
+    cal = _data(n, K, seed)
+    return ev.evmultinom("y ~ s1 + s2", cal), cal
+
+
+def _problems(fit, m: int, seed: int):
+    """Rows of new data, weights (singletons, sets and a loss row) and values of u around
+    g(B_hat), some far out (steps that need halving)."""
+    lik = fit.likelihood
+    rng = np.random.default_rng(seed)
+    X = fit._design(_data(m, lik.K, seed + 100).drop(columns="y"))[0]
+    w = np.eye(lik.K)[rng.integers(0, lik.K, m)]
+    w[::4] = np.linspace(0.0, 1.0, lik.K)[rng.permutation(lik.K)]
+    w[1::4] = 0.0
+    w[1::4, :2] = 1.0  # the set {a, b}
+    g0, sig = mm._wald_u(lik, X, w)
+    u = g0 + sig * rng.normal(scale=3.0, size=m)
+    return X, w, u
+
+
+@pytest.mark.parametrize("n, K, seed", [(60, 3, 0), (300, 3, 1), (150, 4, 2), (80, 5, 3)])
+def test_numpy_path_agrees_with_the_kernel(n, K, seed, monkeypatch):
+    fit, _ = _fit(n, K, seed)
+    x, w, u = _problems(fit, 40, seed)
+    monkeypatch.setenv("EVSTAT_KERNELS", "numba")
+    k_l, k_s = mm.functional_profile(fit.likelihood, x, w, u, tol=1e-10)
+    monkeypatch.setenv("EVSTAT_KERNELS", "numpy")
+    n_l, n_s = mm.functional_profile(fit.likelihood, x, w, u, tol=1e-10)
+    assert np.isfinite(k_l).all() and np.isfinite(n_l).all()
+    np.testing.assert_allclose(n_l, k_l, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(n_s, k_s, rtol=1e-9, atol=1e-9)  # slopes up to 30 in size
+    # the profile is a maximum over the constraint: never above the unconstrained maximum
+    assert np.all(n_l <= fit.likelihood.loglik_hat + 1e-9)
+
+
+def test_numpy_path_is_the_kernels_start_and_stopping_rule(monkeypatch):
+    """The MLE node (u = g(B_hat)) is l_hat itself on both paths, with slope 0."""
+    fit, _ = _fit(100, 3, 4)
+    lik = fit.likelihood
+    x, w, _ = _problems(fit, 6, 4)
+    g0, _ = mm._wald_u(lik, x, w)
+    u = np.stack([g0 - 0.5, g0, g0 + 0.5], axis=1)
+    out = {}
+    for mode in ("numba", "numpy"):
+        monkeypatch.setenv("EVSTAT_KERNELS", mode)
+        out[mode] = mm.functional_profile(lik, x[:, None, :], w[:, None, :], u, tol=1e-10, chain=True)
+    np.testing.assert_array_equal(out["numpy"][0][:, 1], lik.loglik_hat)
+    np.testing.assert_array_equal(out["numpy"][1][:, 1], 0.0)
+    np.testing.assert_allclose(out["numpy"][0], out["numba"][0], rtol=0, atol=1e-9)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("K", [3, 4])
+def test_predictions_and_decisions_agree_between_the_paths(K, monkeypatch):
+    fit, cal = _fit(120, K, 10 + K)
+    new = _data(12, K, 99).drop(columns="y")
+    new.loc[0, "s1"] = 5.0  # far from the calibration scores
+    monkeypatch.setenv("EVSTAT_KERNELS", "numba")
+    kernel = fit.predict(new, type="belief")
+    k_dec = fit.decide(new, strategy="pessimistic", reject_cost=0.3)
+    monkeypatch.setenv("EVSTAT_KERNELS", "numpy")
+    monkeypatch.setattr(mm, "_kernel", lambda: pytest.fail("the numpy path compiled the kernel"))
+    fit2 = ev.evmultinom(fit.formula, cal)
+    numpy_ = fit2.predict(new, type="belief")
+    np.testing.assert_allclose(numpy_.to_numpy(), kernel.to_numpy(), rtol=0, atol=1e-9)
+    pd.testing.assert_series_equal(pd.Series(np.asarray(fit2.decide(new, strategy="pessimistic", reject_cost=0.3))),
+                                   pd.Series(np.asarray(k_dec)))
+
+
+def test_auto_mode_without_the_marker_answers_by_numpy(monkeypatch, tmp_path):
+    """A fresh installation (no marker): a small prediction runs on numpy and starts the one
+    background compilation, which warms this module's kernel too."""
+    monkeypatch.setenv("EVSTAT_KERNELS", "auto")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    started = []
+    monkeypatch.setattr(_kernels, "start_background_compile", lambda: started.append(1) or True)
+    monkeypatch.setattr(mm, "_KERNEL", None)
+    monkeypatch.setattr(mm, "_kernel", lambda: pytest.fail("compiled in the process"))
+    fit, _ = _fit(60, 3, 5)
+    out = fit.predict(_data(3, 3, 6).drop(columns="y"), type="belief")
+    assert np.isfinite(out.to_numpy()).all() and started  # (the real one starts at most once)
+    assert "evstat.likelihood.multinomial" in _kernels.KERNEL_MODULES
+    assert callable(mm._warm_kernels)
