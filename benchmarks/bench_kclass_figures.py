@@ -12,7 +12,10 @@ machine's speed, and the load average is printed before and after.
     PYTHONPATH=$PWD python benchmarks/bench_kclass_figures.py
     PYTHONPATH=/tmp/kp_before python benchmarks/bench_kclass_figures.py --kinds decision_regions
 
-``--kinds`` limits the figures (the figures of the revision before issue 25 took minutes each).
+``--kinds`` limits the figures and ``--grid`` sets the region and map figures' grid: the
+revision before issue 25 took minutes per figure at its default grid of 80 x 80, so it was
+timed at ``--grid 20`` (400 points) and scaled by 16 (its time is linear in the grid's points:
+one ``decide`` or ``augment`` of the lattice per figure, plus drawing).
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ import time
 
 import numpy as np
 import pandas as pd
+
+
+GRID_KINDS = ("decision_regions", "class_regions", "belief_map")
 
 
 def load() -> str:
@@ -65,6 +71,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=50, help="calibration rows (default 50)")
     ap.add_argument("--kinds", nargs="*", default=None, help="plot kinds (default: every applicable kind and the default)")
+    ap.add_argument("--grid", type=int, default=None,
+                    help="grid= of the region and map figures (default: their own default)")
     args = ap.parse_args()
 
     import matplotlib
@@ -86,7 +94,8 @@ def main() -> None:
     for kind in kinds:
         c0, t0 = time.process_time(), time.perf_counter()
         try:
-            fit.plot(kind, newdata=test)
+            extra = {} if args.grid is None or kind not in GRID_KINDS else {"grid": args.grid}
+            fit.plot(kind, newdata=test, **extra)
             failed = ""
         except (TypeError, ValueError) as err:  # the revision before issue 25 has no default
             failed = f"  failed: {str(err)[:60]}"

@@ -11,7 +11,10 @@ its JSON description (``evstat.load`` on each worker), never as a pickle file.
 
 Output columns: ``theta`` (``--type prob``), ``theta, bel, pl`` (``--type belief``) or
 ``decision`` (``--type decision``), plus the input columns named by ``--keep``; every input row
-gives one output row, in order.
+gives one output row, in order. A model of K >= 3 classes gives one column per class with flat
+names, ``theta_<class>`` (``--type prob``) and ``theta_<class>, ..., bel_<class>, ...,
+pl_<class>, ...`` (``--type belief``): one header row, in CSV and Parquet alike (the Python
+API's two-level ``(stat, class)`` columns would need two header rows).
 
 A model signed with ``fit.save(path, key=...)`` is checked with ``--key-file FILE`` (the secret's
 bytes, one trailing line break ignored) or ``--key KEY``: an unsigned, forged or edited file is
@@ -72,8 +75,12 @@ def add_predict_parser(subparsers: Any) -> argparse.ArgumentParser:
     pr.add_argument("--data", required=True, metavar="FILE",
                     help="input rows: .parquet, or CSV with the score columns ('-' reads CSV from standard input)")
     pr.add_argument("-o", "--output", required=True, metavar="FILE", help="output: .csv or .parquet")
-    pr.add_argument("--type", choices=_TYPES, default="prob", help="prob (theta), belief (theta, bel, pl) or decision")
-    pr.add_argument("--strategy", default="pessimistic", help="decision strategy (--type decision; default pessimistic)")
+    pr.add_argument("--type", choices=_TYPES, default="prob",
+                    help="prob (theta), belief (theta, bel, pl) or decision; for K >= 3 classes one column per "
+                         "class, theta_<class> (prob) and theta_<class>, bel_<class>, pl_<class> (belief)")
+    pr.add_argument("--strategy", default=None,
+                    help="decision strategy (--type decision; default: the model's own, pessimistic for the "
+                         "two-class calibrators)")
     pr.add_argument("--reject-cost", type=float, default=None, metavar="C", help="reject cost of the decisions (default: none)")
     pr.add_argument("--keep", nargs="+", default=(), metavar="COL", help="input columns copied to the output (ids)")
     pr.add_argument("--chunksize", type=int, default=100_000, metavar="N", help="rows per chunk (default 100000)")
@@ -186,6 +193,30 @@ def _stop(pool: ProcessPoolExecutor) -> None:
         proc.join(5)
 
 
+def flat_columns(pred: pd.Series | pd.DataFrame) -> pd.DataFrame:
+    """A prediction as a DataFrame with one level of column names: a Series (two-class ``prob``)
+    is ``theta``; K-class ``prob`` columns ``<class>`` become ``theta_<class>``; two-level
+    ``(stat, class)`` columns become ``<stat>_<class>``; two-class ``belief`` is unchanged.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> cols = pd.MultiIndex.from_product([["theta", "bel"], ["a", "b"]])
+    >>> list(flat_columns(pd.DataFrame([[0.5, 0.5, 0.4, 0.3]], columns=cols)).columns)
+    ['theta_a', 'theta_b', 'bel_a', 'bel_b']
+    >>> list(flat_columns(pd.DataFrame({"a": [0.2], "b": [0.8]})).columns)
+    ['theta_a', 'theta_b']
+    """
+    if isinstance(pred, pd.Series):
+        return pred.to_frame("theta")
+    out = pred.copy()
+    if isinstance(out.columns, pd.MultiIndex):
+        out.columns = [f"{stat}_{cls}" for stat, cls in out.columns]
+    elif not {"theta", "bel", "pl"} >= set(map(str, out.columns)):  # K-class "prob": a column per class
+        out.columns = [f"theta_{c}" for c in out.columns]
+    return out
+
+
 def _predict_chunk(chunk: pd.DataFrame, opts: dict[str, Any], fit: Any = None) -> pd.DataFrame:
     from evstat._config import config_context
 
@@ -196,10 +227,8 @@ def _predict_chunk(chunk: pd.DataFrame, opts: dict[str, Any], fit: Any = None) -
         if opts["type"] == "decision":
             out = fit.decide(chunk, strategy=opts["strategy"], reject_cost=opts["reject_cost"]).to_frame("decision")
             out["decision"] = out["decision"].astype(str)
-        elif opts["type"] == "belief":
-            out = fit.predict(chunk, type="belief")
         else:
-            out = fit.predict(chunk, type="prob").to_frame("theta")
+            out = flat_columns(fit.predict(chunk, type=opts["type"]))
     for col in reversed(opts["keep"]):
         out.insert(0, col, chunk[col].to_numpy())
     return out.reset_index(drop=True)
@@ -210,7 +239,7 @@ def predict_file(
     data: str | Path,
     output: str | Path,
     type: str = "prob",
-    strategy: str = "pessimistic",
+    strategy: str | None = None,
     reject_cost: float | None = None,
     keep: tuple[str, ...] | list[str] = (),
     chunksize: int = 100_000,
@@ -223,8 +252,9 @@ def predict_file(
 ) -> int:
     """Predict every row of ``data`` with the saved ``model`` and write ``output``.
 
-    Returns the number of rows written. See the module docstring for the columns. With ``key``,
-    ``model`` must be signed with it (``fit.save(path, key=key)``; :func:`evstat.load`).
+    Returns the number of rows written. See the module docstring for the columns; ``strategy``
+    None decides by the model's own default strategy. With ``key``, ``model`` must be signed
+    with it (``fit.save(path, key=key)``; :func:`evstat.load`).
 
     Examples
     --------

@@ -39,7 +39,9 @@ __all__ = ["EXAMPLES", "EXIT_SIGINT", "EXIT_SIGTERM", "MAX_GRID", "METHOD_NAMES"
 MAX_GRID = 500
 
 #: --example names: the shipped score tables (evstat.datasets.load(name + "_scores"))
-EXAMPLES = ("sonar", "ionosphere", "pima", "heart", "wdbc", "simulated")
+EXAMPLES = ("sonar", "ionosphere", "pima", "heart", "wdbc", "simulated", "iris", "vehicle")
+#: the K-class ones among them (K = 3 and 4): their default formula depends on the model
+K_EXAMPLES = ("iris", "vehicle")
 EXAMPLE_FORMULA = "y ~ svm1 + svm2 + svm3"
 #: the models ``--method`` fits, in the order the help lists them, with the class counts each
 #: accepts (3 stands for every K >= 3). The registry (:func:`evstat.results.fitters`) is the list
@@ -161,6 +163,7 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
         epilog=(
             "Examples:\n"
             "  evstat report --example sonar -o sonar-report.html\n"
+            "  evstat report --example iris --method evmultinom temperature dirichlet eknn -o iris-report.html\n"
             "  evstat report \"y ~ svm1 + svm2\" --data cal.csv --newdata test.csv "
             "--method evlogit evbinning --bins 3 -o report.html\n"
             "  evstat report \"y ~ svm1 + svm2\" --data cal.csv --pool unlabelled.csv --queries 10 -o report.html\n"
@@ -171,8 +174,8 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     rep.add_argument(
         "formula", nargs="?", metavar="FORMULA",
-        help="R-style formula, e.g. \"y ~ svm1 + svm2 + svm3\": the response column (two classes) "
-             f"left of '~', score columns right (default with --example: \"{EXAMPLE_FORMULA}\")",
+        help="R-style formula, e.g. \"y ~ svm1 + svm2 + svm3\": the response column (two or more "
+             f"classes) left of '~', score columns right (default with a two-class --example: \"{EXAMPLE_FORMULA}\")",
     )
     src = rep.add_mutually_exclusive_group()
     src.add_argument("--data", metavar="CAL.csv",
@@ -181,8 +184,12 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
     src.add_argument(
         "--example", choices=EXAMPLES, metavar="NAME",
         help="use a shipped score table instead of --data: " + ", ".join(EXAMPLES)
-             + " (three SVM scores svm1..svm3; calibration rows set == 'calibration', "
-               "test rows set == 'test')",
+             + " (calibration rows set == 'calibration', test rows set == 'test'). Two classes: "
+             + ", ".join(e for e in EXAMPLES if e not in K_EXAMPLES) + ", three SVM scores svm1..svm3. "
+               "K classes: iris (K = 3), vehicle (K = 4); without a FORMULA each model gets the columns "
+               "data/README.md gives for it: the K - 1 log-ratios lr_* (evmultinom and every model of any "
+               "scores), the log-probabilities logp_* (temperature, vector_scaling), the one-vs-rest SVM "
+               "scores svm_* (ecoc, gebel_dirichlet), the probabilities p_* (dirichlet)",
     )
     rep.add_argument(
         "--newdata", metavar="TEST.csv",
@@ -190,9 +197,9 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
              "them (default: the example's test rows, else none: metrics in-sample)",
     )
     rep.add_argument(
-        "--method", nargs="+", metavar="METHOD", default=["evlogit"],
-        help="model(s) to fit, one or more of the registered models listed below (default: evlogit); "
-             "several give a comparison section",
+        "--method", nargs="+", metavar="METHOD", default=None,
+        help="model(s) to fit, one or more of the registered models listed below (default: evlogit for "
+             "a two-class response, evmultinom for K classes); several give a comparison section",
     )
     rep.add_argument(
         "--bins", type=int, metavar="B", default=None,
@@ -205,7 +212,7 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
              "of the rows, shown beside Minary et al.'s 0.15)",
     )
     rep.add_argument("--positive", metavar="LEVEL", default=None,
-                     help="response level coded 1 (default: 1/True, else the second level in sorted order)")
+                     help="response level coded 1 of a two-class response (default: 1/True, else the second level in sorted order)")
     rep.add_argument("--title", default=None, help="report title (default: from the formula)")
     rep.add_argument("--date", default=None,
                      help="date printed in the footer (default today; fix it for byte-identical output)")
@@ -225,7 +232,8 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
     rep.add_argument("--pool", metavar="POOL.csv", default=None,
                      help="CSV of unlabelled rows (the score columns): adds a section forecasting how the "
                           "ignorance on the pool would fall under Hartley, pignistic and random sampling "
-                          "(evstat.active.outlook; evlogit, evbinning and isotonic fits)")
+                          "(evstat.active.outlook; the two-class fits that declare a refit: evlogit, evbinning, "
+                          "isotonic, betacal)")
     rep.add_argument("--queries", type=int, metavar="Q", default=10,
                      help="with --pool: labels to forecast (default 10)")
     rep.add_argument("--draws", type=int, metavar="D", default=5,
@@ -328,16 +336,60 @@ def _cli_advice(text: str) -> str:
     return text
 
 
+def _response_levels(formula: str, data: Any) -> tuple[str | None, list[Any]]:
+    """The response column of ``formula`` and its observed levels in ``data`` (``(None, [])`` when
+    the formula or the column cannot be read: the fitter then names the problem)."""
+    from evstat.formula import response_name
+    from evstat.formula.response import observed_levels
+
+    try:
+        col = response_name(formula)
+    except (TypeError, ValueError):
+        return None, []
+    if col not in data.columns:
+        return col, []
+    return col, observed_levels(data[col].dropna())
+
+
+def _check_methods(names: Sequence[str], column: str | None, levels: list[Any]) -> None:
+    """Unknown names, repeats, and two-class models for a K-class response, each with the fix."""
+    available = methods()
+    unknown = [m for m in names if m not in available]
+    if unknown:
+        raise CommandError(f"unknown method {unknown[0]!r}; choose from {', '.join(available)}")
+    if len(set(names)) != len(names):
+        raise CommandError(f"--method lists a calibrator twice: {' '.join(names)}")
+    if len(levels) > 2:
+        k_class = methods(n_classes=len(levels))
+        two = [m for m in names if m not in k_class]
+        if two:
+            shown = ", ".join(map(str, levels[:6])) + (", ..." if len(levels) > 6 else "")
+            raise CommandError(
+                f"--method {two[0]} calibrates two classes, but response {column!r} has {len(levels)} classes "
+                f"({shown}); use a model for K classes: --method {' | '.join(k_class)} (several give a comparison)"
+            )
+
+
+#: the score columns of the K-class example tables for each kind a model declares
+#: (``Capabilities.scores``; data/README.md, "Which columns for which model")
+_EXAMPLE_PREFIX = {"any": "lr_", "logits": "logp_", "ovr": "svm_", "probabilities": "p_"}
+
+
+def _example_formula(table: Any, name: str) -> str:
+    """The default formula of model ``name`` on a K-class example table: the K - 1 log-ratios
+    ``lr_`` for a model of any scores (evmultinom, matrix scaling, eknn, ...), the K
+    log-probabilities ``logp_`` for temperature and vector scaling, the K one-vs-rest SVM scores
+    ``svm_`` for ecoc and gebel_dirichlet, the K probabilities ``p_`` for dirichlet."""
+    from evstat.results import registered
+
+    prefix = _EXAMPLE_PREFIX[registered()[name].capabilities.scores]
+    return "y ~ " + " + ".join(c for c in table.columns if c.startswith(prefix))
+
+
 def _report(args: argparse.Namespace) -> str:
     import evstat
     from evstat.report import report
 
-    available = methods()
-    unknown = [m for m in args.method if m not in available]
-    if unknown:
-        raise CommandError(f"unknown method {unknown[0]!r}; choose from {', '.join(available)}")
-    if len(set(args.method)) != len(args.method):
-        raise CommandError(f"--method lists a calibrator twice: {' '.join(args.method)}")
     if args.reject_cost is not None and not 0.0 <= args.reject_cost <= 1.0:
         raise CommandError(f"--reject-cost must lie in [0, 1], got {args.reject_cost:g}")
     if args.bins is not None and args.bins < 1:
@@ -352,7 +404,7 @@ def _report(args: argparse.Namespace) -> str:
     sep = _separator(args.sep)
     if args.data == "-" and args.newdata == "-":
         raise CommandError("--data and --newdata cannot both read standard input ('-'): give a file for one of them")
-    if args.disjoint_base != "evlogit" and "disjoint" not in args.method:
+    if args.disjoint_base != "evlogit" and "disjoint" not in (args.method or ()):
         raise CommandError(f"--disjoint-base {args.disjoint_base} applies to --method disjoint, which is not in --method")
     if args.pool is None and (args.queries != 10 or args.draws != 5):
         raise CommandError("--queries and --draws apply to --pool, which was not given")
@@ -360,6 +412,8 @@ def _report(args: argparse.Namespace) -> str:
         raise CommandError(f"--queries and --draws must be at least 1, got {args.queries} and {args.draws}")
     if args.pool == "-" and "-" in (args.data, args.newdata):
         raise CommandError("--pool and --data/--newdata cannot both read standard input ('-'): give a file for one of them")
+    if args.method is not None:
+        _check_methods(args.method, None, [])
     out = Path(args.output)
     from evstat.io.atomic import refuse_same_file
 
@@ -369,11 +423,13 @@ def _report(args: argparse.Namespace) -> str:
 
     provenance: dict[str, str] = {}
     seed = None
+    table = None
     if args.example:
         table = evstat.datasets.load(f"{args.example}_scores")
         cal = table[table["set"] == "calibration"].reset_index(drop=True)
         test = table[table["set"] == "test"].reset_index(drop=True)
-        formula = args.formula or EXAMPLE_FORMULA
+        formula = args.formula or (EXAMPLE_FORMULA if args.example not in K_EXAMPLES
+                                   else _example_formula(table, "evmultinom"))
         if args.newdata:
             test = _read_csv(args.newdata, "--newdata", sep, args.encoding, formula)
         provenance["Data"] = (
@@ -396,28 +452,46 @@ def _report(args: argparse.Namespace) -> str:
             f"; --newdata {'standard input' if args.newdata == '-' else args.newdata}" if args.newdata else ""
         )
         title = args.title
+    column, levels = _response_levels(formula, cal)
+    k_class = len(levels) > 2
+    names = list(args.method) if args.method is not None else ["evmultinom" if k_class else "evlogit"]
+    _check_methods(names, column, levels)
+    if k_class and args.positive is not None:
+        raise CommandError(
+            f"--positive names the class coded 1 of a two-class response, but response {column!r} has "
+            f"{len(levels)} classes: remove --positive"
+        )
+    # one formula for every model, but on a K-class example table without a FORMULA each model
+    # gets the columns its declared kind of scores asks for
+    formulas = {n: _example_formula(table, n) if table is not None and args.example in K_EXAMPLES
+                and not args.formula else formula for n in names}
     from evstat.formula.response import level_from_text
 
     positive = level_from_text(args.positive, cal, formula)
+    available = methods()
     fits = {}
     notes: list[str] = []
-    single = [m for m in args.method if _single_score(m)]
-    k = _n_scores(formula, cal, positive, args.missing) if single else 1
-    for name in args.method:
-        if name in single and k > 1:
-            notes.append(_skip_message(name, formula, k))
+    for name in names:
+        k = _n_scores(formulas[name], cal, positive, args.missing) if _single_score(name) else 1
+        if k > 1:
+            notes.append(_skip_message(name, formulas[name], k))
             continue
-        fits[name] = _fit(name, available[name], formula, cal, args.bins, positive, args.missing, args.disjoint_base)
+        fits[name] = _fit(name, available[name], formulas[name], cal, args.bins, positive, args.missing,
+                          args.disjoint_base)
     if not fits:
         raise CommandError(notes[0].replace(" skipped:", ":", 1) + " (no other --method was given)")
     for note in notes:
         warnings.warn(note, UserWarning, stacklevel=1)
+    if len(set(formulas.values())) > 1:
+        provenance["Formulas"] = "; ".join(f"{n}: {f}" for n, f in formulas.items() if n in fits) + (
+            " (the columns data/README.md gives for each model; pass a FORMULA to use one for all)"
+        )
     argv = ["evstat", "report"] + ([repr(args.formula)] if args.formula else [])
     provenance["Command"] = " ".join(
         argv
         + ([f"--example {args.example}"] if args.example else [f"--data {args.data}"])
         + ([f"--newdata {args.newdata}"] if args.newdata else [])
-        + ["--method " + " ".join(args.method)]
+        + ["--method " + " ".join(names)]
         + ([f"--bins {args.bins}"] if args.bins is not None else [])
         + ([f"--sep {args.sep!r}"] if args.sep != "," else [])
         + ([f"--encoding {args.encoding}"] if args.encoding != "utf-8" else [])
@@ -432,7 +506,7 @@ def _report(args: argparse.Namespace) -> str:
         provenance["Seed"] = "the example score tables were made with seed 2019"
     pool = _read_csv(args.pool, "--pool", sep, args.encoding, formula) if args.pool else None
     report(
-        out, fits if len(fits) > 1 else next(iter(fits.values())), newdata=test, title=title,
+        fits if len(fits) > 1 else next(iter(fits.values())), out, newdata=test, title=title,
         date=args.date, reject_cost=args.reject_cost, grid=args.grid,
         seed=None, provenance=provenance, notes=notes, pool=pool, queries=args.queries, draws=args.draws,
     )

@@ -38,7 +38,7 @@ class                       builtin base           raised or warned by
 Examples
 --------
 >>> import evstat as ev
->>> from evstat.formula.schema import SchemaError
+>>> from evstat.io.schema import SchemaError
 >>> issubclass(SchemaError, ev.EvstatError) and issubclass(SchemaError, ValueError)
 True
 """

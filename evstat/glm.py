@@ -266,6 +266,11 @@ class GlmVerbs(Results):
         """True when the fit maximises a penalised likelihood (no anova, no standard errors)."""
         return False
 
+    def _glm_penalty(self) -> NDArray[np.float64] | None:
+        """The ridge weights ``w`` of a penalised fit that minimises ``NLL(beta) + n beta' diag(w)
+        beta`` (dirichlet's ODIR), for the load check; None when the penalty is not of that form."""
+        return None
+
     #: whether every coefficient belongs to a term of the formula (``anova(fit)`` of one fit
     #: refits the formula's terms one at a time): evlogit, evmultinom
     _glm_by_terms: ClassVar[bool] = False
@@ -315,13 +320,16 @@ class GlmVerbs(Results):
         The score is ``U = sum_i G_i' (t_i - p_i)`` with ``p_i = softmax(G_i beta)`` and the
         information ``I = sum_i G_i' (diag p_i - p_i p_i') G_i``; the file is refused when the
         Newton decrement ``U' I^+ U`` exceeds :attr:`_GLM_OPTIMUM_TOL` (an edited coefficient,
-        even with a recomputed checksum). Penalised fits (their optimum includes a penalty
-        this check does not know) are not checked here. A consistent edit of the class labels
-        (swapped classes and ``positive``) keeps the score equations and is caught only by a
-        signature (``ev.load(path, key=...)``).
+        even with a recomputed checksum). A penalised fit with a ridge penalty
+        (:meth:`_glm_penalty`, dirichlet's ODIR: ``NLL + n beta' diag(w) beta``) is checked on
+        its own optimality condition, ``U - 2 n w beta = 0`` with the information ``I + 2 n
+        diag(w)``; other penalised fits are not checked here. A consistent edit of the class
+        labels (swapped classes and ``positive``) keeps the score equations and is caught only
+        by a signature (``ev.load(path, key=...)``).
         """
         super()._verify_loaded(source)
-        if self._glm_penalised():
+        pen = self._glm_penalty()
+        if self._glm_penalised() and pen is None:
             return
         beta = np.asarray(self._glm_coef(), dtype=np.float64)
         X, _ = self._design(None)
@@ -332,13 +340,18 @@ class GlmVerbs(Results):
         U = np.einsum("nkd,nk->d", G, T - P)
         GP = np.einsum("nkd,nk->nd", G, P)
         info = np.einsum("nkd,nk,nke->de", G, P, G) - GP.T @ GP
+        if self._glm_penalised() and pen is not None:
+            n = G.shape[0]
+            U = U - 2.0 * n * pen * beta
+            info = info + 2.0 * n * np.diag(pen)
         decrement = float(U @ np.linalg.pinv(info, hermitian=True) @ U)
         if not np.isfinite(decrement) or decrement > self._GLM_OPTIMUM_TOL:
-            from evstat.formula.schema import SchemaError
+            from evstat.io.schema import SchemaError
 
+            what = " (of the penalised likelihood)" if self._glm_penalised() else ""
             raise SchemaError(
                 f"{source} holds {self.method} coefficients that are not the maximum-likelihood "
-                f"estimate on its saved calibration data (the score equations are off: Newton "
+                f"estimate{what} on its saved calibration data (the score equations are off: Newton "
                 f"decrement {decrement:.3g} > {self._GLM_OPTIMUM_TOL:g}); the file was edited after "
                 "it was fitted. Refit and save the model again"
             )

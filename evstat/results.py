@@ -28,10 +28,12 @@ registry is the other name-based import: ``import evstat`` imports no model, so 
 of the registry (:func:`load`, :func:`registered`, ...) imports the model packages
 (``_MODEL_PACKAGES``), whose modules register themselves.
 
-Persistence. ``fit.save(path)`` writes JSON ``{"format": "evstat", "format_version": 1,
+Persistence. ``fit.save(path)`` writes JSON ``{"format": "evstat", "format_version": 2,
 "method": ..., ...}``; :func:`load` dispatches on ``method`` through the registry that
 :func:`register` fills (every model class registers itself, so ``ev.load`` and the contract
-tests know it without a list to update).
+tests know it without a list to update). A class declares its saved state once, as a
+``State`` dataclass (:mod:`evstat.io.state`): its part of ``to_dict``, its schema and
+``from_dict`` are derived from it.
 """
 
 from __future__ import annotations
@@ -50,9 +52,10 @@ import pandas as pd
 
 from evstat.belief.decision import REJECT, STRATEGIES, check_rho, check_strategy, label_columns, loss_matrix
 from evstat.belief.frame import Frame
-from evstat.formula import schema
+from evstat.io import integrity, schema, state
 from evstat.io.atomic import write_text
-from evstat.formula.schema import SchemaError, Spec, read_json, validate, verify_checksum
+from evstat.io.jsonfile import read_json
+from evstat.io.schema import Refuse, SchemaError, Spec, validate
 from evstat.lazy import NOT_DASK, dispatch
 
 __all__ = [
@@ -223,7 +226,8 @@ def register(
     Parameters
     ----------
     cls : type
-        A :class:`Results` subclass with a ``method`` name and a ``_from_dict`` classmethod.
+        A :class:`Results` subclass with a ``method`` name and a declared ``State`` (or the
+        hand-written ``_to_dict``/``_schema_fields``/``_from_dict``).
     example : callable, optional
         ``example(response, data)`` fits the model on the contract data: columns ``s1``, ``s2``
         (scores in (0, 1)), ``g`` (a factor) and the response named ``response`` (``"y2"``,
@@ -335,7 +339,7 @@ def load(path: str | Path, key: str | bytes | None = None) -> Any:
     """Load a model saved with ``fit.save(path)`` (JSON with a format version).
 
     Loading never runs code: the file is read by a bounded, strict JSON reader
-    (:func:`evstat.formula.schema.read_json`), its SHA-256 checksum is verified (a file modified
+    (:func:`evstat.io.jsonfile.read_json`), its SHA-256 checksum is verified (a file modified
     after it was saved is refused), the whole content is validated against the model's schema
     (types, shapes, finite numbers, consistent lengths; one error naming the field), and the
     stored formula must pass :mod:`evstat.formula.whitelist` before patsy rebuilds the design.
@@ -367,7 +371,7 @@ def load(path: str | Path, key: str | bytes | None = None) -> Any:
     ValueError
         Anything else, with a message naming the problem: a folder, not JSON, too large, another
         format or format version, an unknown model kind, a checksum mismatch, a field that does
-        not match the schema (:class:`evstat.formula.schema.SchemaError`), a formula outside the
+        not match the schema (:class:`evstat.io.schema.SchemaError`), a formula outside the
         whitelist (:class:`evstat.formula.whitelist.UnsafeFormulaError`).
 
     Examples
@@ -399,7 +403,7 @@ def load(path: str | Path, key: str | bytes | None = None) -> Any:
             f"version {FORMAT_VERSION}. Refit and save the model with this version."
         )
     if key is not None:
-        schema.verify_signature(d, key, source)  # before anything of the file is used
+        integrity.verify_signature(d, key, source)  # before anything of the file is used
     return _build(d, source, verify=True)
 
 
@@ -414,19 +418,11 @@ def _known(d: Mapping[str, Any], source: str) -> type[Results]:
 def schema_of(d: Any, path: str = "") -> Spec:
     """The schema of a saved model description, chosen by its ``method`` (for nested models)."""
     if not isinstance(d, dict):
-        return _Refuse("must be a saved model (an object)")
+        return Refuse("must be a saved model (an object)")
     method = d.get("method")
     if not isinstance(method, str) or method not in _registry():
-        return _Refuse(f"holds an unknown calibrator {repr(method)[:60]}; known: {sorted(_REGISTRY)}")
+        return Refuse(f"holds an unknown calibrator {repr(method)[:60]}; known: {sorted(_REGISTRY)}")
     return _REGISTRY[method].schema()
-
-
-class _Refuse(Spec):
-    def __init__(self, message: str) -> None:
-        self.message = message
-
-    def check(self, value: Any, path: str, root: Any) -> None:
-        raise self.fail(path or "the description", self.message)
 
 
 def from_dict(d: dict[str, Any], source: str = "the description") -> Any:
@@ -463,7 +459,7 @@ def _build(d: dict[str, Any], source: str, verify: bool) -> Any:
     except SchemaError as err:
         raise SchemaError(f"{source} does not match the schema of a saved {cls.method} model: {err}") from None
     if verify:
-        verify_checksum(d, source)
+        integrity.verify_checksum(d, source)
     try:
         fit = cls._from_dict(d)
     except (KeyError, IndexError, TypeError, AttributeError) as err:  # defensive: schema-valid but inconsistent
@@ -803,13 +799,38 @@ class Results(ABC):
     def _frame_dict(self) -> dict[str, Any]:
         """The training frame's description (stored under :attr:`_frame_key`)."""
 
+    #: The saved state of the class, declared once: a dataclass of :func:`evstat.io.state.saved`
+    #: fields from which :meth:`_to_dict`, :meth:`_schema_fields` (and the optional keys of
+    #: :meth:`schema`) and :meth:`_from_dict` are derived (:mod:`evstat.io.state`). Classes not
+    #: converted yet write the three methods by hand.
+    State: ClassVar[type | None] = None
+
     @classmethod
     def _schema_fields(cls) -> dict[str, Spec]:
-        """Schema of the keys :meth:`_to_dict` writes (each subclass declares its own)."""
+        """Schema of the required keys :meth:`_to_dict` writes (from :attr:`State`)."""
+        if cls.State is not None:
+            return state.specs(cls.State)[0]
         raise NotImplementedError(
-            f"the {cls.method} model declares no schema (_schema_fields), so evstat.load cannot "
-            "validate it; every registered model must declare one"
+            f"the {cls.method} model declares no schema (State or _schema_fields), so evstat.load "
+            "cannot validate it; every registered model must declare one"
         )
+
+    @classmethod
+    def _frame_from_dict(cls, d: Mapping[str, Any]) -> Any:
+        """The training frame rebuilt from the saved description (under :attr:`_frame_key`)."""
+        raise NotImplementedError
+
+    @classmethod
+    def _from_dict(cls, d: Mapping[str, Any]) -> Results:
+        """Rebuild a fit from :meth:`to_dict`'s description, schema-checked (nothing is
+        estimated again): the frame and :attr:`State`'s fields, passed to the constructor as
+        ``cls(frame, **fields)``; a class without a declared state writes its own."""
+        if cls.State is None:
+            raise NotImplementedError(
+                f"the {cls.method} model declares no State (nor _from_dict), so evstat.load cannot rebuild it"
+            )
+        build: Any = cls  # a family's constructor: (frame, **fields)
+        return build(cls._frame_from_dict(d), **state.decode(cls.State, d))
 
     @classmethod
     def _schema_optional(cls) -> dict[str, Spec]:
@@ -826,7 +847,7 @@ class Results(ABC):
         """The schema of a saved model of this class, checked by :func:`evstat.load`.
 
         The common keys (``format``, ``format_version``, ``method``, the training frame and the
-        optional ``checksum``) plus the class's own keys; see :mod:`evstat.formula.schema`.
+        optional ``checksum``) plus the class's own keys; see :mod:`evstat.io.schema`.
         """
         return schema.Dict(
             {
@@ -836,22 +857,21 @@ class Results(ABC):
                 cls._frame_key: cls._frame_schema(),
                 **cls._schema_fields(),
             },
-            optional={"checksum": schema.Str(max_len=100), "signature": schema.Str(max_len=100),
-                      **cls._schema_optional()},
+            optional={
+                "checksum": schema.Str(max_len=100),
+                "signature": schema.Str(max_len=100),
+                **(state.specs(cls.State)[1] if cls.State is not None else {}),
+                **cls._schema_optional(),
+            },
             checks=cls._schema_checks(),
         )
 
-    @abstractmethod
     def _to_dict(self) -> dict[str, Any]:
-        """The model's own part of :meth:`to_dict` (its settings and estimates)."""
-
-    @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> Results:
-        """Rebuild a fit from :meth:`to_dict`'s description, schema-checked (each subclass
-        declares its own; nothing is estimated again)."""
-        raise NotImplementedError(
-            f"the {cls.method} model declares no _from_dict, so evstat.load cannot rebuild it"
-        )
+        """The model's own part of :meth:`to_dict` (its settings and estimates): the fields of
+        :attr:`State` read from the fitted object."""
+        if self.State is None:
+            raise NotImplementedError(f"the {self.method} model declares no State (nor _to_dict)")
+        return state.encode(self.State, self)
 
     # ---------------------------------------------------------------- shared verbs
     def _check_newdata(self, newdata: Any) -> None:
@@ -923,7 +943,7 @@ class Results(ABC):
         """Write a self-contained HTML report of this model (any number of classes; see
         :func:`evstat.report.report`). ``newdata`` with labels (the response column, or ``y``)
         is used for the metrics; ``date`` fixes the only line that changes between runs."""
-        return upward("report")(path, self, newdata=newdata, y=y, title=title, date=date, **kwargs)
+        return upward("report")(self, path, newdata=newdata, y=y, title=title, date=date, **kwargs)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable description (format ``"evstat"``, with a format version)."""
@@ -951,10 +971,10 @@ class Results(ABC):
         """Save the fitted model as JSON (never pickle); reload with :func:`evstat.load`.
 
         The file holds :meth:`to_dict` and a ``"checksum"`` entry, the SHA-256 of its canonical
-        serialisation (:func:`evstat.formula.schema.checksum`): :func:`evstat.load` refuses a
+        serialisation (:func:`evstat.io.integrity.checksum`): :func:`evstat.load` refuses a
         file whose content was changed by accident. The checksum is no protection against a
         deliberate edit (it can be recomputed); with ``key`` (a secret str or bytes) the file
-        also carries an HMAC-SHA256 signature (:func:`evstat.formula.schema.sign`), and
+        also carries an HMAC-SHA256 signature (:func:`evstat.io.integrity.sign`), and
         ``ev.load(path, key=key)`` refuses a file that is unsigned, signed with another key or
         changed after it was signed.
 
@@ -968,13 +988,13 @@ class Results(ABC):
         >>> ev.load(path, key="another secret")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        evstat.formula.schema.SchemaError: ... has a signature that does not match the key: ...
+        evstat.io.schema.SchemaError: ... has a signature that does not match the key: ...
         """
         path = Path(path)
         d = self.to_dict()
         if key is not None:
-            d["signature"] = schema.sign(d, key)
-        d["checksum"] = schema.checksum(d)
+            d["signature"] = integrity.sign(d, key)
+        d["checksum"] = integrity.checksum(d)
         # atomic (evstat.io.atomic): an interrupted save leaves the old file, never half a model
         write_text(path, json.dumps(d, indent=1, allow_nan=False), encoding="utf-8")
         return path

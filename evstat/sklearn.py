@@ -1,12 +1,28 @@
 """scikit-learn estimators and scorers around evstat's calibrators.
 
 :class:`EvidentialCalibratedClassifierCV` mirrors scikit-learn's
-:class:`sklearn.calibration.CalibratedClassifierCV`: the wrapped classifier's scores
-(``decision_function``, else ``predict_proba`` of the positive class) are calibrated by an evstat
-calibrator (``"evlogit"``, the evidential counterpart of ``method="sigmoid"``, or ``"isotonic"``),
-with cross-validation (``cv=k``) or on data the classifier was not trained on (``cv="prefit"``).
-Besides ``predict_proba`` it gives ``predict_belief(X)``, the lower and upper probabilities
-(Bel, Pl) of every class, and ``predict(X, reject_cost=...)``, which may answer ``reject_label``.
+:class:`sklearn.calibration.CalibratedClassifierCV`: the wrapped classifier's scores are
+calibrated by an evstat model, with cross-validation (``cv=k``) or on data the classifier was not
+trained on (``cv="prefit"``). Besides ``predict_proba`` it gives ``predict_belief(X)``, the lower
+and upper probabilities of every class, and ``predict(X, reject_cost=...)``, which may answer
+``reject_label``.
+
+Methods (``method=``) are read from the registry (:func:`evstat.results.fitters`), so every
+registered model that calibrates the data's number of classes is one (:func:`methods`), plus
+``"sigmoid"``, scikit-learn's name: evlogit for two classes (evidential Platt scaling) and
+evmultinom for K >= 3 (multinomial logistic calibration on Platt-Laplace targets, with exact lower
+and upper probabilities). Unlike scikit-learn's K-class sigmoid, which calibrates each class
+one-vs-rest and renormalises, this is one joint model; ``method="ecoc"`` is the one-vs-rest
+counterpart (evlogit per class, coupled).
+
+Scores. Two classes and a model of any scores: ``decision_function``, else ``predict_proba`` of
+the positive class, as one column ``s``. K classes (or a model that needs a column per class):
+one column ``s_<k>`` per class code, from ``decision_function`` when it has K columns (not for
+a model of probabilities, ``dirichlet``), else ``predict_proba`` (for a model of logits,
+temperature and vector scaling, ``predict_log_proba`` or the logs). K logits whose rows all sum to one value (a multinomial
+model's symmetric logits, e.g. ``LogisticRegression``) are collinear: a model of any scores
+(evmultinom, matrix scaling, the classifiers) gets the first K - 1 columns, a model of logits or
+one-vs-rest scores their log-softmax.
 
 Ensembles (``cv=k, ensemble=True``): each of the k (classifier, calibrator) pairs gives a mass
 function per row; the ensemble's is their average (a mixture of belief functions, again a belief
@@ -17,7 +33,6 @@ of the members' decision functions.
 The module also makes scorers of the evidential metrics (:func:`evidential_scorer`) usable as
 ``scoring=`` in ``GridSearchCV`` / ``cross_val_score``.
 
-Multi-class problems are refused with a clear error until evstat has multi-class calibrators.
 
 Examples
 --------
@@ -40,7 +55,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
-from sklearn.model_selection import check_cv, cross_val_predict
+from sklearn.model_selection import check_cv
 from sklearn.preprocessing import LabelEncoder
 from sklearn.svm import LinearSVC
 from sklearn.utils import indexable
@@ -48,46 +63,131 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
 
-from evstat.calibration import evlogit, isotonic
+from evstat.belief import decide_bounds
 from evstat.metrics import decide_binary, decision_metrics
+from evstat.results import fitter, fitters, registered, supported_classes
 
-__all__ = ["EvidentialCalibratedClassifierCV", "evidential_scorer", "SCORERS"]
+__all__ = ["EvidentialCalibratedClassifierCV", "evidential_scorer", "SCORERS", "SIGMOID", "methods"]
 
-#: calibrators usable as ``method``: one score column ``s``, response ``y`` coded 0/1
-METHODS: dict[str, Callable[..., Any]] = {"evlogit": evlogit, "isotonic": isotonic}
-_FORMULA = "y ~ s"
+#: relative tolerance for K logits whose rows sum to one value (then collinear columns)
+SUM_TOL = 1e-5
+
+#: what ``method="sigmoid"`` (scikit-learn's name) means for 2 and for K >= 3 classes
+SIGMOID = {2: "evlogit", 3: "evmultinom"}
 
 
-def _scores(estimator: Any, X: Any) -> NDArray[np.float64]:
-    """The binary classifier's score of the positive class, as CalibratedClassifierCV uses it."""
-    if hasattr(estimator, "decision_function"):
-        s = np.asarray(estimator.decision_function(X), dtype=float)
-    elif hasattr(estimator, "predict_proba"):
-        s = np.asarray(estimator.predict_proba(X), dtype=float)[:, 1]
-    else:
-        raise TypeError(
-            f"{type(estimator).__name__} has neither decision_function nor predict_proba; "
-            "EvidentialCalibratedClassifierCV needs one of them to get scores to calibrate"
+def methods(n_classes: int = 2) -> tuple[str, ...]:
+    """The ``method`` names for ``n_classes`` classes: ``"sigmoid"`` and every registered model
+    that calibrates that many classes (read from the registry, :func:`evstat.results.fitters`).
+
+    Examples
+    --------
+    >>> "evlogit" in methods(2), "evlogit" in methods(3), "evmultinom" in methods(3)
+    (True, False, True)
+    """
+    return ("sigmoid", *fitters(n_classes=n_classes))
+
+
+def _resolve(method: Any, n_classes: int) -> str:
+    """The registered model behind ``method`` for ``n_classes`` classes, or a ValueError that
+    lists the choices."""
+    name = SIGMOID[2 if n_classes == 2 else 3] if method == "sigmoid" else method
+    if not isinstance(name, str) or name not in fitters():
+        raise ValueError(f"method must be one of {methods(2 if n_classes == 2 else 3)}, got {method!r}")
+    if (2 if n_classes == 2 else 3) not in supported_classes(name):
+        raise ValueError(
+            f"Only binary classification is supported by method {method!r} (it calibrates two classes), but y "
+            f"has {n_classes}: use one of "
+            f"{methods(n_classes)} (e.g. 'sigmoid', which is evmultinom for K classes)"
         )
-    return s.reshape(-1) if s.ndim == 2 and s.shape[1] == 1 else s
+    return name
+
+
+class _Layout:
+    """How a classifier's outputs become the calibrator's score columns (``s`` for two classes
+    and a model of any scores; ``s_0 .. s_{K-1}``, one per class code, otherwise)."""
+
+    def __init__(self, kind: str, n_classes: int) -> None:
+        self.kind, self.n_classes = kind, n_classes
+        self.drop_last = self.log_softmax = False
+
+    def raw(self, estimator: Any, X: Any) -> NDArray[np.float64]:
+        """Scores (n,) or (n, K): ``decision_function`` as CalibratedClassifierCV uses it, else
+        ``predict_proba``; probabilities for a model of probabilities (dirichlet), their logs for
+        a model of logits when the classifier has no decision function of K columns."""
+        K = self.n_classes
+        has_df = hasattr(estimator, "decision_function")
+        if not (has_df or hasattr(estimator, "predict_proba")):
+            raise TypeError(
+                f"{type(estimator).__name__} has neither decision_function nor predict_proba; "
+                "EvidentialCalibratedClassifierCV needs one of them to get scores to calibrate"
+            )
+        if K == 2 and self.kind == "any":  # one score of the positive class
+            if has_df:
+                s = np.asarray(estimator.decision_function(X), dtype=float)
+                return s.reshape(-1) if s.ndim == 2 and s.shape[1] == 1 else s
+            return np.asarray(estimator.predict_proba(X), dtype=float)[:, 1]
+        if self.kind != "probabilities" and has_df:
+            S = np.asarray(estimator.decision_function(X), dtype=float)
+            if S.ndim == 2 and S.shape[1] == K:
+                return S
+        if not hasattr(estimator, "predict_proba"):
+            raise TypeError(
+                f"{type(estimator).__name__} has no predict_proba and no decision_function of {K} columns: "
+                f"the calibrator needs {self.kind} scores, one column per class"
+            )
+        if self.kind == "logits" and hasattr(estimator, "predict_log_proba"):
+            return np.asarray(estimator.predict_log_proba(X), dtype=float)  # finite where p underflows
+        P = np.asarray(estimator.predict_proba(X), dtype=float)
+        if self.kind == "logits":
+            with np.errstate(divide="ignore"):
+                return np.log(P)
+        return P
+
+    def fix(self, S: NDArray[np.float64]) -> None:
+        """Fitting time: K logits whose rows all sum to one value (a multinomial model's
+        symmetric logits) are collinear columns. For a model of any scores (with an intercept of
+        its own) the last column is dropped (the others carry the same information); for a
+        model of logits or one-vs-rest scores they are replaced by their log-softmax ``z - logsumexp(z)`` (the same
+        logits up to a constant per row)."""
+        if S.ndim == 2 and S.shape[1] > 2 and np.all(np.isfinite(S)):
+            sums = S.sum(axis=1)
+            # float32 classifiers (X of float32) give sums equal to ~1e-7 relative
+            constant = bool(np.ptp(sums) <= SUM_TOL * max(1.0, float(np.max(np.abs(S)))))
+            self.drop_last = constant and self.kind == "any"
+            self.log_softmax = constant and self.kind in ("logits", "ovr")
+
+    def frame(self, S: NDArray[np.float64]) -> pd.DataFrame:
+        if S.ndim == 1:
+            return pd.DataFrame({"s": S})
+        if self.drop_last:
+            S = S[:, :-1]
+        if self.log_softmax:
+            from scipy.special import log_softmax
+
+            S = log_softmax(S, axis=1)
+        return pd.DataFrame(S, columns=[f"s_{k}" for k in range(S.shape[1])])
 
 
 class _Pair:
     """One fitted (classifier, calibrator) pair; the calibrator is an evstat results object."""
 
-    def __init__(self, estimator: Any, calibrator: Any) -> None:
+    def __init__(self, estimator: Any, calibrator: Any, layout: _Layout) -> None:
         self.estimator = estimator
         self.calibrator = calibrator
+        self.layout = layout
+
+    def _frame(self, X: Any) -> pd.DataFrame:
+        return self.layout.frame(self.layout.raw(self.estimator, X))
 
     def belief(self, X: Any) -> NDArray[np.float64]:
-        """Array (n, 3) of theta_hat, Bel({1}), Pl({1})."""
-        frame = pd.DataFrame({"s": _scores(self.estimator, X)})
-        return self.calibrator.predict(frame, type="belief").to_numpy(dtype=float)
+        """Two classes: array (n, 3) of theta_hat, Bel({1}), Pl({1}); K classes: (n, 3K), the
+        probabilities, then Bel({k}), then Pl({k}) of the classes in code order."""
+        return self.calibrator.predict(self._frame(X), type="belief").to_numpy(dtype=float)
 
     def prob(self, X: Any) -> NDArray[np.float64]:
-        """theta_hat (n,): cheaper than the belief, which needs the predictive profile."""
-        frame = pd.DataFrame({"s": _scores(self.estimator, X)})
-        return self.calibrator.predict(frame, type="prob").to_numpy(dtype=float)
+        """theta_hat, (n,) or (n, K): cheaper than the belief, which needs the predictive profile."""
+        return self.calibrator.predict(self._frame(X), type="prob").to_numpy(dtype=float)
 
 
 class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
@@ -97,9 +197,10 @@ class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, Base
     ----------
     estimator : classifier, default LinearSVC()
         Its ``decision_function`` (else ``predict_proba[:, 1]``) is calibrated.
-    method : {"evlogit", "isotonic"}, default "evlogit"
-        The evstat calibrator: evidential logistic calibration on Platt's targets (the
-        evidential ``"sigmoid"``) or isotonic calibration with evidential blocks.
+    method : str, default "sigmoid"
+        ``"sigmoid"`` (evlogit for two classes, evmultinom for more) or the name of any
+        registered model that calibrates the data's number of classes (:func:`methods`; e.g.
+        ``"isotonic"``, ``"temperature"``, ``"dirichlet"``, ``"eknn"``, ``"ecoc"``).
     cv : int, cross-validation generator, iterable or "prefit", default 5
         ``k``: stratified k-fold; each fold's classifier is trained on the other folds and its
         calibrator on the fold. ``"prefit"`` (or a ``sklearn.frozen.FrozenEstimator``): the
@@ -113,8 +214,10 @@ class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, Base
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The class labels; the second is the positive class of the calibrators.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels (two classes: the second is the positive class of the calibrators).
+    method_ : str
+        The registered model that calibrates (``"sigmoid"`` resolved).
     calibrated_classifiers_ : list
         The fitted (classifier, calibrator) pairs; ``.calibrator`` is an evstat results object
         (``summary()``, ``params``, ``conf_int()``, ...).
@@ -136,7 +239,7 @@ class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, Base
     def __init__(
         self,
         estimator: Any = None,
-        method: str = "evlogit",
+        method: str = "sigmoid",
         cv: Any = 5,
         ensemble: bool = True,
         reject_label: Any = "reject",
@@ -149,15 +252,18 @@ class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, Base
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        m = self.method
+        tags.classifier_tags.multi_class = m == "sigmoid" or (m in fitters() and 3 in supported_classes(m))
         est = LinearSVC() if self.estimator is None else self.estimator
         tags.input_tags.sparse = est.__sklearn_tags__().input_tags.sparse
         return tags
 
     # ------------------------------------------------------------------ fitting
-    def _calibrate(self, s: NDArray, y01: NDArray) -> Any:
-        if self.method not in METHODS:
-            raise ValueError(f"method must be one of {tuple(METHODS)}, got {self.method!r}")
+    def _calibrate(self, estimator: Any, X: Any, codes: NDArray, scores: NDArray | None = None) -> _Pair:
+        """The calibrator of ``estimator``'s scores on rows ``X`` (or of the given ``scores``)
+        with class codes ``codes``: a :class:`_Pair`."""
+        layout = _Layout(registered()[self.method_].capabilities.scores, len(self.classes_))
+        s = layout.raw(estimator, X) if scores is None else scores
         who = type(self.estimator if self.estimator is not None else LinearSVC()).__name__
         s = np.asarray(s, dtype=float)
         bad = ~np.isfinite(s)
@@ -167,14 +273,17 @@ class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, Base
                 f"rows (first at row {int(np.flatnonzero(bad)[0])}): the base estimator failed on "
                 "these inputs (scale X, or check it for extreme values); nothing to calibrate"
             )
-        if s.size and np.all(s == s[0]):
+        if s.size and np.all(s == s.flat[0]):
             raise ValueError(
-                f"the held-out scores of {who} are constant (all {s.size} rows equal {s[0]:.6g}): "
+                f"the held-out scores of {who} are constant (all {s.shape[0]} rows equal {s.flat[0]:.6g}): "
                 "the base estimator learned nothing that separates the classes (did it converge? "
                 "scale X, e.g. StandardScaler, or check X for extreme values); there is no score "
                 "to calibrate"
             )
-        return METHODS[self.method](_FORMULA, pd.DataFrame({"s": s, "y": y01}))
+        layout.fix(s)
+        frame = layout.frame(s)
+        formula = "y ~ " + " + ".join(frame.columns)
+        return _Pair(estimator, fitter(self.method_)(formula, frame.assign(y=codes)), layout)
 
     def fit(self, X: Any, y: Any, **fit_params: Any) -> EvidentialCalibratedClassifierCV:
         """Fit the classifier(s) and the evidential calibrator(s).
@@ -184,7 +293,7 @@ class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, Base
         X : array-like of shape (n_samples, n_features)
             Whatever the classifier accepts (passed through unchanged, as in Pipelines).
         y : array-like of shape (n_samples,)
-            Two classes.
+            Two or more classes.
         **fit_params
             Passed to the classifier's ``fit`` (not ``sample_weight``: the calibrators are
             unweighted, so it is refused rather than used for half of the fit).
@@ -195,8 +304,6 @@ class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, Base
         """
         from sklearn.frozen import FrozenEstimator
 
-        if self.method not in METHODS:
-            raise ValueError(f"method must be one of {tuple(METHODS)}, got {self.method!r}")
         if "sample_weight" in fit_params:
             raise TypeError(
                 "EvidentialCalibratedClassifierCV.fit does not take sample_weight: evstat's "
@@ -216,42 +323,39 @@ class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, Base
             raise ValueError(
                 f"y has only one class ({self.classes_[0].tolist()!r}): calibration needs two classes"
             )
-        if type_of_target(y) != "binary":
-            raise ValueError(
-                f"Only binary classification is supported: y has "
-                f"{len(self.classes_)} classes; evstat has no multi-class calibrator yet "
-                "(use one-vs-rest or sklearn's CalibratedClassifierCV)"
-            )
-        y01 = encoder.transform(y)
+        self.method_ = _resolve(self.method, len(self.classes_))
+        codes = encoder.transform(y)
         estimator = LinearSVC() if self.estimator is None else self.estimator
         prefit = (isinstance(self.cv, str) and self.cv == "prefit") or isinstance(estimator, FrozenEstimator)
         if isinstance(self.cv, str) and self.cv != "prefit":
             raise ValueError(f"cv must be an int, a splitter, an iterable of splits or 'prefit', got {self.cv!r}")
         if prefit:
             check_is_fitted(estimator)
-            pairs = [_Pair(estimator, self._calibrate(_scores(estimator, X), y01))]
+            pairs = [self._calibrate(estimator, X, codes)]
         else:
             if isinstance(self.cv, int | np.integer):
-                counts = np.bincount(y01)
+                counts = np.bincount(codes)
                 if counts.min() < self.cv:
                     raise ValueError(
                         f"cv={self.cv} folds need at least {self.cv} rows of each class, but class "
                         f"{self.classes_[counts.argmin()].tolist()!r} has {counts.min()}; lower cv"
                     )
-            cv = check_cv(self.cv, y01, classifier=True)
+            cv = check_cv(self.cv, codes, classifier=True)
             if self.ensemble:
                 pairs = []
-                for train, test in cv.split(X, y01):
-                    est = clone(estimator).fit(_take(X, train), y01[train], **fit_params)
-                    pairs.append(_Pair(est, self._calibrate(_scores(est, _take(X, test)), y01[test])))
-            else:
-                est = clone(estimator)
-                name = "decision_function" if hasattr(est, "decision_function") else "predict_proba"
-                oof = np.asarray(cross_val_predict(est, X, y01, cv=cv, method=name, params=fit_params), dtype=float)
-                if oof.ndim == 2:
-                    oof = oof[:, 1] if oof.shape[1] == 2 else oof.reshape(-1)
-                est.fit(X, y01, **fit_params)
-                pairs = [_Pair(est, self._calibrate(oof, y01))]
+                for train, test in cv.split(X, codes):
+                    est = clone(estimator).fit(_take(X, train), codes[train], **fit_params)
+                    pairs.append(self._calibrate(est, _take(X, test), codes[test]))
+            else:  # one calibrator on the out-of-fold scores (cross_val_predict's loop)
+                layout = _Layout(registered()[self.method_].capabilities.scores, len(self.classes_))
+                oof: NDArray | None = None
+                for train, test in cv.split(X, codes):
+                    part = layout.raw(clone(estimator).fit(_take(X, train), codes[train], **fit_params), _take(X, test))
+                    if oof is None:
+                        oof = np.empty((codes.shape[0], *part.shape[1:]))
+                    oof[test] = part
+                est = clone(estimator).fit(X, codes, **fit_params)
+                pairs = [self._calibrate(est, X, codes, scores=oof)]
         self.calibrated_classifiers_ = pairs
         first = pairs[0].estimator
         if hasattr(first, "n_features_in_"):
@@ -269,28 +373,33 @@ class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, Base
         return out / len(self.calibrated_classifiers_)
 
     def predict_proba(self, X: Any) -> NDArray[np.float64]:
-        """Calibrated probabilities: columns P(classes_[0]), P(classes_[1]) = theta_hat.
+        """Calibrated probabilities, one column per class of ``classes_`` (two classes:
+        P(classes_[0]) = 1 - theta_hat, P(classes_[1]) = theta_hat).
 
         Returns
         -------
-        ndarray of shape (n_samples, 2)
+        ndarray of shape (n_samples, n_classes)
         """
         th = self._belief(X, "prob")
-        return np.column_stack([1.0 - th, th])
+        return np.column_stack([1.0 - th, th]) if th.ndim == 1 else th
 
     def predict_belief(self, X: Any) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """Lower and upper probabilities (Bel, Pl) of every class.
+        """Lower and upper probabilities of every class (Bel({k}) and Pl({k}) for the models
+        whose predictions are mass functions; evmultinom's exact lower and upper probabilities).
 
         Returns
         -------
-        lower, upper : ndarray of shape (n_samples, 2)
-            ``lower[:, k] = Bel({classes_[k]})`` and ``upper[:, k] = Pl({classes_[k]})``;
-            lower <= predict_proba <= upper, and upper - lower is the ignorance (the same in
-            both columns).
+        lower, upper : ndarray of shape (n_samples, n_classes)
+            ``lower[:, k]`` and ``upper[:, k]`` bound the probability of ``classes_[k]``;
+            lower <= predict_proba <= upper. With two classes upper - lower is the ignorance
+            (the same in both columns).
         """
         b = self._belief(X)
-        bel, pl = b[:, 1], b[:, 2]
-        return np.column_stack([1.0 - pl, bel]), np.column_stack([1.0 - bel, pl])
+        K = len(self.classes_)
+        if K == 2:
+            bel, pl = b[:, 1], b[:, 2]
+            return np.column_stack([1.0 - pl, bel]), np.column_stack([1.0 - bel, pl])
+        return b[:, K : 2 * K], b[:, 2 * K :]
 
     def predict(self, X: Any, reject_cost: float | None = None, strategy: str = "pessimistic") -> NDArray:
         """Predicted classes, optionally with a reject option.
@@ -302,7 +411,8 @@ class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, Base
             Without it (default) the class of highest calibrated probability (ties to
             ``classes_[0]``), as CalibratedClassifierCV. With it, the decision of
             :func:`evstat.metrics.decide_binary` under 0-1 costs and this reject cost, where a
-            rejected row gets ``reject_label``.
+            rejected row gets ``reject_label`` (K classes: :func:`evstat.belief.decide_bounds` on
+            the expected losses ``1 - lower``, ``1 - upper``, ``1 - p`` of every class).
         strategy : {"pessimistic", "optimistic", "probabilistic"}
             Expected costs used with ``reject_cost`` (upper, lower, or under theta_hat).
 
@@ -312,6 +422,8 @@ class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, Base
             Labels from ``classes_`` (and ``reject_label``, dtype object, with ``reject_cost``).
         """
         check_is_fitted(self, "calibrated_classifiers_")
+        if len(self.classes_) > 2:
+            return self._predict_k(X, reject_cost, strategy)
         if reject_cost is None:
             return self.classes_[(self._belief(X, "prob") > 0.5).astype(int)]
         b = self._belief(X)
@@ -323,7 +435,32 @@ class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, Base
         out[decided] = self.classes_[codes[decided].astype(int)]
         return out
 
+    def _predict_k(self, X: Any, reject_cost: float | None, strategy: str) -> NDArray:
+        """K classes: the largest calibrated probability (ties to the first class), or with
+        ``reject_cost`` the one decision engine on the 0-1 expected losses, ``1 - lower`` (upper),
+        ``1 - upper`` (lower) and ``1 - p``, with the reject action at ``reject_cost``."""
+        p = self.predict_proba(X)
+        if reject_cost is None:
+            return self.classes_[np.argmax(p, axis=1)]
+        if not 0.0 <= float(reject_cost) <= 1.0:
+            raise ValueError(f"reject_cost must lie in [0, 1], got {reject_cost!r}")
+        lower, upper = self.predict_belief(X)
+        rc = np.full((p.shape[0], 1), float(reject_cost))
+        acts = [*range(len(self.classes_)), "reject"]
+        d = decide_bounds(acts, upper=np.hstack([1.0 - lower, rc]), lower=np.hstack([1.0 - upper, rc]),
+                          prob=np.hstack([1.0 - p, rc]), strategy=strategy)
+        chosen = np.asarray(d.choice, dtype=object)
+        out = np.empty(chosen.shape[0], dtype=object)
+        rejected = chosen == "reject"
+        out[rejected] = self.reject_label
+        out[~rejected] = self.classes_[chosen[~rejected].astype(int)]
+        return out
+
     def _has_decision_function(self) -> bool:
+        """Two classes only: with K classes the calibrated argmax may differ from the
+        classifier's, so its decision function would not explain ``predict``."""
+        if len(getattr(self, "classes_", ())) > 2:
+            return False
         est = getattr(self, "calibrated_classifiers_", None)
         target = est[0].estimator if est else (LinearSVC() if self.estimator is None else self.estimator)
         return hasattr(target, "decision_function")

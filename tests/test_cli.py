@@ -9,6 +9,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import evstat as ev
@@ -127,7 +128,7 @@ def one_error_line(err: str) -> str:
         (["report", "y ~ svm1", "--data", "{cal}", "--bins", "two", "-o", "{out}"], "argument --bins: invalid int value: 'two'"),
         (["report", "y ~ svm1", "--data", "{cal}"], "the following arguments are required: -o/--output"),
         (["report", "y ~ svm1", "--data", "{cal}", "--example", "sonar", "-o", "{out}"], "not allowed with argument --data"),
-        (["report", "--example", "iris", "-o", "{out}"], "argument --example: invalid choice: 'iris'"),
+        (["report", "--example", "wine", "-o", "{out}"], "argument --example: invalid choice: 'wine'"),
         (["report", "y ~ svm1", "-o", "{out}"], "give the calibration data with --data CAL.csv, or use --example NAME"),
         (["report", "--data", "{cal}", "-o", "{out}"], "give a FORMULA"),
         (["report", "y ~ svm1", "--data", "{empty}", "-o", "{out}"], "cannot read --data file '.*empty.csv' as CSV"),
@@ -242,3 +243,119 @@ def test_python_dash_m_evstat(tmp_path):
                           "-o", str(out)], capture_output=True, text=True, env=env, timeout=300)
     assert bad.returncode == 2
     assert bad.stderr == f"evstat report: error: --data file '{tmp_path / 'x.csv'}' not found\n"
+
+
+# --- K classes on the command line (issue 25 item 1) ---------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def iris_csvs(tmp_path_factory) -> dict[str, Path]:
+    d = ev.datasets.load("iris_scores")
+    root = tmp_path_factory.mktemp("iris")
+    files = {"cal": root / "cal.csv", "test": root / "test.csv", "nolabel": root / "nolabel.csv"}
+    d[d.set == "calibration"].to_csv(files["cal"], index=False)
+    d[d.set == "test"].to_csv(files["test"], index=False)
+    d[d.set == "test"].drop(columns=["y"]).to_csv(files["nolabel"], index=False)
+    return files
+
+
+def test_k_class_report_with_several_models(iris_csvs, tmp_path):
+    """A K-level response and K-class models by name give one report with a section per model
+    and one comparison (it used to stop with 'calibration needs a two-class response')."""
+    out = tmp_path / "k.html"
+    done = evstat_exe("report", "y ~ lr_versicolor + lr_virginica", "--data", iris_csvs["cal"], "--newdata",
+                      iris_csvs["test"], "--method", "eknn", "credal_knn", "--grid", "5", "--date", "2026-01-01",
+                      "-o", out)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"wrote {out}\n"
+    html = out.read_text(encoding="utf-8")
+    heads = re.findall(r"<h2>(.*?)</h2>", html)
+    assert "Comparison of calibrators" in heads
+    assert any("eknn" in h for h in heads) and any("credal_knn" in h for h in heads)
+    assert "--method eknn credal_knn" in html
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--method", "eknn", "evlogit"],
+         r"--method evlogit calibrates two classes, but response 'y' has 3 classes \(setosa, versicolor, "
+         r"virginica\); use a model for K classes: --method evmultinom \| temperature \| .*eknn \| credal_knn"),
+        ([], r"--method evlogit calibrates two classes"),  # not the default: the default is evmultinom
+        (["--method", "eknn", "--positive", "setosa"],
+         r"--positive names the class coded 1 of a two-class response, but response 'y' has 3 classes: "
+         r"remove --positive"),
+        (["--method", "temperature"], r"no score column of formula .* belongs to"),
+    ],
+)
+def test_k_class_errors_say_what_to_do(iris_csvs, tmp_path, extra, message):
+    if not extra:  # without --method a K-class response gets evmultinom, never evlogit
+        from evstat.cli import _build_parser
+
+        args = _build_parser().parse_args(["report", "y ~ x", "--data", "d.csv", "-o", "o.html"])
+        assert args.method is None
+        return
+    done = evstat_exe("report", "y ~ lr_versicolor + lr_virginica", "--data", iris_csvs["cal"], *extra,
+                      "-o", tmp_path / "k.html")
+    assert done.returncode == 2
+    line = one_error_line(done.stderr)
+    assert line.startswith("evstat report: error: ") and re.search(message, line), line
+    assert not (tmp_path / "k.html").exists()
+
+
+def test_k_class_example_picks_each_models_columns(tmp_path):
+    """``--example iris``: without a FORMULA each model gets the columns its declared kind of
+    scores asks for (data/README.md), and the footer says which."""
+    out = tmp_path / "iris.html"
+    done = evstat_exe("report", "--example", "iris", "--method", "eknn", "temperature", "dirichlet", "--grid", "5",
+                      "--date", "2026-01-01", "-o", out)
+    assert done.returncode == 0, done.stderr
+    html = out.read_text(encoding="utf-8")
+    assert ("eknn: y ~ lr_versicolor + lr_virginica; temperature: y ~ logp_setosa + logp_versicolor + "
+            "logp_virginica; dirichlet: y ~ p_setosa + p_versicolor + p_virginica") in html
+    assert "example score table iris_scores" in html
+    heads = re.findall(r"<h2>(.*?)</h2>", html)
+    assert "Comparison of calibrators" in heads and len([h for h in heads if h.startswith("Model")]) == 3
+
+
+@pytest.mark.slow
+def test_k_class_example_defaults_to_evmultinom(tmp_path):
+    out = tmp_path / "iris.html"
+    done = evstat_exe("report", "--example", "iris", "--grid", "4", "--date", "2026-01-01", "-o", out)
+    assert done.returncode == 0, done.stderr
+    html = out.read_text(encoding="utf-8")
+    assert "--method evmultinom" in html and "<h2>Model: evmultinom</h2>" in html
+    assert "Formulas" not in html  # one model, one formula: lr_versicolor + lr_virginica
+    assert "lr_versicolor + lr_virginica" in html
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_k_class_predict_writes_one_header_row(iris_csvs, tmp_path, suffix):
+    """``evstat predict`` of a K-class model: one header row of flat names (it wrote two,
+    ``theta,theta,...`` then the classes, and ``--type prob`` failed)."""
+    import pandas as pd
+
+    cal = pd.read_csv(iris_csvs["cal"])
+    fit = ev.eknn("y ~ lr_versicolor + lr_virginica", cal, k=5)
+    fit.save(tmp_path / "k.json")
+    new = pd.read_csv(iris_csvs["nolabel"])
+    want = fit.predict(new, type="belief")
+    classes = ["setosa", "versicolor", "virginica"]
+    for kind, stats in (("belief", ("theta", "bel", "pl")), ("prob", ("theta",))):
+        out = tmp_path / f"{kind}{suffix}"
+        done = evstat_exe("predict", tmp_path / "k.json", "--data", iris_csvs["nolabel"], "-o", out, "--type", kind,
+                          "--keep", "row", "--jobs", "1", "--quiet")
+        assert done.returncode == 0, done.stderr
+        got = pd.read_csv(out) if suffix == ".csv" else pd.read_parquet(out)
+        assert list(got.columns) == ["row"] + [f"{s}_{c}" for s in stats for c in classes]
+        if suffix == ".csv":
+            assert out.read_text(encoding="utf-8").splitlines()[0] == ",".join(got.columns)
+        for s in stats:
+            for c in classes:
+                np.testing.assert_allclose(got[f"{s}_{c}"], want[(s, c)], rtol=0, atol=1e-12)
+    out = tmp_path / f"decision{suffix}"
+    done = evstat_exe("predict", tmp_path / "k.json", "--data", iris_csvs["nolabel"], "-o", out,
+                      "--type", "decision", "--jobs", "1", "--quiet")
+    assert done.returncode == 0, done.stderr
+    got = pd.read_csv(out) if suffix == ".csv" else pd.read_parquet(out)
+    assert list(got["decision"]) == [str(v) for v in fit.decide(new)]

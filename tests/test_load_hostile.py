@@ -18,7 +18,8 @@ import pytest
 from scipy.special import expit
 
 import evstat as ev
-from evstat.formula import schema, whitelist
+from evstat.formula import schema, whitelist  # schema: the old path, re-exports of evstat.io
+from evstat.io import jsonfile
 from evstat.formula.schema import SchemaError, checksum
 from evstat.formula.whitelist import UnsafeFormulaError
 
@@ -337,7 +338,7 @@ def test_files_that_are_not_saved_models(tmp_path, monkeypatch, saved):
     with pytest.raises(FileNotFoundError, match="no saved model at"):
         ev.load(tmp_path / "absent.json")
     big = _write(tmp_path / "big.json", saved)
-    monkeypatch.setattr(schema, "MAX_FILE_BYTES", 1000)
+    monkeypatch.setattr(jsonfile, "MAX_FILE_BYTES", 1000)
     with pytest.raises(ValueError, match=r"is larger than 1000 bytes, the largest saved model evstat reads"):
         ev.load(big)
 
@@ -442,7 +443,10 @@ def test_loading_reads_a_pipe(fit, tmp_path):
     np.testing.assert_array_equal(back.params.to_numpy(), fit.params.to_numpy())
 
 
-@pytest.mark.parametrize("name", ["evstat.formula.whitelist", "evstat.formula.schema", "evstat.results"])
+@pytest.mark.parametrize(
+    "name",
+    ["evstat.formula.whitelist", "evstat.io.schema", "evstat.io.integrity", "evstat.io.jsonfile", "evstat.io.state", "evstat.results"],
+)
 def test_docstring_examples(name, doctests):
     doctests(name)
 

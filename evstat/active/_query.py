@@ -26,6 +26,18 @@ m({1}) = Bel, m({0}) = 1 - Pl, m({0,1}) = Pl - Bel. The strategies rank the pool
     random (seeded). Both prefilters are documented approximations; ``candidates=None,
     reference=None`` scores every row on the whole pool.
 
+K >= 3 classes (the rows' mass functions on the K classes, from ``fit.predict(type="mass")``):
+``"hartley"`` ranks by the generalised Hartley measure ``GH(m) = sum_A m(A) log2 |A|`` itself
+(paper 003's definition; on two classes it is the ignorance), ``"pignistic"`` by the Shannon
+entropy (bits) of BetP over the K classes, ``"random"`` as above. A model whose K-class outputs
+are lower and upper probabilities but no mass function (evmultinom) has neither: for it
+``"pignistic"`` ranks by the entropy of its predictive probabilities theta, and ``"hartley"`` is
+refused with a message. ``"eir"`` and greedy batches need refits, which no K-class model declares
+(``capabilities.refit``): they are refused, ``batch="top"`` works. The chosen rows carry
+``bel_<class>``, ``pl_<class>``, ``betp_<class>`` (theta for a model without masses), the
+``ignorance`` (GH, or the mean of ``pl - bel`` over the classes without masses), ``criterion``
+and ``rank``.
+
 Ties. Rows whose criterion is equal to 12 decimals (all the rows of one bin; mirror-image bins
 with k and n - k positives, whose BetP entropies differ only by rounding) are in random order:
 the rows are first shuffled with the seeded generator, then sorted stably by decreasing
@@ -64,7 +76,10 @@ _BATCH = ("greedy", "top")
 
 def _check_fit(fit: Any) -> None:
     from evstat.calibration import CalibrationResults
+    from evstat.results import Results
 
+    if isinstance(fit, Results) and not fit.is_binary:
+        return  # K >= 3 classes: the K-class path (_query_k)
     if not isinstance(fit, CalibrationResults):
         raise TypeError(
             f"fit must be a fitted evstat calibrator (e.g. ev.evlogit(...)), got {type(fit).__name__}"
@@ -330,6 +345,8 @@ def query(
         raise ValueError(f"unknown batch rule {batch!r}; use one of {list(_BATCH)}")
     check_pool(fit, pool)
     n = _check_n(n, len(pool))
+    if not fit.is_binary:
+        return _query_k(fit, pool, n, strategy, np.random.default_rng(seed), batch, refit)
     from evstat.active._engine import learner
 
     rng = np.random.default_rng(seed)
@@ -338,6 +355,59 @@ def query(
     out = pool.iloc[pos].copy()
     for c in ("bel", "pl", "ignorance", "betp", "criterion"):
         out[c] = cols[c]
+    out["rank"] = np.arange(1, n + 1)
+    return out
+
+
+def _query_k(fit: Any, pool: pd.DataFrame, n: int, strategy: str, rng: np.random.Generator, batch: str,
+             refit: Callable[[pd.DataFrame], Any] | None) -> pd.DataFrame:
+    """:func:`query` for a model of K >= 3 classes (module docstring, "K >= 3 classes")."""
+    from evstat.belief.measures import nonspecificity, pignistic_entropy
+
+    name = getattr(fit, "method", type(fit).__name__)
+    if strategy == "eir" or (n > 1 and batch == "greedy" and strategy != "random"):
+        what = "eir" if strategy == "eir" else "a greedy batch (n > 1)"
+        raise ValueError(
+            f"{what} refits the model after each expected label, which the K-class model {name} does not "
+            "declare (capabilities.refit): use batch='top' (evstat query --batch top) with hartley, "
+            "pignistic or random"
+        )
+    if refit is not None:
+        raise ValueError("refit= is used by eir and greedy batches, which K-class models do not support: remove it")
+    classes = [str(c) for c in fit.classes]
+    out = pool.copy()
+    if not fit.capabilities.k_class_mass and strategy == "hartley":
+        raise ValueError(
+            f"{name}'s K-class predictions are lower and upper probabilities, not a mass function, so "
+            "the Hartley measure is not defined: use strategy 'pignistic' (the entropy of its predictive "
+            "probabilities) or 'random', or a model with K-class masses (eknn, credal_knn, ...)"
+        )
+    pred = fit.predict(pool, type="belief")
+    bel, pl = (pred[s][list(fit.classes)].to_numpy(dtype=np.float64) for s in ("bel", "pl"))
+    if fit.capabilities.k_class_mass:
+        mass = fit.predict(pool, type="mass")
+        betp = mass.betp()[list(fit.classes)].to_numpy(dtype=np.float64)
+        ignorance = np.asarray(nonspecificity(mass), dtype=np.float64)
+        entropy = np.asarray(pignistic_entropy(mass), dtype=np.float64)
+        centre = "betp"
+    else:
+        betp = pred["theta"][list(fit.classes)].to_numpy(dtype=np.float64)
+        ignorance = (pl - bel).mean(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            entropy = -np.where(betp > 0, betp * np.log2(np.where(betp > 0, betp, 1.0)), 0.0).sum(axis=1)
+        centre = "theta"
+    for stat, values in (("bel", bel), ("pl", pl), (centre, betp)):
+        for j, c in enumerate(classes):
+            out[f"{stat}_{c}"] = values[:, j]
+    out["ignorance"] = ignorance
+    if strategy == "random":
+        pos = rng.choice(len(pool), size=n, replace=False)
+        crit = np.zeros(len(pool))
+    else:
+        crit = ignorance if strategy == "hartley" else entropy
+        pos = _rank(crit, rng)[:n]
+    out = out.iloc[pos]
+    out["criterion"] = crit[pos]
     out["rank"] = np.arange(1, n + 1)
     return out
 

@@ -9,7 +9,9 @@ fits the calibrator on the labelled rows, ranks the pool rows by the strategy
 (:func:`evstat.active.query`) and writes the chosen rows (all their columns, their 0-based row
 number in the pool file as ``pool_row``, and their current ``bel``, ``pl``, ``ignorance``,
 ``betp``, the ``criterion`` and the ``rank``). A person labels them, appends them to the labelled
-file, removes them from the pool, and runs the command again.
+file, removes them from the pool, and runs the command again. With a K-level response and a
+K-class model the columns are ``bel_<class>``, ``pl_<class>``, ``betp_<class>`` and the
+generalised Hartley measure as ``ignorance`` (:func:`evstat.active.query`, "K >= 3 classes").
 """
 
 from __future__ import annotations
@@ -43,7 +45,10 @@ def add_query_parser(subparsers: Any) -> argparse.ArgumentParser:
             "Fit a calibrator on the labelled rows and choose the pool rows whose labels would\n"
             "help most (Ramel, Pichon and Delmotte 2018): hartley = largest ignorance Pl - Bel,\n"
             "pignistic = largest entropy of BetP, random, eir = largest expected fall of the\n"
-            "pool's mean ignorance. Writes the chosen rows with their Bel, Pl and ignorance."
+            "pool's mean ignorance. Writes the chosen rows with their Bel, Pl and ignorance.\n"
+            "A K-level response works with the K-class models (--method eknn, credal_knn, ...):\n"
+            "hartley ranks by the generalised Hartley measure of the rows' mass functions,\n"
+            "pignistic by the entropy of BetP; n > 1 rows need --batch top (no refits)."
         ),
         epilog=(
             "Example:\n"

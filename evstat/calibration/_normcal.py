@@ -17,7 +17,7 @@ score column.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,7 +25,9 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from evstat.calibration.point import PointCalibration
-from evstat.formula import ModelFrame, model_frame, schema
+from evstat.formula import ModelFrame, model_frame
+from evstat.io import schema
+from evstat.io.state import saved
 from evstat.results import Capabilities, not_fitted, register
 from evstat.summary import Summary, format_number
 
@@ -138,16 +140,13 @@ class NormalisedCalibration(PointCalibration):
         s.add_table("Fit on the calibration rows", g[["loglik", "brier"]], show_index=False)
         return s
 
-    def _to_dict(self) -> dict[str, Any]:
-        return {"rho": self.rho, "beyond": self.beyond, "scale": self.scale}
+    @dataclass(frozen=True, kw_only=True)
+    class State:
+        """What a saved normcal holds beyond its model frame (evstat.io.state)."""
 
-    @classmethod
-    def _schema_fields(cls) -> dict[str, schema.Spec]:
-        return {
-            "rho": schema.Float(min=1.0),
-            "beyond": schema.Str(choices=list(_BEYOND)),
-            "scale": schema.Float(min=1e-300),
-        }
+        rho: float = saved(schema.Float(min=1.0))
+        beyond: str = saved(schema.Str(choices=list(_BEYOND)))
+        scale: float = saved(schema.Float(min=1e-300))
 
     def _verify_loaded(self, source: str) -> None:
         """``scale`` must be ``max |s|`` of the saved calibration scores (recomputed exactly);
@@ -156,10 +155,6 @@ class NormalisedCalibration(PointCalibration):
         derived = float(np.max(np.abs(self.training_scores())))
         if self.scale != derived:
             raise not_fitted(self, source, "scale", f"the file says {self.scale!r}, max |s| of the saved scores is {derived!r}")
-
-    @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> NormalisedCalibration:
-        return cls(ModelFrame.from_dict(d["model_frame"]), rho=d["rho"], beyond=d["beyond"], scale=d["scale"])
 
 
 def normcal(

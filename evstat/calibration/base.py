@@ -13,6 +13,7 @@ owns ``predict``, ``decide`` (validation, Dask dispatch), ``augment``, ``save``,
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -180,9 +181,6 @@ class CalibrationResults(ModelFrameFacts, Results):
     def _prob_array(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         """theta_hat for design rows ``X`` (override when cheaper than the belief)."""
         return self._belief_arrays(X)[0]
-
-    def _to_dict(self) -> dict[str, Any]:
-        raise NotImplementedError
 
     # ---------------------------------------------------------------- prediction
     def _design(self, newdata: pd.DataFrame | None, missing: str = "raise") -> tuple[NDArray, pd.Index]:
@@ -360,6 +358,10 @@ class CalibrationResults(ModelFrameFacts, Results):
 
     def _frame_dict(self) -> dict[str, Any]:
         return self.model_frame.to_dict()
+
+    @classmethod
+    def _frame_from_dict(cls, d: Mapping[str, Any]) -> ModelFrame:
+        return ModelFrame.from_dict(d["model_frame"])
 
 
 def binary_masses(bel: NDArray, pl: NDArray, classes: tuple, index: pd.Index) -> MassArray:

@@ -14,7 +14,7 @@ Bel({1}), Pl({1}) by Minary et al. (2019), eqs. 25-26 and 54-58. :class:`BetaCal
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,7 +27,9 @@ from evstat.calibration.base import CalibrationResults, score_axes
 from evstat.calibration.logistic import _TARGETS, LogitCalibration, _targets, fit_logistic_likelihood
 from evstat.results import Capabilities, register
 from evstat.summary import Summary, format_number
-from evstat.formula import ModelFrame, model_frame, schema
+from evstat.formula import ModelFrame, model_frame
+from evstat.io import schema
+from evstat.io.state import saved
 
 __all__ = ["BetaCalibration", "betacal"]
 
@@ -244,36 +246,18 @@ class BetaCalibration(LogitCalibration):
         return s
 
     # ------------------------------------------------------------------ persistence
-    def _to_dict(self) -> dict[str, Any]:
-        return {
-            "targets": self.targets,
-            "parameters": self.parameters,
-            "refit_negative": self.refit_negative,
-            "active": list(self._active),
-            "params": self._lik.beta_hat.tolist(),
-        }
+    @dataclass(frozen=True, kw_only=True)
+    class State:
+        """What a saved betacal holds beyond its model frame (evstat.io.state)."""
 
-    @classmethod
-    def _schema_fields(cls) -> dict[str, schema.Spec]:
-        return {
-            "targets": schema.Str(choices=list(_TARGETS)),
-            "parameters": schema.Str(choices=list(_PARAMETERS)),
-            "refit_negative": schema.Bool(),
-            "active": schema.List(schema.Int(min=0, max=2), min_len=1, max_len=3, what="terms"),
-            "params": schema.List(schema.Float(), length=schema.Ref("active", "active lists {n} terms")),
-        }
-
-    @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> BetaCalibration:
-        mf = ModelFrame.from_dict(d["model_frame"])
-        return cls(
-            mf,
-            parameters=d["parameters"],
-            targets=d["targets"],
-            refit_negative=d["refit_negative"],
-            params=d["params"],
-            active=d["active"],
-        )
+        targets: str = saved(schema.Str(choices=list(_TARGETS)))
+        parameters: str = saved(schema.Str(choices=list(_PARAMETERS)))
+        refit_negative: bool = saved()
+        #: the terms of (log s, -log(1 - s), 1) kept in the fit, and their coefficients
+        active: list[int] = saved(schema.List(schema.Int(min=0, max=2), min_len=1, max_len=3, what="terms"),
+                                  attribute="_active", encode=list)
+        params: list[float] = saved(schema.List(schema.Float(), length=schema.Ref("active", "active lists {n} terms")),
+                                    attribute="_lik.beta_hat")
 
 
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -26,7 +27,9 @@ from evstat.calibration.base import CalibrationResults, _duration
 from evstat.glm import GLM_TYPES, GlmVerbs
 from evstat.results import Capabilities, register
 from evstat.summary import Summary, format_number
-from evstat.formula import MAX_DESIGN_ABS, ModelFrame, model_frame, schema
+from evstat.formula import MAX_DESIGN_ABS, ModelFrame, model_frame
+from evstat.io import schema
+from evstat.io.state import saved
 from evstat.likelihood import (
     CoefficientProfile,
     LogisticLikelihood,
@@ -656,24 +659,16 @@ class LogitCalibration(CalibrationResults, GlmVerbs):
         return s
 
     # ------------------------------------------------------------------ persistence
-    def _to_dict(self) -> dict[str, Any]:
-        return {"targets": self.targets, "params": self._lik.beta_hat.tolist()}
+    @dataclass(frozen=True, kw_only=True)
+    class State:
+        """What a saved evlogit holds beyond its model frame (evstat.io.state)."""
 
-    @classmethod
-    def _schema_fields(cls) -> dict[str, schema.Spec]:
-        return {
-            "targets": schema.Str(choices=list(_TARGETS)),
-            "params": schema.List(
-                schema.Float(), length=schema.Ref("model_frame.terms", "the design has {n} columns")
-            ),
-        }
-
-    @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> LogitCalibration:
-        mf = ModelFrame.from_dict(d["model_frame"])
-        return cls(mf, targets=d["targets"], params=d["params"])
-
-
+        targets: str = saved(schema.Str(choices=list(_TARGETS)))
+        #: the coefficients, one per design column
+        params: list[float] = saved(
+            schema.List(schema.Float(), length=schema.Ref("model_frame.terms", "the design has {n} columns")),
+            attribute="_lik.beta_hat",
+        )
 
 
 def evlogit(

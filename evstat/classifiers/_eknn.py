@@ -36,6 +36,7 @@ import numbers
 import warnings
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -47,12 +48,13 @@ from evstat.belief import TotalConflictError, check_dense_size
 from evstat.results import register
 from evstat.summary import Summary
 from evstat.classifiers.neighbors import knn
-from evstat.formula import ClassFrame, class_frame, schema
+from evstat.formula import ClassFrame, class_frame
+from evstat.io.state import saved
 from evstat.classifiers.base import ClassifierResults, clip01
 from evstat.classifiers._gamma import (
     GammaFit,
     evclass_initial_gamma,
-    gamma_fit_fields,
+    GammaFitState,
     k_rows,
     minimise_log_gamma,
     verify_gamma_fit,
@@ -555,32 +557,12 @@ class EkNNClassifier(SingletonFocalClassifier, GammaFitResults):
         return s
 
     # ---------------------------------------------------------------- persistence
-    def _to_dict(self) -> dict[str, Any]:
-        return {
-            "k": self.k,
-            "alpha": self.alpha,
-            "lam": self.lam,
-            "gamma": self.gamma.tolist(),
-            "gamma_init": self.gamma_init.tolist(),
-            "optimized": self.optimized,
-            "cost_init": self.cost_init,
-            "cost": self.cost,
-            "loo_error": self.loo_error,
-            "n_iter": self.n_iter,
-            "converged": self.converged,
-            "message": self.message,
-            "warning": self.warning,
-        }
+    @dataclass(frozen=True, kw_only=True)
+    class State(GammaFitState):
+        """What a saved EkNN holds beyond its training rows (evstat.io.state)."""
 
-    @classmethod
-    def _schema_fields(cls) -> dict[str, schema.Spec]:
-        return gamma_fit_fields()
-
-    @classmethod
-    def schema(cls) -> schema.Dict:
-        spec = super().schema()
-        spec.optional["warning"] = schema.Str(max_len=10_000)  # absent in files of older evstat
-        return spec
+        #: why the optimum is suspect; absent in files of older evstat
+        warning: str = saved(default="")
 
     @classmethod
     def _schema_checks(cls) -> list[Any]:
@@ -607,15 +589,6 @@ class EkNNClassifier(SingletonFocalClassifier, GammaFitResults):
         err = float(np.mean(np.argmax(f[:, : self.n_classes], axis=1) != codes))
         verify_gamma_fit(self, source, lambda eta: eknn_loo_cost(eta, labels, d2, codes, self.alpha, self.lam),
                          err, evclass_initial_gamma(self._X, codes, self.n_classes))
-
-    @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> EkNNClassifier:
-        keys = ("k", "alpha", "lam", "gamma", "gamma_init", "optimized", "cost_init", "cost",
-                "loo_error", "n_iter", "converged", "message")
-        # files written before the optimiser recorded warnings have none
-        return cls(cls._class_frame_from(d), **{key: d[key] for key in keys}, warning=d.get("warning", ""))
-
-
 
 
 # ------------------------------------------------------------------------------------------------

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -63,11 +64,20 @@ from evstat.belief import check_dense_size
 from evstat.results import not_fitted, register
 from evstat.summary import Summary
 from evstat.classifiers.neighbors import CHUNK_ENTRIES, sq_distances
-from evstat.formula import ClassFrame, class_frame, schema
+from evstat.formula import ClassFrame, class_frame
+from evstat.io import schema
+from evstat.io.state import saved
 from evstat.classifiers.base import clip01
 from evstat.classifiers._eknn import SingletonFocalClassifier, _check_lam
 
 __all__ = ["EvNNClassifier", "evnn", "evnn_cost", "evnn_masses", "evnn_init"]
+
+_PER_PROTOTYPE = schema.Ref("W", "W has {n} prototypes")
+
+
+def _floats(v: Any) -> NDArray[np.float64]:
+    return np.asarray(v, dtype=np.float64)
+
 
 #: relative tolerance of a saved training cost against its recomputation by ``ev.load``
 SAVED_COST_RTOL = 1e-9
@@ -486,40 +496,32 @@ class EvNNClassifier(SingletonFocalClassifier):
         return s
 
     # ---------------------------------------------------------------- persistence
-    def _to_dict(self) -> dict[str, Any]:
-        return {
-            "W": self.W.tolist(), "gamma": self.gamma.tolist(), "beta": self.beta.tolist(),
-            "eta": self.eta.tolist(), "lam": self.lam, "mu": self.mu,
-            "seed": self.seed if isinstance(self.seed, (int, type(None))) else str(self.seed),
-            "optimizer": self.optimizer, "cost_init": self.cost_init, "cost": self.cost,
-            "train_error": self.train_error, "n_iter": self.n_iter, "converged": self.converged,
-            "init": self.init,
-        }
+    @dataclass(frozen=True, kw_only=True)
+    class State:
+        """What a saved evnn holds beyond its training rows (evstat.io.state)."""
 
-    @classmethod
-    def _schema_fields(cls) -> dict[str, schema.Spec]:
-        r = schema.Ref("W", "W has {n} prototypes")
-        return {
-            "W": schema.List(schema.List(schema.Float(), what="coordinates"), min_len=1, what="prototypes"),
-            "gamma": schema.List(schema.Float(), length=r),
-            "beta": schema.List(schema.List(schema.Float(), length=schema.Ref("class_frame.levels", "there are {n} classes")), length=r),
-            "eta": schema.List(schema.Float(), length=r),
-            "lam": schema.Float(min=0.0),
-            "mu": schema.Float(min=0.0),
-            "seed": schema.Scalar(),
-            "optimizer": schema.Str(choices=list(OPTIMIZERS)),
-            "cost_init": schema.Float(),
-            "cost": schema.Float(),
-            "train_error": schema.Float(min=0.0, max=1.0),
-            "n_iter": schema.Int(min=0),
-            "converged": schema.Bool(),
-        }
-
-    @classmethod
-    def schema(cls) -> schema.Dict:
-        spec = super().schema()
-        spec.optional["init"] = schema.Str(choices=list(INITS))  # absent in files of older evstat
-        return spec
+        #: the prototypes, one row each (r x p); gamma, beta and eta have one entry per prototype
+        W: list[list[float]] = saved(
+            schema.List(schema.List(schema.Float(), what="coordinates"), min_len=1, what="prototypes"), decode=_floats
+        )
+        gamma: list[float] = saved(schema.List(schema.Float(), length=_PER_PROTOTYPE), decode=_floats)
+        beta: list[list[float]] = saved(
+            schema.List(schema.List(schema.Float(), length=schema.Ref("class_frame.levels", "there are {n} classes")),
+                        length=_PER_PROTOTYPE),
+            decode=_floats,
+        )
+        eta: list[float] = saved(schema.List(schema.Float(), length=_PER_PROTOTYPE), decode=_floats)
+        lam: float = saved(schema.Float(min=0.0))
+        mu: float = saved(schema.Float(min=0.0))
+        seed: Any = saved(encode=lambda v: v if isinstance(v, (int, type(None))) else str(v))
+        optimizer: str = saved(schema.Str(choices=list(OPTIMIZERS)))
+        cost_init: float = saved()
+        cost: float = saved()
+        train_error: float = saved(schema.Float(min=0.0, max=1.0))
+        n_iter: int = saved(schema.Int(min=0))
+        converged: bool = saved()
+        #: absent in files of older evstat
+        init: str = saved(schema.Str(choices=list(INITS)), default="pooled")
 
     @classmethod
     def _schema_checks(cls) -> list[Any]:
@@ -564,17 +566,6 @@ class EvNNClassifier(SingletonFocalClassifier):
                 raise not_fitted(self, source, "cost_init", f"the file says {self.cost_init!r}, the start of seed {self.seed} gives {c0!r}")
         if not self.cost <= self.cost_init * (1 + SAVED_COST_RTOL):
             raise not_fitted(self, source, "cost", f"{self.cost!r} is above cost_init = {self.cost_init!r}: a descent never ends higher")
-
-    @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> EvNNClassifier:
-        keys = ("W", "gamma", "beta", "eta", "lam", "mu", "seed", "optimizer", "cost_init", "cost",
-                "train_error", "n_iter", "converged")
-        kw = {k: d[k] for k in keys}
-        for k in ("W", "gamma", "beta", "eta"):
-            kw[k] = np.asarray(kw[k], dtype=np.float64)
-        return cls(cls._class_frame_from(d), **kw, init=d.get("init", "pooled"))
-
-
 
 
 # ------------------------------------------------------------------------------------------------

@@ -19,7 +19,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import minimize
 
-from evstat.formula import schema
+from evstat.io import schema
+from evstat.io.state import saved
 from evstat.results import not_fitted
 
 __all__ = [
@@ -33,7 +34,7 @@ __all__ = [
     "free_gradient",
     "VACUOUS_TOL",
     "evclass_initial_gamma",
-    "gamma_fit_fields",
+    "GammaFitState",
     "k_rows",
     "minimise_log_gamma",
     "verify_gamma_fit",
@@ -218,24 +219,27 @@ def minimise_log_gamma(
                     start=int(start), starts=tried, vacuous=vac, on_bound=bound, warning=warning)
 
 
-def gamma_fit_fields() -> dict[str, schema.Spec]:
-    """The saved-model schema of the settings and the gamma fit, shared by the EkNN and the
-    partially supervised EkNN."""
-    per_class = schema.Ref("class_frame.levels", "there are {n} classes")
-    return {
-        "k": schema.Int(min=1),
-        "alpha": schema.Float(min=0.0, max=1.0),
-        "lam": schema.Float(min=0.0),
-        "gamma": schema.List(schema.Float(min=0.0), length=per_class),
-        "gamma_init": schema.List(schema.Float(min=0.0), length=per_class),
-        "optimized": schema.Bool(),
-        "cost_init": schema.Float(),
-        "cost": schema.Float(),
-        "loo_error": schema.Float(min=0.0, max=1.0),
-        "n_iter": schema.Int(min=0),
-        "converged": schema.Bool(),
-        "message": schema.Str(max_len=10_000),
-    }
+_PER_CLASS = schema.Ref("class_frame.levels", "there are {n} classes")
+
+
+@dataclass(frozen=True, kw_only=True)
+class GammaFitState:
+    """The saved settings and gamma fit shared by the EkNN and the partially supervised EkNN
+    (their ``State`` extends it; :mod:`evstat.io.state`)."""
+
+    k: int = saved(schema.Int(min=1))
+    alpha: float = saved(schema.Float(min=0.0, max=1.0))
+    lam: float = saved(schema.Float(min=0.0))
+    #: one per class
+    gamma: list[float] = saved(schema.List(schema.Float(min=0.0), length=_PER_CLASS))
+    gamma_init: list[float] = saved(schema.List(schema.Float(min=0.0), length=_PER_CLASS))
+    optimized: bool = saved()
+    cost_init: float = saved()
+    cost: float = saved()
+    loo_error: float = saved(schema.Float(min=0.0, max=1.0))
+    n_iter: int = saved(schema.Int(min=0))
+    converged: bool = saved()
+    message: str = saved()
 
 
 def k_rows(d: Any, root: Any) -> str | None:

@@ -24,7 +24,7 @@ The contour function is ``Pl({w_k} | x) = Pl[w_k](x) / (1 - m(empty | x))`` and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -35,7 +35,9 @@ from evstat.belief import check_dense_size
 from evstat.results import register
 from evstat.summary import Summary
 from evstat.classifiers.neighbors import ball_counts
-from evstat.formula import ClassFrame, class_frame, schema
+from evstat.formula import ClassFrame, class_frame
+from evstat.io import schema
+from evstat.io.state import saved
 from evstat.classifiers.base import ClassifierResults
 
 __all__ = ["GBTClassifier", "gbt", "gbt_masses"]
@@ -170,16 +172,11 @@ class GBTClassifier(ClassifierResults):
         s.add_table("Training rows per class", self.tidy().set_index("class"))
         return s
 
-    def _to_dict(self) -> dict[str, Any]:
-        return {"radius": self.radius}
+    @dataclass(frozen=True, kw_only=True)
+    class State:
+        """What a saved gbt holds beyond its training rows (evstat.io.state)."""
 
-    @classmethod
-    def _schema_fields(cls) -> dict[str, schema.Spec]:
-        return {"radius": schema.Float(min=0.0)}
-
-    @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> GBTClassifier:
-        return cls(cls._class_frame_from(d), radius=d["radius"])
+        radius: float = saved(schema.Float(min=1e-300))
 
 
 

@@ -165,9 +165,6 @@ class ClassifierResults(Results):
             ign[a : a + step] = v[:, -1]
         return clip01(bel), clip01(pl), clip01(betp), clip01(ign)
 
-    def _to_dict(self) -> dict[str, Any]:
-        raise NotImplementedError
-
     # ---------------------------------------------------------------- design
     def _design(self, newdata: pd.DataFrame | None, missing: str = "raise") -> tuple[NDArray, pd.Index]:
         if newdata is None:
@@ -339,3 +336,7 @@ class ClassifierResults(Results):
     @classmethod
     def _class_frame_from(cls, d: Mapping[str, Any]) -> ClassFrame:
         return ClassFrame.from_dict(d["class_frame"])
+
+    @classmethod
+    def _frame_from_dict(cls, d: Mapping[str, Any]) -> ClassFrame:
+        return cls._class_frame_from(d)

@@ -61,8 +61,7 @@ over the classes and ``w0`` or redistributed, so the choice does not depend on `
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -74,7 +73,9 @@ from evstat.belief import Frame, MassArray, check_dense_size
 from evstat.results import Capabilities, not_fitted, register
 from evstat.summary import Summary
 from evstat.classifiers.neighbors import CHUNK_ENTRIES, knn
-from evstat.formula import ClassFrame, class_frame, schema
+from evstat.formula import ClassFrame, class_frame
+from evstat.io import schema
+from evstat.io.state import saved
 from evstat.classifiers.base import OUTLIER, ClassifierResults, clip01
 from evstat.classifiers._eknn import _check_k
 
@@ -443,33 +444,29 @@ class CredalKNNClassifier(ClassifierResults):
         return s
 
     # ---------------------------------------------------------------- persistence
-    def _to_dict(self) -> dict[str, Any]:
-        return {
-            "k": self.k,
-            "rho": self.rho,
-            "rho_method": self.rho_method,
-            "outlier": self.outlier,
-            "dbar": self.dbar.tolist(),
-            "loo_path": None if self.loo_path is None else {
-                "rho": self.loo_path["rho"].tolist(), "loo_error": self.loo_path["loo_error"].tolist()},
-            "loo_error": self.loo_error,
-        }
+    @dataclass(frozen=True, kw_only=True)
+    class State:
+        """What a saved credal_knn holds beyond its training rows (evstat.io.state)."""
 
-    @classmethod
-    def _schema_fields(cls) -> dict[str, schema.Spec]:
-        grid = schema.Ref("loo_path.rho", "the grid has {n} values")
-        return {
-            "k": schema.Int(min=1),
-            "rho": schema.Float(min=0.0),
-            "rho_method": schema.Str(choices=["fixed", "loo"]),
-            "outlier": schema.Bool(),
-            "dbar": schema.List(schema.Float(min=0.0), length=schema.Ref("class_frame.levels", "there are {n} classes")),
-            "loo_path": schema.Nullable(schema.Dict({
+        k: int = saved(schema.Int(min=1))
+        rho: float = saved(schema.Float(min=0.0))
+        rho_method: str = saved(schema.Str(choices=["fixed", "loo"]))
+        outlier: bool = saved()
+        #: eq. 8, one per class
+        dbar: list[float] = saved(
+            schema.List(schema.Float(min=0.0), length=schema.Ref("class_frame.levels", "there are {n} classes")),
+            decode=lambda v: np.asarray(v, dtype=np.float64),
+        )
+        #: rho="loo": the grid and its leave-one-out errors
+        loo_path: dict[str, list[float]] | None = saved(
+            schema.Nullable(schema.Dict({
                 "rho": schema.List(schema.Float(), min_len=1),
-                "loo_error": schema.List(schema.Float(min=0.0, max=1.0), length=grid),
+                "loo_error": schema.List(schema.Float(min=0.0, max=1.0), length=schema.Ref("loo_path.rho", "the grid has {n} values")),
             })),
-            "loo_error": schema.Float(min=0.0, max=1.0),
-        }
+            encode=lambda p: None if p is None else {"rho": p["rho"].tolist(), "loo_error": p["loo_error"].tolist()},
+            decode=lambda p: None if p is None else pd.DataFrame(p),
+        )
+        loo_error: float = saved(schema.Float(min=0.0, max=1.0))
 
     def _verify_loaded(self, source: str) -> None:
         """The class scales and the choice of rho, recomputed on the saved training rows (closed
@@ -504,17 +501,6 @@ class CredalKNNClassifier(ClassifierResults):
         err = loo_err(self.rho)
         if err != self.loo_error:
             raise not_fitted(self, source, "loo_error", f"the file says {self.loo_error!r}, the saved rows give {err!r}")
-
-    @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> CredalKNNClassifier:
-        path = d["loo_path"]
-        return cls(
-            cls._class_frame_from(d), k=d["k"], rho=d["rho"], rho_method=d["rho_method"],
-            outlier=d["outlier"], dbar=np.asarray(d["dbar"], dtype=np.float64),
-            loo_path=None if path is None else pd.DataFrame(path), loo_error=d["loo_error"],
-        )
-
-
 
 
 # ------------------------------------------------------------------------------------------------

@@ -44,6 +44,7 @@ so the result is exactly that of crisp labels.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -53,9 +54,18 @@ from numpy.typing import NDArray
 from evstat.belief import Frame, MassArray
 from evstat.belief.transforms import mass_to_q, q_to_mass
 from evstat.summary import Summary
-from evstat.classifiers._gamma import central_gradient, evclass_initial_gamma, gamma_fit_fields, k_rows, minimise_log_gamma, verify_gamma_fit
+from evstat.classifiers._gamma import (
+    GammaFitState,
+    central_gradient,
+    evclass_initial_gamma,
+    k_rows,
+    minimise_log_gamma,
+    verify_gamma_fit,
+)
 from evstat.classifiers.neighbors import CHUNK_ENTRIES, knn
-from evstat.formula import ClassFrame, schema
+from evstat.formula import ClassFrame
+from evstat.io import schema
+from evstat.io.state import saved
 from evstat.classifiers.base import ClassifierResults, clip01
 
 __all__ = ["PartialEkNNClassifier", "partial_eknn_masses", "read_label_masses"]
@@ -343,21 +353,18 @@ class PartialEkNNClassifier(GammaFitResults):
                     notes=["neighbour j uses gamma_j = sum_q BetP_j(q) gamma_q of its label."])
         return s
 
-    def _to_dict(self) -> dict[str, Any]:
-        return {"k": self.k, "alpha": self.alpha, "lam": self.lam, "gamma": self.gamma.tolist(),
-                "gamma_init": self.gamma_init.tolist(), "label_values": self._labels.tolist(),
-                "optimized": self.optimized, "cost_init": self.cost_init, "cost": self.cost,
-                "loo_error": self.loo_error, "n_iter": self.n_iter, "converged": self.converged,
-                "message": self.message}
+    @dataclass(frozen=True, kw_only=True)
+    class State(GammaFitState):
+        """What a saved partially supervised EkNN holds beyond its training rows
+        (evstat.io.state): the gamma fit and the label masses."""
 
-    @classmethod
-    def _schema_fields(cls) -> dict[str, schema.Spec]:
-        fields = gamma_fit_fields()
-        fields["label_values"] = schema.List(
-            schema.List(schema.Float(min=0.0, max=1.0), what="masses"),
-            length=schema.Ref("class_frame.codes", "there are {n} training rows"), what="rows",
+        #: the training labels as dense mass functions, one row per training row
+        label_values: list[list[float]] = saved(
+            schema.List(schema.List(schema.Float(min=0.0, max=1.0), what="masses"),
+                        length=schema.Ref("class_frame.codes", "there are {n} training rows"), what="rows"),
+            attribute="_labels",
+            decode=lambda v: np.asarray(v, dtype=np.float64),
         )
-        return fields
 
     @classmethod
     def _schema_checks(cls) -> list[Any]:
@@ -397,16 +404,6 @@ class PartialEkNNClassifier(GammaFitResults):
         err = float(np.mean(np.argmax(_betp(m, M), axis=1) != np.argmax(betp, axis=1)))
         hard = np.argmax(betp, axis=1)
         verify_gamma_fit(self, source, cost_grad, err, evclass_initial_gamma(self._X, hard, M))
-
-    @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> PartialEkNNClassifier:
-        keys = ("k", "alpha", "lam", "gamma", "gamma_init", "label_values", "optimized", "cost_init", "cost",
-                "loo_error", "n_iter", "converged", "message")
-        kw = {key: d[key] for key in keys}
-        kw["label_values"] = np.asarray(kw["label_values"], dtype=np.float64)
-        return cls(cls._class_frame_from(d), **kw)
-
-
 
 
 def _knn_rows(Xq: NDArray[np.float64], Xt: NDArray[np.float64], k: int, offset: int):

@@ -5,6 +5,11 @@
   temporary file in the target's folder, flushed to disk, renamed over the target on success;
   on an error or an interruption the target keeps its old content (or does not exist).
 * :mod:`evstat.io.workers`: worker processes that die with their parent.
+* Persistence of fitted models (issue 24): :mod:`evstat.io.schema` (the spec language of saved
+  models and :class:`~evstat.io.schema.SchemaError`), :mod:`evstat.io.state` (a results class
+  declares its saved state once, as a dataclass; ``to_dict``, the schema and ``from_dict`` are
+  derived from it), :mod:`evstat.io.integrity` (checksum and keyed signature) and
+  :mod:`evstat.io.jsonfile` (the bounded JSON reader and its limits).
 
-The lowest layer of evstat: it imports nothing else of evstat.
+Below every other layer but :mod:`evstat.exceptions`: it imports nothing else of evstat.
 """

@@ -26,7 +26,10 @@ from evstat.metrics.credal import (
     outlier_rate,
 )
 from evstat.metrics.evidential import (
+    COST_GRID,
+    REJECT_SHARE,
     betp_brier,
+    choose_reject_cost,
     decide_binary,
     decision_metrics,
     ignorance_summary,
@@ -63,6 +66,9 @@ from evstat.metrics.gof import (
 
 __all__ = [
     "BootstrapEstimate",
+    "COST_GRID",
+    "REJECT_SHARE",
+    "choose_reject_cost",
     "ability_to_separate",
     "HosmerLemeshowResult",
     "SpiegelhalterResult",

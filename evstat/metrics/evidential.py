@@ -11,7 +11,7 @@ can be scored.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -34,7 +34,10 @@ from evstat.metrics._validation import (
 from evstat.metrics.probabilistic import brier_score
 
 __all__ = [
+    "COST_GRID",
+    "REJECT_SHARE",
     "betp_brier",
+    "choose_reject_cost",
     "decide_binary",
     "decision_metrics",
     "ignorance_summary",
@@ -562,3 +565,34 @@ def _decision_value(v: Any) -> float:
 def _plain(v: Any) -> Any:
     """numpy scalar -> Python scalar, for readable error messages."""
     return v.item() if isinstance(v, np.generic) else v
+
+
+#: the share of rows the pessimistic strategy may reject at the data-chosen cost
+REJECT_SHARE = 0.2
+#: the costs :func:`choose_reject_cost` searches, 0.01 to 1 in steps of 0.01
+COST_GRID = tuple(round(k / 100, 2) for k in range(1, 101))
+
+
+def choose_reject_cost(reject_share: Callable[[float], float], share: float = REJECT_SHARE) -> float:
+    """The data-chosen reject cost: the smallest cost of :data:`COST_GRID` at which
+    ``reject_share(cost) <= share``.
+
+    The rule of the report (:mod:`evstat.report`, whose module ``_cost`` says why) and of the
+    second class-region panel (:func:`evstat.plotting.class_regions`): ``reject_share`` is the
+    share of rows the pessimistic strategy rejects at a cost, which is non-increasing in the
+    cost for every decision strategy of evstat and 0 at cost 1, so the grid is bisected (about
+    seven calls).
+
+    Examples
+    --------
+    >>> choose_reject_cost(lambda c: 1.0 if c < 0.42 else 0.0)
+    0.42
+    """
+    lo, hi = 0, len(COST_GRID) - 1  # the answer lies in [lo, hi]; the last cost rejects nothing
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if reject_share(COST_GRID[mid]) <= share:
+            hi = mid
+        else:
+            lo = mid + 1
+    return COST_GRID[lo]

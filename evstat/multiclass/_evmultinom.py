@@ -58,7 +58,8 @@ Choices (documented here because the issue leaves them open):
 from __future__ import annotations
 
 import warnings
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -71,7 +72,8 @@ from evstat.belief import MassArray, loss_matrix
 from evstat.belief.decision import decide_bounds, label_columns
 from evstat.formula import ClassFrame, class_frame
 from evstat.classifiers.base import ClassifierResults
-from evstat.formula import schema
+from evstat.io import schema
+from evstat.io.state import saved
 from evstat.glm import GLM_TYPES, GlmVerbs
 from evstat.likelihood.linear_profile import relative_loglik
 from evstat.likelihood.multinomial import (
@@ -649,17 +651,18 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         return super().report(*args, **kwargs)
 
     # ---------------------------------------------------------------- persistence
-    def _to_dict(self) -> dict[str, Any]:
-        return {"params": self._lik.B_hat.tolist(), "targets": self.targets, "scores": self.scores}
+    @dataclass(frozen=True, kw_only=True)
+    class State:
+        """What a saved evmultinom holds beyond its training rows (evstat.io.state)."""
 
-    @classmethod
-    def _schema_optional(cls) -> dict[str, schema.Spec]:
-        return {"scores": schema.Str(choices=[s for s in SCORES if s != "auto"])}  # absent: "raw"
-
-    @classmethod
-    def _schema_fields(cls) -> dict[str, schema.Spec]:
-        return {"params": schema.List(schema.List(schema.Float(), min_len=1, max_len=10_000), min_len=1, max_len=61),
-                "targets": schema.Str(choices=list(TARGETS))}
+        #: the coefficients, K - 1 rows (the classes but the baseline) of one per term
+        params: list[list[float]] = saved(
+            schema.List(schema.List(schema.Float(), min_len=1, max_len=10_000), min_len=1, max_len=61),
+            attribute="_lik.B_hat",
+        )
+        targets: str = saved(schema.Str(choices=list(TARGETS)))
+        #: absent in files of older evstat: raw scores
+        scores: str = saved(schema.Str(choices=[s for s in SCORES if s != "auto"]), default="raw")
 
     @classmethod
     def _schema_checks(cls) -> list[Any]:
@@ -672,10 +675,6 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
             return None
 
         return [shape]
-
-    @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> MultinomCalibration:
-        return cls(cls._class_frame_from(d), params=d["params"], targets=d["targets"], scores=d.get("scores", "raw"))
 
 
 def _model_terms(terms: list[str], scores: str) -> list[str]:

@@ -536,6 +536,9 @@ class DirichletCalibration(MatrixScaling):
     def _glm_penalised(self) -> bool:
         return self.penalised
 
+    def _glm_penalty(self) -> NDArray[np.float64] | None:
+        return self._penalty()
+
     def _glm_settings(self) -> dict[str, Any]:
         return {"code": self.code, "reg_lambda": self.reg_lambda, "reg_mu": self.reg_mu, "scores": self.scores}
 

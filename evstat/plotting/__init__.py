@@ -23,9 +23,12 @@ kind                         function                           applies to
 ===========================  =================================  =======================================
 
 With three or more classes, ``"decision_regions"`` draws :func:`class_regions` (what
-``fit.decide`` answers over the plane: classes, reject, meta-classes, outliers) and
-``"belief_map"`` the ignorance m(Omega) or a class's probability, Bel or Pl over the plane; the
-other kinds are two-class figures.
+``fit.decide`` answers over the score space: classes, reject, meta-classes, outliers) and
+``"belief_map"`` the ignorance m(Omega) or a class's probability, Bel or Pl; the other kinds
+are two-class figures. Both predict once on a grid (:func:`region_grid`, which the report
+reuses): the simplex of the scores (a triangle) for a three-class fit on class probabilities or
+their logs, else the plane of two score columns, the others held at values the title states.
+``fit.plot()`` without a kind draws :func:`default_kind`.
 
 Colours are the Okabe-Ito colour-blind-safe palette; strategies and classes also differ by line
 style and marker.
@@ -39,6 +42,7 @@ from evstat.plotting._style import OKABE_ITO
 from evstat.plotting.active import active_curves, query_map
 from evstat.plotting._calibration_map import calibration_map
 from evstat.plotting._class_regions import class_contours, class_regions
+from evstat.plotting._grid import RegionGrid, region_grid, score_simplex
 from evstat.plotting.contours import predictive_contours
 from evstat.plotting._decision_regions import decision_regions
 from evstat.plotting.ignorance import ignorance_histogram
@@ -56,6 +60,7 @@ from evstat.plotting.reliability import reliability_diagram
 __all__ = [
     "KINDS",
     "OKABE_ITO",
+    "RegionGrid",
     "active_curves",
     "applicable_kinds",
     "calibration_map",
@@ -72,8 +77,10 @@ __all__ = [
     "query_map",
     "compare_reject_curves",
     "draw_reject_curves",
+    "region_grid",
     "reject_curve",
     "reliability_diagram",
+    "score_simplex",
     "score_densities",
     "ternary_coordinates",
     "ternary_plot",

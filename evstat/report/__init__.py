@@ -13,14 +13,17 @@ the date line (fix it with ``date=``).
 
 ``evstat.report`` is this package (``import evstat.report`` gives the module, with
 :func:`report` and :func:`render_report`), and calling the package calls :func:`report`:
-``ev.report(path, fits, ...)`` is ``ev.report.report(path, fits, ...)``.
+``ev.report(fit, path, ...)`` is ``ev.report.report(fit, path, ...)``: the model first, then the
+path, as ``fit.report(path, ...)`` (the old order ``ev.report(path, fit)`` is an error that shows
+the new call).
 """
 
+import os
 import sys
 import types
 from typing import Any
 
-from evstat.report._report import TEMPLATES, render_report, report
+from evstat.report._report import TEMPLATES, old_order_error, render_report, report
 
 __all__ = ["TEMPLATES", "render_report", "report"]
 
@@ -29,6 +32,8 @@ class _CallableModule(types.ModuleType):
     """The package ``evstat.report``; calling it calls :func:`evstat.report.report`."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if args and isinstance(args[0], (str, os.PathLike)):  # ev.report(path, fits=fit) too
+            raise old_order_error(args[0])
         return report(*args, **kwargs)
 
 

@@ -29,36 +29,13 @@ from collections.abc import Callable
 import numpy as np
 
 from evstat import metrics
+# the rule itself lives in metrics, shared with the class-region figures (evstat.plotting)
+from evstat.metrics import COST_GRID, REJECT_SHARE, choose_reject_cost
 
 __all__ = ["CONVENTIONAL_COST", "COST_GRID", "REJECT_SHARE", "choose_reject_cost", "pessimistic_reject_share"]
 
-#: the share of rows the pessimistic strategy may reject at the chosen cost
-REJECT_SHARE = 0.2
-#: the costs searched, 0.01 to 1 in steps of 0.01
-COST_GRID = tuple(round(k / 100, 2) for k in range(1, 101))
 #: the cost shown beside the chosen one (Minary et al. 2019, section 5.4)
 CONVENTIONAL_COST = 0.15
-
-
-def choose_reject_cost(reject_share: Callable[[float], float], share: float = REJECT_SHARE) -> float:
-    """The smallest cost of :data:`COST_GRID` at which ``reject_share(cost) <= share``.
-
-    ``reject_share`` must be non-increasing in the cost (it is for every decision strategy of
-    evstat); the grid is bisected, so it is called about seven times.
-
-    Examples
-    --------
-    >>> choose_reject_cost(lambda c: 1.0 if c < 0.42 else 0.0)
-    0.42
-    """
-    lo, hi = 0, len(COST_GRID) - 1  # the answer lies in [lo, hi]; the last cost rejects nothing
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if reject_share(COST_GRID[mid]) <= share:
-            hi = mid
-        else:
-            lo = mid + 1
-    return COST_GRID[lo]
 
 
 def pessimistic_reject_share(bel: np.ndarray, pl: np.ndarray) -> Callable[[float], float]:

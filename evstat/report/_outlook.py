@@ -47,9 +47,13 @@ def outlook_section(named: dict[str, Any], pool: pd.DataFrame, queries: int, dra
     queries = min(int(queries), len(pool))
     sec = OutlookSection(pool_rows=len(pool), queries=queries, draws=int(draws))
     for i, (name, fit) in enumerate(named.items()):
-        if fit.method not in ("evlogit", "evbinning", "isotonic"):
-            sec.notes.append(f"{name} ({fit.method}): no forecast (the labelling loop refits evlogit, evbinning "
-                             "and isotonic fits; use evstat.active.outlook(fit, pool, refit=...) for others)")
+        if not (fit.is_binary and fit.capabilities.refit):  # the declaration, not a list of models
+            from evstat.results import registered
+
+            have = ", ".join(m for m, c in registered().items() if c.capabilities.refit)
+            sec.notes.append(f"{name} ({fit.method}): no forecast (the labelling loop refits the two-class models "
+                             f"that declare a refit, {have}; use evstat.active.outlook(fit, pool, refit=...) "
+                             "for others)")
             continue
         f = outlook(fit, pool, queries=queries, strategies=OUTLOOK_STRATEGIES, draws=draws, seed=0 if seed is None else seed)
         mean = f.groupby(["strategy", "queries"], sort=False)["ignorance"].mean().unstack()

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -73,9 +74,18 @@ def render_report(
     return html
 
 
+def old_order_error(path: Any) -> TypeError:
+    """The error for ``ev.report(path, fit)``, the order of evstat before issue 25."""
+    return TypeError(
+        f"ev.report takes the model first, then the path: ev.report(fit, {str(path)!r}) or "
+        f"fit.report({str(path)!r}) (a list or dict of models for several), as statsmodels and "
+        f"scikit-learn put the object first; the old order ev.report(path, fit) is gone"
+    )
+
+
 def report(
-    path: str | Path,
     fits: Any,
+    path: str | Path,
     newdata: pd.DataFrame | None = None,
     y: Any = None,
     title: str | None = None,
@@ -91,19 +101,20 @@ def report(
     queries: int = 10,
     draws: int = 5,
 ) -> Path:
-    """Write a self-contained HTML report of one or several fitted calibrators.
+    """Write a self-contained HTML report of one or several fitted models (object first, then
+    the path: ``ev.report(fit, "report.html")``, the same as ``fit.report("report.html")``).
 
     Parameters
     ----------
-    path : str or Path
-        The HTML file to write (its folder must exist).
-    fits : CalibrationResults, list or dict
+    fits : Results, list or dict
         One fitted calibrator, a list of them (named by method) or ``{name: calibrator}``; with
         several, a comparison section is added. The peers :func:`evstat.venn_abers` (a
         calibrator with its own section) and :func:`evstat.split_conformal` (shown in the
         comparison only, with labelled ``newdata``) may be among them; the comparison then has
         the interval widths, set sizes and decisions with reject of every model and their
         error-reject curves on one axes.
+    path : str or Path
+        The HTML file to write (its folder must exist).
     newdata : pandas.DataFrame, optional
         Test rows. With labels (the formula's response column, or ``y``) every metric and
         label-based figure uses them; without labels they get predictions, decisions and the
@@ -149,6 +160,12 @@ def report(
     pathlib.Path
         ``path``.
 
+    Raises
+    ------
+    TypeError
+        For the old order ``ev.report(path, fit)`` (a path where the model is expected), with the
+        call to write instead.
+
     Notes
     -----
     Warnings raised while computing (e.g. test rows in empty cells of evbinning) are listed in
@@ -161,10 +178,12 @@ def report(
     >>> d = ev.datasets.load("sonar_scores")
     >>> cal, test = d[d.set == "calibration"], d[d.set == "test"]
     >>> fit = ev.evlogit("y ~ svm1", data=cal)
-    >>> out = ev.report(os.path.join(tempfile.mkdtemp(), "r.html"), fit, newdata=test, grid=10)
+    >>> out = ev.report(fit, os.path.join(tempfile.mkdtemp(), "r.html"), newdata=test, grid=10)
     >>> "Calibration metrics" in out.read_text(encoding="utf-8")
     True
     """
+    if isinstance(fits, (str, os.PathLike)):
+        raise old_order_error(fits)
     path = Path(path)
     if path.parent and not path.parent.exists():
         raise FileNotFoundError(f"cannot write the report to {str(path)!r}: folder {str(path.parent)!r} does not exist")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -86,3 +87,67 @@ def test_query_method_errors_name_the_fix(files, capsys, extra, message):
                "-o", str(d / "o.csv"), *extra])
     assert rc == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.fixture
+def iris_files(tmp_path):
+    d = ev.datasets.load("iris_scores")
+    lab = d[d["set"] == "calibration"][["lr_versicolor", "lr_virginica", "y"]].reset_index(drop=True)
+    pool = d[d["set"] == "test"][["lr_versicolor", "lr_virginica"]].reset_index(drop=True)
+    lab.to_csv(tmp_path / "lab.csv", index=False)
+    pool.to_csv(tmp_path / "pool.csv", index=False)
+    return tmp_path, lab, pool
+
+
+def test_query_k_classes(iris_files, capsys):
+    """``evstat query`` with a K-level response (issue 25 item 1): the generalised Hartley
+    measure of the rows' mass functions. EkNN's masses sit on the singletons and the whole frame,
+    so GH = m(Theta) log2 K = (Pl - Bel of any class) log2 3."""
+    d, lab, pool = iris_files
+    out = d / "next.csv"
+    rc = main(["query", "y ~ lr_versicolor + lr_virginica", "--data", str(d / "lab.csv"), "--pool", str(d / "pool.csv"),
+               "--method", "eknn", "-n", "4", "--batch", "top", "-o", str(out)])
+    assert rc == 0, capsys.readouterr().err
+    got = pd.read_csv(out, index_col="pool_row")
+    want = query(ev.eknn("y ~ lr_versicolor + lr_virginica", lab), pool, n=4, strategy="hartley", batch="top", seed=0)
+    assert got.index.tolist() == want.index.tolist() and got["rank"].tolist() == [1, 2, 3, 4]
+    classes = ["setosa", "versicolor", "virginica"]
+    assert {f"{s}_{c}" for s in ("bel", "pl", "betp") for c in classes} <= set(got.columns)
+    for c in classes:
+        np.testing.assert_allclose(got["ignorance"], (got[f"pl_{c}"] - got[f"bel_{c}"]) * np.log2(3), atol=1e-9)
+    np.testing.assert_allclose(got[[f"betp_{c}" for c in classes]].sum(axis=1), 1.0, atol=1e-12)
+    assert got["criterion"].is_monotonic_decreasing
+    allrows = query(ev.eknn("y ~ lr_versicolor + lr_virginica", lab), pool, n=len(pool), batch="top", seed=0)
+    assert got["criterion"].iloc[0] == pytest.approx(allrows["ignorance"].max())
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--method", "eknn", "-n", "3"], "a greedy batch (n > 1) refits the model after each expected label, which "
+                                          "the K-class model eknn does not declare (capabilities.refit): use "
+                                          "batch='top' (evstat query --batch top)"),
+        (["--method", "eknn", "--strategy", "eir"], "eir refits the model"),
+        (["--method", "evmultinom"], "evmultinom's K-class predictions are lower and upper probabilities, not a "
+                                     "mass function, so the Hartley measure is not defined: use strategy 'pignistic'"),
+        (["--method", "evlogit"], "needs a two-class response"),
+    ],
+)
+def test_query_k_class_errors_say_what_to_do(iris_files, capsys, extra, message):
+    d, _, _ = iris_files
+    rc = main(["query", "y ~ lr_versicolor + lr_virginica", "--data", str(d / "lab.csv"), "--pool", str(d / "pool.csv"),
+               "-o", str(d / "o.csv"), *extra])
+    assert rc == 2
+    assert message in capsys.readouterr().err
+    assert not (d / "o.csv").exists()
+
+
+def test_query_k_classes_pignistic_without_masses(iris_files):
+    """evmultinom has no K-class mass: pignistic sampling ranks by the entropy of theta."""
+    _, lab, pool = iris_files
+    fit = ev.evmultinom("y ~ lr_versicolor + lr_virginica", lab)
+    got = query(fit, pool, n=2, strategy="pignistic", batch="top", seed=1)
+    theta = fit.predict(pool, type="prob").to_numpy()
+    h = -(theta * np.log2(theta)).sum(axis=1)
+    assert got.index.tolist() == list(np.argsort(-h, kind="stable")[:2])
+    np.testing.assert_allclose(got["criterion"], np.sort(h)[::-1][:2], rtol=1e-12)

@@ -97,7 +97,7 @@ def test_report_uses_the_subsample_and_says_so(small_threshold, tmp_path):
 
     logistic.LogitCalibration._belief_arrays = spy
     try:
-        ev.report(tmp_path / "r.html", fit, grid=4)
+        ev.report(fit, tmp_path / "r.html", grid=4)
     finally:
         logistic.LogitCalibration._belief_arrays = orig
     html = (tmp_path / "r.html").read_text(encoding="utf-8")

@@ -222,10 +222,10 @@ def test_report_with_peers(tmp_path):
     cal, test = d[d.set == "calibration"], d[d.set == "test"].head(80)
     fits = {"evlogit": ev.evlogit("y ~ svm1", cal), "venn-abers": ev.venn_abers("y ~ svm1", cal),
             "conformal": ev.split_conformal("y ~ svm1", cal)}
-    html = ev.report(tmp_path / "r.html", fits, newdata=test, date="2026-01-01").read_text()
+    html = ev.report(fits, tmp_path / "r.html", newdata=test, date="2026-01-01").read_text()
     assert "Intervals and prediction sets" in html and "Error-reject curves of all models" in html
     assert "Model: venn-abers (venn_abers)" in html and "Model: conformal" not in html
     tab = ev.compare(fits, test, "y")
     assert f"{tab.set_index('model').loc['conformal', 'set_size']:.4g}"[:4] in html
     with pytest.raises(ValueError, match="needs at least one calibrator"):
-        ev.report(tmp_path / "s.html", {"conformal": fits["conformal"]}, newdata=test)
+        ev.report({"conformal": fits["conformal"]}, tmp_path / "s.html", newdata=test)

@@ -178,11 +178,20 @@ def test_per_class_fit_persistence_and_summary(glass, tmp_path):
     assert back.init == "per_class"
     pd.testing.assert_frame_equal(back.predict(te), fit.predict(te))
     # a file written before the option existed has no "init": read as the pooled initialisation
-    d = json.loads((tmp_path / "nn.json").read_text())
+    pooled = ev.evnn(GLASS, tr, prototypes=8, seed=2, maxiter=50)
+    d = json.loads(pooled.save(tmp_path / "pooled.json").read_text())
     del d["init"], d["checksum"]
     d["checksum"] = schema.checksum(d)
     (tmp_path / "old.json").write_text(json.dumps(d))
     assert ev.load(tmp_path / "old.json").init == "pooled"
+    # a per-class fit with its "init" removed claims a pooled start it did not have: the load
+    # check recomputes the seeded start and refuses the recorded cost_init
+    d = json.loads((tmp_path / "nn.json").read_text())
+    del d["init"], d["checksum"]
+    d["checksum"] = schema.checksum(d)
+    (tmp_path / "edited.json").write_text(json.dumps(d))
+    with pytest.raises(schema.SchemaError, match="whose cost_init is not what the fit gives"):
+        ev.load(tmp_path / "edited.json")
     d["init"] = "kmeans++"
     del d["checksum"]
     d["checksum"] = schema.checksum(d)

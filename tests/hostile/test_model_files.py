@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import evstat as ev
-from evstat.formula import schema
+from evstat.formula import schema  # the old path: its names are re-exports of evstat.io
+from evstat.io import jsonfile
 from evstat.formula.schema import SchemaError, read_json
 from evstat.results import Results, contract_examples
 
@@ -181,7 +182,7 @@ def test_padding_refused_while_streaming(tmp_path):
 
 
 def test_too_many_values_refused_while_streaming(tmp_path, monkeypatch):
-    monkeypatch.setattr(schema, "MAX_JSON_VALUES", 1000)
+    monkeypatch.setattr(jsonfile, "MAX_JSON_VALUES", 1000)
     p = tmp_path / "many.json"
     p.write_text(json.dumps({"format": "evstat", "x": [0.5] * 2000}))
     with pytest.raises(ValueError, match="more than 1,000 JSON values"):
@@ -208,7 +209,7 @@ def test_deep_nesting_and_huge_numbers_refused_early(tmp_path, text, match):
 
 def test_digit_runs_across_chunk_boundaries(tmp_path, monkeypatch):
     """The streamed scan carries a digit run from one chunk to the next."""
-    monkeypatch.setattr(schema, "SCAN_CHUNK_BYTES", 64)
+    monkeypatch.setattr(jsonfile, "SCAN_CHUNK_BYTES", 64)
     p = tmp_path / "x.json"
     p.write_text('{"pad": "' + "x" * 50 + '", "a": [' + "7" * 450 + "]}")
     with pytest.raises(ValueError, match="more than 400 digits"):

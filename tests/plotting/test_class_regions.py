@@ -113,26 +113,21 @@ def test_belief_map_class_statistics(fits, iris):
     for stat, col in (("theta", "theta"), ("bel", "bel"), ("pl", "pl")):
         ax = plotting.class_contours(fit, stat=stat, cls="setosa", grid=15, ax=Figure().add_subplot())
         assert "of setosa" in ax.get_title()
-    from evstat.plotting._class_regions import _belief_stat
-
-    g = iris[["pl", "pw"]].head(7)
-    b = fit.predict(g, type="belief")
-    np.testing.assert_allclose(_belief_stat(fit, g, "width", "virginica"),
-                               b[("pl", "virginica")] - b[("bel", "virginica")])
+    G = plotting.region_grid(fit, grid=4)  # the arrays the belief map draws
+    b = fit.predict(G.scores, type="belief")
+    np.testing.assert_allclose(G.pl[:, 2] - G.bel[:, 2], b[("pl", "virginica")] - b[("bel", "virginica")])
+    np.testing.assert_allclose(G.theta[:, 0], b[("theta", "setosa")])
 
 
 def test_two_class_models_and_complements():
     from matplotlib.figure import Figure
     d = ev.datasets.simulate_gaussian(60, seed=3)
     fit = ev.evlogit("y ~ x1 + x2", data=d)
-    from evstat.plotting._class_regions import _belief_stat
-
-    g = d[["x1", "x2"]].head(5)
-    b = fit.predict(g, type="belief")
-    neg, pos = fit.classes
-    np.testing.assert_allclose(_belief_stat(fit, g, "bel", neg), 1 - b["pl"])
-    np.testing.assert_allclose(_belief_stat(fit, g, "pl", neg), 1 - b["bel"])
-    np.testing.assert_allclose(_belief_stat(fit, g, "theta", pos), b["theta"])
+    G = plotting.region_grid(fit, grid=3)
+    b = fit.predict(G.scores, type="belief")
+    np.testing.assert_allclose(G.bel[:, 0], 1 - b["pl"])  # the negative class by complement
+    np.testing.assert_allclose(G.pl[:, 0], 1 - b["bel"])
+    np.testing.assert_allclose(G.theta[:, 1], b["theta"])
     ax = plotting.class_regions(fit, strategy="pessimistic", reject_cost=0.2, grid=12, ax=Figure().add_subplot())
     assert ax.get_xlabel() == "x1"
     ax = fit.plot(kind="belief_map", stat="width", grid=12, ax=Figure().add_subplot())

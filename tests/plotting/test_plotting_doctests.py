@@ -10,6 +10,8 @@ MODULES = [
     "evstat.plotting.reliability",
     "evstat.plotting._calibration_map",
     "evstat.plotting._decision_regions",
+    "evstat.plotting._grid",
+    "evstat.plotting._class_regions",
     "evstat.plotting.contours",
     "evstat.plotting.profile",
     "evstat.plotting.reject",

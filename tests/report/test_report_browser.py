@@ -46,7 +46,7 @@ def report_file(tmp_path_factory) -> tuple[Path, int]:
     d = ev.datasets.load("heart_scores")
     cal, test = d[d.set == "calibration"], d[d.set == "test"]
     fits = {"evlogit": ev.evlogit("y ~ svm1 + svm2", cal), "isotonic": ev.isotonic("y ~ svm1", cal)}
-    path = ev.report(tmp_path_factory.mktemp("browser") / "report.html", fits, newdata=test,
+    path = ev.report(fits, tmp_path_factory.mktemp("browser") / "report.html", newdata=test,
                      date="2024-01-01", grid=6)
     n_figures = sum(len(plotting.applicable_kinds(f)) for f in fits.values())
     return path, n_figures
@@ -121,7 +121,7 @@ def test_reject_cost_slider_matches_fit_decide(tmp_path):
     d = ev.datasets.load("sonar_scores")
     cal, test = d[d.set == "calibration"], d[d.set == "test"]
     fit = ev.evlogit("y ~ svm1 + svm2 + svm3", cal)
-    path = ev.report(tmp_path / "slider.html", fit, newdata=test, date="2024-01-01", grid=8)
+    path = ev.report(fit, tmp_path / "slider.html", newdata=test, date="2024-01-01", grid=8)
     y = test["y"].to_numpy()
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -174,5 +174,47 @@ def test_reject_cost_slider_matches_fit_decide(tmp_path):
             assert not problems, problems
             assert all(u.startswith(("file:", "data:", "about:")) for u in requests), requests
             assert re.search(r"R_rej = 0\.\d+ \(chosen from the data", page.content())
+        finally:
+            browser.close()
+
+
+def test_k_class_report_from_the_command_line_in_chromium(tmp_path):
+    """A K-class report made by the ``evstat`` executable (``--example iris``, several models)
+    renders in headless Chromium: every figure laid out, the headings of each model and of the
+    comparison visible, no console errors, no network (issue 25 item 1)."""
+    _require_browser()
+    import subprocess
+    import sys
+
+    from playwright.sync_api import sync_playwright
+
+    root = Path(ev.__file__).resolve().parent.parent
+    env = {**os.environ, "MPLBACKEND": "Agg",
+           "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    path = tmp_path / "iris.html"
+    done = subprocess.run([str(Path(sys.executable).parent / "evstat"), "report", "--example", "iris", "--method",
+                           "eknn", "temperature", "--grid", "5", "--date", "2026-01-01", "-o", str(path)],
+                          capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stderr
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            problems, requests = [], []
+            page.on("console", lambda m: problems.append((m.type, m.text)) if m.type in ("error", "warning") else None)
+            page.on("pageerror", lambda e: problems.append(("pageerror", str(e))))
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(path.as_uri(), wait_until="load")
+            assert page.title().startswith("evstat calibration report")
+            sizes = page.evaluate(
+                "Array.from(document.querySelectorAll('svg.evstat-figure'))"
+                ".map(s => { const r = s.getBoundingClientRect(); return [r.width, r.height]; })"
+            )
+            assert len(sizes) >= 2 and all(w > 100 and h > 100 for w, h in sizes), sizes
+            for name in ("Overview", "Comparison of calibrators", "Model: eknn", "Model: temperature",
+                         "Reproducibility"):
+                assert page.get_by_role("heading", name=name, exact=True).first.is_visible(), name
+            assert not problems, problems
+            assert all(u.startswith(("file:", "data:", "about:")) for u in requests), requests
         finally:
             browser.close()

@@ -183,11 +183,28 @@ def test_byte_identical_and_only_the_date_changes():
 
 def test_report_file_and_fit_method(tmp_path):
     fit = fit_of("betacal")
-    p1 = ev.report(tmp_path / "a.html", fit, newdata=TEST, date=DATE, **FAST)
+    p1 = ev.report(fit, tmp_path / "a.html", newdata=TEST, date=DATE, **FAST)
     p2 = fit.report(tmp_path / "b.html", newdata=TEST, date=DATE, **FAST)
     assert p1 == tmp_path / "a.html" and p2 == tmp_path / "b.html"
     assert p1.read_bytes() == p2.read_bytes() == html_of("betacal").encode("utf-8")
     assert len(p1.read_bytes()) < 1_500_000
+
+
+def test_the_old_argument_order_says_what_to_write(tmp_path):
+    """``ev.report(fit, path)``, object first as in statsmodels and scikit-learn (issue 25 item 9);
+    the old ``ev.report(path, fit)`` is a TypeError that shows the new call, and writes nothing."""
+    from evstat.report import report
+
+    fit = fit_of("isotonic")
+    old = tmp_path / "old.html"
+    fix = r"ev\.report takes the model first, then the path: ev\.report\(fit, '.*old\.html'\) or fit\.report"
+    with pytest.raises(TypeError, match=fix):
+        ev.report(old, fit, date=DATE, **FAST)
+    with pytest.raises(TypeError, match=fix):
+        ev.report(str(old), fits=fit)
+    with pytest.raises(TypeError, match=fix):
+        report(str(old), fit)
+    assert not old.exists()
 
 
 def test_comparison_of_several_calibrators():
@@ -259,7 +276,7 @@ def test_bad_input(tmp_path):
     with pytest.raises(TypeError, match="newdata must be a pandas DataFrame"):
         render_report(fit, TEST.to_numpy())
     with pytest.raises(FileNotFoundError, match="folder .* does not exist"):
-        ev.report(tmp_path / "nope" / "r.html", fit)
+        ev.report(fit, tmp_path / "nope" / "r.html")
     with pytest.raises(ValueError, match="y has 2 labels but newdata has 79 rows"):
         render_report(fit, TEST, y=[0, 1])
 

@@ -62,7 +62,7 @@ def test_unlabelled_new_data_and_in_sample(fit3, iris, tmp_path):
     assert "Measures of the class probabilities on the calibration data (75 rows, in-sample)" in caps
     assert "Decisions on the new data (75 rows) at reject cost R_rej = 0.15" in captions(
         fit3.report(tmp_path / "r2.html", newdata=nolab, date="2026-01-01", grid=8, reject_cost=0.15).read_text(encoding="utf-8"))
-    html2 = ev.report(tmp_path / "q.html", fit3, date="2026-01-01", grid=8).read_text(encoding="utf-8")
+    html2 = ev.report(fit3, tmp_path / "q.html", date="2026-01-01", grid=8).read_text(encoding="utf-8")
     assert "in-sample" in html2 and "setosa: 25" in html2
 
 
@@ -74,7 +74,7 @@ def test_several_k_class_models_compared(iris, tmp_path):
         "evnn": ev.evnn("y ~ pl + pw", train, seed=1),
         "credal": ev.credal_knn("y ~ pl + pw", train),
     }
-    html = ev.report(tmp_path / "r.html", fits, newdata=test, date="2026-01-01", grid=8).read_text(encoding="utf-8")
+    html = ev.report(fits, tmp_path / "r.html", newdata=test, date="2026-01-01", grid=8).read_text(encoding="utf-8")
     assert "Measures of the class probabilities of the models" in captions(html)
     assert html.count("<svg") == sum(len(plotting.applicable_kinds(f)) for f in fits.values())
 
@@ -83,5 +83,5 @@ def test_several_k_class_models_compared(iris, tmp_path):
 def test_mixed_two_and_three_class_models(iris, tmp_path):
     d = iris.assign(two=np.where(iris["y"] == "setosa", "setosa", "other"))
     fits = {"k3": ev.eknn("y ~ pl + pw", d, k=5), "k2": ev.evlogit("two ~ pl", d.iloc[50:].assign(two=lambda x: np.where(x.pw > 1.7, "a", "b")))}
-    html = ev.report(tmp_path / "r.html", fits, date="2026-01-01", grid=8).read_text(encoding="utf-8")
+    html = ev.report(fits, tmp_path / "r.html", date="2026-01-01", grid=8).read_text(encoding="utf-8")
     assert "Measures of the class probabilities of the models" in captions(html)

@@ -16,19 +16,9 @@ from evstat.report import render_report
 
 figures = importlib.import_module("evstat.report._figures")
 
-SCORES = ev.datasets.load("sonar_scores")
-CAL = SCORES[SCORES.set == "calibration"].reset_index(drop=True)
-TEST = SCORES[SCORES.set == "test"].reset_index(drop=True)
-
-
 @pytest.fixture(scope="module")
-def fit():
-    return ev.evlogit("y ~ svm1 + svm2 + svm3", CAL)
-
-
-@pytest.fixture(scope="module")
-def html(fit):
-    return render_report(fit, TEST, date="2024-01-02", grid=5, reject_cost=0.15,
+def html(fit, sonar):
+    return render_report(fit, sonar.test, date="2024-01-02", grid=5, reject_cost=0.15,
                          provenance={"Seed": "data made with seed 2019"})
 
 
@@ -42,21 +32,21 @@ def test_coefficient_table_printed_once(html):
     assert html.count(">Coefficients<") <= 1  # the report's h3 only, not the summary's table too
 
 
-def test_both_log_likelihoods_labelled_and_aic_checkable(fit):
+def test_both_log_likelihoods_labelled_and_aic_checkable(fit, sonar):
     text = fit.summary().as_text()
     assert "Log-likelihood (Platt targets)" in text and "Log-likelihood (0/1 labels)" in text
     assert fit.aic == pytest.approx(-2 * fit.loglike_labels + 2 * len(fit.params), rel=1e-14)
     assert fit.loglike_labels < fit.loglike or fit.loglike_labels != fit.loglike
     g = fit.glance().iloc[0]
     assert g["aic"] == pytest.approx(-2 * g["loglik_labels"] + 2 * 4, rel=1e-14)
-    binary = ev.evlogit("y ~ svm1", CAL, targets="binary")
+    binary = ev.evlogit("y ~ svm1", sonar.cal, targets="binary")
     t = binary.summary().as_text()
     assert "Log-likelihood (0/1 labels)" in t and "Platt" not in t.split("Goodness of fit")[1]
     assert binary.loglike_labels == pytest.approx(binary.loglike, rel=1e-14)
 
 
-def test_decision_regions_get_a_data_chosen_cost_and_say_why(fit, html):
-    pred = fit.predict(TEST, type="belief")
+def test_decision_regions_get_a_data_chosen_cost_and_say_why(fit, html, sonar):
+    pred = fit.predict(sonar.test, type="belief")
     costs, why = figures.region_costs(pred, 0.15, "new data")
     low = np.minimum(pred["pl"], 1 - pred["bel"])
     assert (low <= 0.15).mean() < figures.REGION_MIN_DECIDED  # Sonar: pessimistic rejects ~all

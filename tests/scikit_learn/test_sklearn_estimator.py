@@ -35,8 +35,11 @@ def _expected_failed(estimator):
 
 @parametrize_with_checks(
     [
-        EvidentialCalibratedClassifierCV(LogisticRegression(), cv=3),
+        EvidentialCalibratedClassifierCV(LogisticRegression(), method="evlogit", cv=3),
         EvidentialCalibratedClassifierCV(GaussianNB(), method="isotonic", cv=3, ensemble=False),
+        # K classes (the checks then use multi-class data too): evmultinom, and temperature
+        EvidentialCalibratedClassifierCV(LogisticRegression(), cv=3),
+        EvidentialCalibratedClassifierCV(GaussianNB(), method="temperature", cv=3, ensemble=False),
     ],
     expected_failed_checks=_expected_failed,
 )
@@ -191,10 +194,10 @@ def test_estimator_without_decision_function_uses_predict_proba(data):
 
 def test_bad_input_messages(data):
     X, y, _, _ = data
-    with pytest.raises(ValueError, match="Only binary classification is supported: y has 3 classes"):
-        EvidentialCalibratedClassifierCV(LogisticRegression()).fit(X, y + (np.arange(len(y)) % 3 == 0))
-    with pytest.raises(ValueError, match=r"method must be one of \('evlogit', 'isotonic'\), got 'sigmoid'"):
-        EvidentialCalibratedClassifierCV(LogisticRegression(), method="sigmoid").fit(X, y)
+    with pytest.raises(ValueError, match=r"Only binary classification is supported by method 'evlogit' \(it calibrates two classes\), but y has 3: use one of \('sigmoid', "):
+        EvidentialCalibratedClassifierCV(LogisticRegression(), method="evlogit").fit(X, y + (np.arange(len(y)) % 3 == 0))
+    with pytest.raises(ValueError, match=r"method must be one of \('sigmoid', 'normcal', .*got 'platt'"):
+        EvidentialCalibratedClassifierCV(LogisticRegression(), method="platt").fit(X, y)
     yy = y.copy()
     yy[:] = 0
     yy[:2] = 1

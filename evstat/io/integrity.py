@@ -1,0 +1,138 @@
+"""Integrity of saved models: the canonical serialisation, the plain checksum and the keyed
+signature.
+
+* :func:`checksum`: ``"sha256:<hex>"`` of :func:`canonical_json` (keys sorted, no whitespace,
+  ASCII, shortest round-trip floats). It detects *accidental* corruption (a truncated copy, a
+  changed byte). It is no protection against a deliberate edit: the algorithm is public, so
+  whoever changes a number can recompute it.
+* :func:`sign`: ``"hmac-sha256:<hex>"``, HMAC-SHA256 with a secret key over the same
+  serialisation; without the key it cannot be recomputed, so ``ev.load(path, key=...)``
+  refuses an unsigned, forged or changed file (compared in constant time).
+
+docs/guide/saved-models.md says what each protects against.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from evstat.io.schema import SchemaError
+
+__all__ = ["canonical_json", "checksum", "sign", "verify_checksum", "verify_signature"]
+
+_CHECKSUM_PREFIX = "sha256:"
+
+
+def canonical_json(content: Any) -> str:
+    """The canonical serialisation the checksum is computed on: keys sorted, no whitespace,
+    ASCII only, no NaN/Infinity, Python's shortest round-trip float repr.
+
+    Examples
+    --------
+    >>> from evstat.io.integrity import canonical_json
+    >>> canonical_json({"b": [1.5, 2], "a": "é"})
+    '{"a":"\\\\u00e9","b":[1.5,2]}'
+    """
+    return json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+
+
+def checksum(content: Mapping[str, Any]) -> str:
+    """``"sha256:<hex>"`` of :func:`canonical_json` of ``content`` without its ``"checksum"`` and
+    ``"signature"`` keys.
+
+    The checksum detects *accidental* corruption (a truncated copy, a flipped bit, an editor
+    that changed a number). It is no protection against a deliberate edit: anyone who changes a
+    coefficient can recompute it. Files exchanged between people or systems should be signed
+    (:func:`sign`, ``fit.save(path, key=...)``, ``ev.load(path, key=...)``).
+
+    Examples
+    --------
+    >>> from evstat.io.integrity import checksum
+    >>> checksum({"a": 1}) == checksum({"a": 1, "checksum": "anything"})
+    True
+    >>> checksum({"a": 1}) == checksum({"a": 2})
+    False
+    """
+    body = {k: v for k, v in content.items() if k not in ("checksum", "signature")}
+    return _CHECKSUM_PREFIX + hashlib.sha256(canonical_json(body).encode("ascii")).hexdigest()
+
+
+_SIGNATURE_PREFIX = "hmac-sha256:"
+
+
+def _key_bytes(key: Any) -> bytes:
+    if isinstance(key, str):
+        key = key.encode("utf-8")
+    if not isinstance(key, (bytes, bytearray)):
+        raise TypeError(f"key must be a str or bytes (a secret shared by who signs and who loads), got {type(key).__name__}")
+    if len(key) == 0:
+        raise ValueError("key must not be empty: use a secret of at least 16 random bytes, e.g. secrets.token_hex(32)")
+    return bytes(key)
+
+
+def sign(content: Mapping[str, Any], key: str | bytes) -> str:
+    """``"hmac-sha256:<hex>"``: HMAC-SHA256 with ``key`` of :func:`canonical_json` of ``content``
+    without its ``"checksum"`` and ``"signature"`` keys.
+
+    Unlike the checksum, the signature cannot be recomputed without the key: a file signed by
+    ``fit.save(path, key=k)`` and loaded by ``ev.load(path, key=k)`` is refused if anything in it
+    was changed, or if it was not signed with ``k``.
+
+    Examples
+    --------
+    >>> from evstat.io.integrity import sign
+    >>> sign({"a": 1}, "secret") == sign({"a": 1, "checksum": "x"}, "secret")
+    True
+    >>> sign({"a": 1}, "secret") == sign({"a": 1}, "other secret")
+    False
+    """
+    body = {k: v for k, v in content.items() if k not in ("checksum", "signature")}
+    mac = hmac.new(_key_bytes(key), canonical_json(body).encode("ascii"), hashlib.sha256)
+    return _SIGNATURE_PREFIX + mac.hexdigest()
+
+
+def verify_signature(content: Mapping[str, Any], key: str | bytes, source: str) -> None:
+    """Refuse ``content`` that is unsigned or whose signature does not match ``key``.
+
+    The comparison takes constant time (:func:`hmac.compare_digest`).
+    """
+    stored = content.get("signature")
+    if not isinstance(stored, str) or not stored.startswith(_SIGNATURE_PREFIX):
+        raise SchemaError(
+            f"{source} is not signed, but a key was given: only a file saved with "
+            "fit.save(path, key=...) can be loaded with ev.load(path, key=...); ask its author "
+            "for a signed file (or load it without key= if you trust where it came from)"
+        )
+    try:
+        expected = sign(content, key)
+    except ValueError:  # non-finite numbers: never written by evstat
+        expected = ""
+    if not hmac.compare_digest(expected.encode("ascii"), stored.encode("ascii", "replace")):
+        raise SchemaError(
+            f"{source} has a signature that does not match the key: it was modified after it "
+            "was signed, or signed with another key; evstat refuses it"
+        )
+
+
+def verify_checksum(content: Mapping[str, Any], source: str) -> None:
+    """Refuse ``content`` whose ``"checksum"`` is absent, malformed or does not match."""
+    stored = content.get("checksum")
+    if not isinstance(stored, str) or not stored.startswith(_CHECKSUM_PREFIX):
+        raise SchemaError(
+            f"{source} has no valid 'checksum' entry (expected \"sha256:<64 hex digits>\"); "
+            "evstat writes one with every saved model: refit and save the model again"
+        )
+    try:
+        actual = checksum(content)
+    except ValueError:  # non-finite numbers (e.g. 1e999 parsed as inf): never written by evstat
+        actual = None
+    if actual != stored:
+        raise SchemaError(
+            f"{source} was modified after it was saved: its content does not match its SHA-256 "
+            "checksum, so evstat refuses it (a hand-edited parameter would give wrong "
+            "predictions silently); refit and save the model again"
+        )
