@@ -218,3 +218,86 @@ def test_k_class_report_from_the_command_line_in_chromium(tmp_path):
             assert all(u.startswith(("file:", "data:", "about:")) for u in requests), requests
         finally:
             browser.close()
+
+
+K_HEADINGS = ["Overview", "Comparison of calibrators", "Model summary", "Goodness of fit", "Calibration metrics",
+              "Decisions with a reject option", "Figures", "Reproducibility"]
+K_CAPTIONS = ["Measures of the class probabilities of the models", "Decisions at reject cost R_rej = ",
+              "Top-label reliability table", "Classwise reliability table",
+              "Lower and upper probabilities of each class on the new data", "Decisions on the new data"]
+
+
+@pytest.fixture(scope="module")
+def k_class_report(tmp_path_factory) -> tuple[Path, str]:
+    """A K-class report made by the command line (issue 25): evmultinom, eknn and credal_knn on
+    the shipped iris scores (K = 3), with the labelled test rows."""
+    import subprocess
+    import sys
+
+    _require_browser()
+    root = tmp_path_factory.mktemp("kbrowser")
+    d = ev.datasets.load("iris_scores")
+    d[d.set == "calibration"].to_csv(root / "iris_cal.csv", index=False)
+    d[d.set == "test"].iloc[::2].to_csv(root / "iris_test.csv", index=False)
+    out = root / "k.html"
+    cmd = [sys.executable, "-m", "evstat", "report", "y ~ lr_versicolor + lr_virginica",
+           "--data", str(root / "iris_cal.csv"), "--newdata", str(root / "iris_test.csv"),
+           "--method", "evmultinom", "eknn", "credal_knn", "--grid", "6", "--date", "2024-01-01", "-o", str(out)]
+    repo = Path(ev.__file__).resolve().parent.parent
+    env = {**os.environ, "MPLBACKEND": "Agg",
+           "PYTHONPATH": os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
+    assert done.returncode == 0, done.stderr
+    return out, out.read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_k_class_report_from_the_command_line_in_headless_chromium(k_class_report):
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    path, html = k_class_report
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1200, "height": 900})
+            page = context.new_page()
+            problems, requests = [], []
+            page.on("console", lambda m: problems.append((m.type, m.text)) if m.type in ("error", "warning") else None)
+            page.on("pageerror", lambda e: problems.append(("pageerror", str(e))))
+            page.on("request", lambda r: requests.append(r.url))
+            response = page.goto(path.as_uri(), wait_until="load")
+            assert response is None or response.ok
+            assert page.title().startswith("evstat calibration report")
+            for name in K_HEADINGS:
+                assert page.get_by_role("heading", name=name, exact=True).first.is_visible(), name
+            for model in ("evmultinom", "eknn", "credal_knn"):
+                assert page.get_by_role("heading", name=f"Model: {model}", exact=True).is_visible(), model
+            captions = page.evaluate("Array.from(document.querySelectorAll('caption')).map(c => c.textContent)")
+            for want in K_CAPTIONS:
+                assert any(c.startswith(want) for c in captions), (want, captions)
+            # every figure is laid out with a positive size and draws its glyphs and marks
+            sizes = page.evaluate(
+                "Array.from(document.querySelectorAll('svg.evstat-figure'))"
+                ".map(s => { const r = s.getBoundingClientRect(); return [r.width, r.height]; })"
+            )
+            # per model: class regions, ignorance map, two reliability diagrams, ternary; one comparison figure
+            assert len(sizes) == 3 * 5 + 1, sizes
+            assert all(w > 100 and h > 100 for w, h in sizes), sizes
+            drawn = page.evaluate(
+                "Array.from(document.querySelectorAll('svg.evstat-figure')).map(s => "
+                "Array.from(s.querySelectorAll('use')).filter(u => u.getBBox().width > 0).length)"
+            )
+            assert all(n > 20 for n in drawn), drawn
+            titles = page.evaluate("Array.from(document.querySelectorAll('figcaption strong')).map(s => s.textContent)")
+            for t in ("Error-reject curves of all models.", "Class regions.", "Top-label reliability diagram.",
+                      "Classwise reliability diagram.", "Ternary probability plot."):
+                assert t in titles, (t, titles)
+            assert "not drawn" not in html
+            assert not problems, problems
+            assert all(u.startswith(("file:", "data:", "about:")) for u in requests), requests
+            page.get_by_role("link", name="Comparison of calibrators").click()
+            assert page.evaluate("location.hash") == "#comparison"
+            context.close()
+        finally:
+            browser.close()
