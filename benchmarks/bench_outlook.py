@@ -11,12 +11,15 @@ is checked out with ``git worktree add`` into a temporary directory) and the sha
 environment's packages. Numba's cache is warmed first (a prediction, untimed), so the times are
 the outlook's, not a compilation's. Printed: the outlook call, and the whole command
 ``evstat report "y ~ svm1 + svm2 + svm3" --data cal.csv --pool pool.csv --queries 10`` (wall),
-with a baseline ``python -c "import pandas"`` and the load average.
+with a baseline ``python -c "import pandas"`` and the load average, then a table for
+benchmarks/README.md. Both run the compiled kernels (``EVSTAT_KERNELS=numba``, numba's cache warm:
+the steady state of an installation, after the background compilation of its first call).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -35,10 +38,10 @@ cal.to_csv(sys.argv[1] + "/cal.csv", index=False)
 pool.to_csv(sys.argv[1] + "/pool.csv", index=False)
 fit = ev.evlogit("y ~ svm1 + svm2 + svm3", data=cal)
 fit.predict(pool, type="belief")  # warm numba's cache (untimed)
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 f = outlook(fit, pool, queries=10, draws=5, seed=0)
-wall = time.perf_counter() - t0
-print(json.dumps({"outlook": wall, "pool": len(pool), "rows": len(f), "attrs": {k: v for k, v in f.attrs.items()},
+wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+print(json.dumps({"outlook": wall, "cpu": cpu, "pool": len(pool), "rows": len(f), "attrs": {k: v for k, v in f.attrs.items()},
                   "mean_last": f[f["queries"] == 10].groupby("strategy")["ignorance"].mean().round(6).to_dict()}))
 """
 
@@ -47,25 +50,41 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--before", metavar="REV", help="also measure this git revision")
     args = ap.parse_args(argv)
-    print(f"load average at start: {load()}")
+    start = load()
+    print(f"load average at start: {start}")
     tmp = Path(tempfile.mkdtemp(prefix="evstat-outlook-"))
     evstat_bin = Path(sys.executable).parent / "evstat"
     base = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     w, c, _ = run([sys.executable, "-c", "import pandas"], base, str(tmp))
     print(f"baseline python -c 'import pandas': {w:.2f} s wall, {c:.2f} s cpu")
+    baseline = f"{w:.2f} ({c:.2f})"
+    rows: dict[str, dict[str, str]] = {}
     with revision(args.before, tmp) as before:
         versions = ([("before", before)] if before is not None else []) + [("after", REPO)]
         for name, src in versions:
-            env = {**base, "PYTHONPATH": str(src), "MPLBACKEND": "Agg"}
+            env = {**base, "PYTHONPATH": str(src), "MPLBACKEND": "Agg", "EVSTAT_KERNELS": "numba"}
             work = tmp / name
             work.mkdir()
             _, _, out = run([sys.executable, "-c", INNER, str(work)], env, str(work))
             print(f"[{name}] outlook (10 queries, 5 draws, 3 strategies): {out.strip()}")
+            got = json.loads(out.strip().splitlines()[-1])
+            rows.setdefault("outlook", {})[name] = f"{got['outlook']:.2f} ({got['cpu']:.2f})"
+            rows.setdefault("ignorance", {})[name] = ", ".join(f"{v:.6f}" for v in got["mean_last"].values())
             cmd = [str(evstat_bin), "report", "y ~ svm1 + svm2 + svm3", "--data", "cal.csv", "--pool", "pool.csv",
                    "--queries", "10", "--date", "2026-01-01", "-o", "r.html"]
             w, c, _ = run(cmd, env, str(work))
             print(f"[{name}] evstat report ... --pool pool.csv --queries 10: {w:.2f} s wall, {c:.2f} s cpu", flush=True)
-    print(f"load average at end: {load()}")
+            rows.setdefault("report", {})[name] = f"{w:.2f} ({c:.2f})"
+    end = load()
+    print(f"load average at end: {end}")
+    names = [n for n in ("after", "before") if n in rows["report"]]
+    print(f"\n| wall (CPU) s, load {start} -> {end} | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(names))
+    print("| `python -c \"import pandas\"` (baseline) | " + " | ".join(baseline for _ in names) + " |")
+    print("| `outlook(fit, pool, queries=10, draws=5)` (in process) | " + " | ".join(rows["outlook"][n] for n in names) + " |")
+    print("| `evstat report ... --pool pool.csv --queries 10` (whole command) | "
+          + " | ".join(rows["report"][n] for n in names) + " |")
+    print("| mean ignorance after 10 queries, per strategy | " + " | ".join(rows["ignorance"][n] for n in names) + " |")
     return 0
 
 

@@ -10,7 +10,10 @@ results objects); nothing else of evstat is needed there beyond an installed evs
 
 The metadata (``meta``) is the method applied to dask's non-empty stand-in of the input
 (``ddf._meta_nonempty``), cut to zero rows: the column names, dtypes (including the categories of
-the decisions) and index type of the real result. ``type="mass"`` has no DataFrame form and is
+the decisions) and index type of the real result. The stand-in's made-up values (``1.0`` in every
+number column) are not valid input for every model (beta calibration needs scores in (0, 1),
+Dirichlet calibration probabilities), so the columns the model was fitted on are filled with
+rows of its training data (:func:`_stand_in`); the index stays dask's. ``type="mass"`` has no DataFrame form and is
 refused for dask input.
 
 This module imports nothing from evstat and nothing from dask unless dask input arrives.
@@ -33,6 +36,22 @@ def is_dask_frame(obj: Any) -> bool:
 
 def _call(part: Any, fit: Any, method: str, kwargs: dict[str, Any]) -> Any:
     return getattr(fit, method)(part, **kwargs)
+
+
+def _stand_in(newdata: Any, fit: Any) -> Any:
+    """Dask's non-empty stand-in of ``newdata`` with the model's own columns filled from its
+    training rows: input the model accepts, whatever its domain."""
+    stand_in = newdata._meta_nonempty.copy()
+    try:
+        rows = fit.training_data()
+    except (AttributeError, NotImplementedError, TypeError, ValueError):  # pragma: no cover - not a Results
+        return stand_in
+    cols = [c for c in rows.columns if c in stand_in.columns]
+    if len(rows) and cols:
+        take = [i % len(rows) for i in range(len(stand_in))]
+        for c in cols:
+            stand_in[c] = rows[c].iloc[take].to_numpy()
+    return stand_in
 
 
 def dispatch(fit: Any, method: str, newdata: Any, **kwargs: Any) -> Any:
@@ -59,6 +78,5 @@ def dispatch(fit: Any, method: str, newdata: Any, **kwargs: Any) -> Any:
             "type='mass' gives a MassArray, which has no dask form; use type='belief' "
             "(Bel and Pl determine the binary masses) or compute the partitions first"
         )
-    meta_in = newdata._meta_nonempty
-    meta = _call(meta_in, fit, method, kwargs).iloc[:0]
+    meta = _call(_stand_in(newdata, fit), fit, method, kwargs).iloc[:0]
     return newdata.map_partitions(_call, fit, method, kwargs, meta=meta, align_dataframes=False)

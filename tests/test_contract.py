@@ -15,34 +15,20 @@ import evstat as ev
 from evstat.belief import MassArray
 from evstat.results import Results, contract_examples
 
+from contract_data import contract_data
+
 EXAMPLES = contract_examples()
 CASES = [(m, k) for m, (_, ks) in sorted(EXAMPLES.items()) for k in ks]
 
 
-def _data(n: int, seed: int) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    z = rng.integers(0, 3, n)
-    s1 = 1.0 / (1.0 + np.exp(-(1.2 * (z == 2) - 1.2 * (z == 0) + rng.normal(0, 1, n))))
-    s2 = 1.0 / (1.0 + np.exp(-(1.5 * (z == 1) - 0.8 + rng.normal(0, 1, n))))
-    return pd.DataFrame(
-        {
-            "s1": s1,
-            "s2": s2,
-            "g": rng.choice(["a", "b"], n),
-            "y2": np.where(z == 2, "pos", "neg"),
-            "y3": np.array(["lo", "mid", "hi"], dtype=object)[z],
-        }
-    )
-
-
 @pytest.fixture(scope="module")
 def train() -> pd.DataFrame:
-    return _data(90, 1)
+    return contract_data(90, 1)
 
 
 @pytest.fixture(scope="module")
 def new() -> pd.DataFrame:
-    d = _data(7, 2)
+    d = contract_data(7, 2)
     d.index = pd.Index(["r3", "r1", "r3", "r0", "r9", "r1", "r5"])  # repeated labels, not sorted
     return d
 
@@ -198,7 +184,7 @@ def test_three_class_plot_says_why(train) -> None:
 # ---------------------------------------------------------------- the two failures of issue 10
 def test_eknn_augment_repeated_index_with_missing_drop() -> None:
     """Raised "Length of values (3) does not match length of index (4)" before the one protocol."""
-    d = _data(60, 3)
+    d = contract_data(60, 3)
     fit = ev.eknn("y3 ~ s1 + s2", d, k=5)
     new = pd.DataFrame({"s1": [0.2, 0.5, np.nan, 0.7], "s2": [0.3, 0.4, 0.5, 0.6]}, index=[5, 5, 6, 7])
     aug = fit.augment(new, missing="drop")
@@ -210,7 +196,7 @@ def test_eknn_augment_repeated_index_with_missing_drop() -> None:
 
 def test_compare_three_class_eknn() -> None:
     """Raised "too many values to unpack" before the one protocol."""
-    d, t = _data(90, 4), _data(40, 5)
+    d, t = contract_data(90, 4), contract_data(40, 5)
     a, b = ev.eknn("y3 ~ s1 + s2", d, k=5), ev.gbt("y3 ~ s1 + s2", d)
     tab = ev.compare([a, b], t, "y3")
     assert tab["model"].tolist() == ["eknn", "gbt"]

@@ -31,6 +31,8 @@ import pytest
 import evstat as ev
 from evstat.results import contract_examples
 
+from contract_data import contract_data
+
 EXAMPLES = contract_examples()
 #: models whose saved description does not yet hold the fitted state of the package they wrap
 #: (venn_abers: the venn-abers package's fitted logistic regressions and calibration scores), so
@@ -87,24 +89,8 @@ def _count_estimator_calls(action):
     return out, seen
 
 
-def _data(n: int, seed: int) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    z = rng.integers(0, 3, n)
-    s1 = 1.0 / (1.0 + np.exp(-(1.2 * (z == 2) - 1.2 * (z == 0) + rng.normal(0, 1, n))))
-    s2 = 1.0 / (1.0 + np.exp(-(1.5 * (z == 1) - 0.8 + rng.normal(0, 1, n))))
-    return pd.DataFrame(
-        {
-            "s1": s1,
-            "s2": s2,
-            "g": rng.choice(["a", "b"], n),
-            "y2": np.where(z == 2, "pos", "neg"),
-            "y3": np.array(["lo", "mid", "hi"], dtype=object)[z],
-        }
-    )
-
-
-TRAIN = _data(90, 1)
-NEW = _data(9, 2)
+TRAIN = contract_data(90, 1)
+NEW = contract_data(9, 2)
 
 
 def test_the_counter_sees_a_fit():

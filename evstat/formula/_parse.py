@@ -54,20 +54,9 @@ def split_formula(formula: str) -> tuple[str, str]:
             f"formula must be a string such as 'y ~ s1 + s2', got {type(formula).__name__}"
         )
     positions = []
-    quote: str | None = None
     depth = 0
-    escaped = False
-    for i, ch in enumerate(formula):
-        if quote is not None:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = None
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "([{":
+    for i, ch in limits.unquoted(formula):  # the one quote-aware scan
+        if ch in "([{":
             depth += 1
         elif ch in ")]}":
             depth -= 1

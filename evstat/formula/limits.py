@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import ast
 import math
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any, TypeGuard
 
@@ -64,6 +65,7 @@ from patsy.parse_formula import parse_formula
 from evstat.exceptions import EvstatError
 
 __all__ = [
+    "unquoted",
     "MAX_DEPTH",
     "MAX_DIGITS",
     "MAX_INT_BITS",
@@ -117,6 +119,39 @@ def _limit(what: str, formula: str, value: Any, limit: int, name: str, fix: str)
     )
 
 
+def unquoted(formula: str) -> Iterator[tuple[int, str]]:
+    """``(position, character)`` of the characters of ``formula`` outside quoted strings: the one
+    quote-aware scan of a formula's text (the limits here, the split on ``~`` of
+    :func:`evstat.formula.split_formula`).
+
+    A quote (``"`` or ``'``) opens a string that the same quote closes; inside it a backslash
+    escapes the next character. The opening quote is yielded, the string's content and its
+    closing quote are not.
+
+    Examples
+    --------
+    >>> from evstat.formula.limits import unquoted
+    >>> "".join(ch for _, ch in unquoted('Q("a ~ \\\\"b") ~ x'))
+    'Q(") ~ x'
+    >>> [i for i, ch in unquoted('Q("a ~ b") ~ x') if ch == "~"]
+    [11]
+    """
+    quote: str | None = None
+    escaped = False
+    for i, ch in enumerate(formula):
+        if quote is not None:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = None
+            continue
+        if ch in "\"'":
+            quote = ch
+        yield i, ch
+
+
 def check_text(formula: str) -> None:
     """Check a formula's text against :data:`MAX_LENGTH`, :data:`MAX_DEPTH` and :data:`MAX_DIGITS`.
 
@@ -143,17 +178,7 @@ def check_text(formula: str) -> None:
         raise _limit("has", formula, f"{len(formula):,} characters", MAX_LENGTH, "MAX_LENGTH",
                      "Compute long expressions as data columns, or use '.' for all columns")
     depth = run = digits = deepest = longest = 0
-    quote: str | None = None
-    escaped = False
-    for ch in formula:
-        if quote is not None:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = None
-            continue
+    for _, ch in unquoted(formula):
         if ch.isspace():
             digits = 0
             continue
@@ -166,9 +191,7 @@ def check_text(formula: str) -> None:
             run += 1
         else:
             run = 0
-            if ch in "\"'":
-                quote = ch
-            elif ch in _OPEN:
+            if ch in _OPEN:
                 depth += 1
             elif ch in _CLOSE:
                 depth = max(depth - 1, 0)

@@ -301,16 +301,16 @@ def _regions_panel(ax: Any, G: RegionGrid, values: list[Any]) -> list[Any]:
 
     classes = list(G.results.classes)
     metas = sorted({v for v in values if isinstance(v, frozenset)}, key=lambda s: (len(s), sorted(map(str, s))))
-    others = sorted({v for v in values if not isinstance(v, frozenset) and v not in classes}, key=str)
+    others = sorted({v for v in values if v is not None and not isinstance(v, frozenset) and v not in classes}, key=str)
     order: list[Any] = classes + metas + others
     colors = class_colors(classes)
     shades = np.linspace(0.55, 0.3, max(len(metas), 1))
     palette: list[str] = [colors[c] for c in classes] + [str(round(float(g), 3)) for g in shades[: len(metas)]]
     palette += ["0.85" if v == "reject" else OKABE_ITO["purple"] if str(v) == "outlier" else "0.7" for v in others]
     position = {v: i for i, v in enumerate(order)}
-    code = np.array([position[v] for v in values], dtype=float)
-    present = sorted({int(v) for v in np.unique(code)})
-    _paint(ax, G, code, cmap=ListedColormap(palette), vmin=-0.5, vmax=len(order) - 0.5, alpha=0.35)
+    code = np.array([position.get(v, np.nan) for v in values], dtype=float)  # None: off the simplex
+    present = sorted({int(v) for v in np.unique(code[np.isfinite(code)])})
+    _paint(ax, G, np.ma.masked_invalid(code), cmap=ListedColormap(palette), vmin=-0.5, vmax=len(order) - 0.5, alpha=0.35)
     return [Patch(facecolor=palette[i], alpha=0.5, edgecolor="0.6", label=f"decide {_label(order[i])}") for i in present]
 
 

@@ -29,9 +29,11 @@ and so can the report. Which grid:
 * **A plane** of two score columns otherwise (features, logits, K - 1 log-ratios, K > 3
   probabilities, or an explicit ``scores=``/``fixed=``), on a ``grid`` x ``grid`` lattice over
   the data's range, the other score columns held at their calibration medians or at ``fixed``;
-  the figure's title says at which values. For K > 3 probability scores the held columns are
-  off the simplex (a row no longer sums to one), which the title shows; choose the plane's
-  columns with ``scores=`` and the others with ``fixed=`` to slice the simplex.
+  the figure's title says at which values. For probability-vector scores in a plane (K > 3,
+  or ``scores=``/``space="plane"``) the plane is a slice of the simplex: the other columns
+  share the probability the plane's two leave, 1 - p(sx) - p(sy), in proportion to their
+  calibration medians, so every grid row is a probability vector (or its log); the part of
+  the plane where p(sx) + p(sy) >= 1 is left blank.
 
 Decisions on the grid (:meth:`RegionGrid.decide`) come from the stored arrays without predicting
 again: with 0-1 costs and a reject cost R, the expected losses of deciding class k are
@@ -296,9 +298,13 @@ class RegionGrid:
         return self._decided[key]
 
     def _slow(self, strategy: str, reject_cost: float | None, rho: float, decide_args: Mapping[str, Any]) -> np.ndarray:
+        """``fit.decide`` on the grid rows with scores (rows off the simplex stay None)."""
+        ok = np.isfinite(self.scores.to_numpy(dtype=float)).all(axis=1)
+        out = np.full(len(self.scores), None, dtype=object)
         with quiet_empty_cells():
-            d = self.results.decide(self.scores, strategy=strategy, reject_cost=reject_cost, rho=rho, **decide_args)
-        return np.asarray(d, dtype=object)
+            d = self.results.decide(self.scores[ok], strategy=strategy, reject_cost=reject_cost, rho=rho, **decide_args)
+        out[ok] = np.asarray(d, dtype=object)
+        return out
 
     def row_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """theta, Bel, Pl (rows, K) of the drawn rows (``newdata``, else the training rows);
@@ -358,7 +364,8 @@ class RegionGrid:
             return (f"the simplex of the scores {cols} ({what}): a point p stands for the score vector {inv}, "
                     "rows are drawn at their own scores")
         assert self.plane is not None
-        held = ", ".join(f"{c} held at {v:.3g} ({self.plane.source[c]})" for c, v in self.plane.held.items())
+        held = ", ".join(f"{c} = {v:.3g} of the probability the two leave" if self.plane.source[c] == SHARE
+                         else f"{c} held at {v:.3g} ({self.plane.source[c]})" for c, v in self.plane.held.items())
         return f"the plane of {self.plane.sx} and {self.plane.sy}" + (f"; {held}" if held else "")
 
 
@@ -471,12 +478,55 @@ def region_grid(
                           vertices=V, triangles=T)
     n = PLANE_GRID if grid is None else int(grid)
     plane = choose_plane(results, scores, fixed, n, newdata)
+    on_simplex = score_simplex(results)
+    if on_simplex is not None and fixed is None:
+        # probability-vector scores in a plane (K > 3, or scores=/space="plane"): the other
+        # columns share what the plane's two leave, in proportion to their calibration medians,
+        # so every grid row is a probability vector (models such as evmultinom refuse others)
+        P_held = to_simplex(np.array([[plane.held[c] for c in plane.held]]), on_simplex)[0]
+        for c, w in zip(plane.held, P_held):
+            plane.held[c], plane.source[c] = float(w), SHARE
     frames: list[pd.DataFrame] = []
 
     def evaluate_plane(g: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+        if on_simplex is not None and fixed is None:
+            g = _slice(g, plane, on_simplex)
         frames[:] = [g]
-        return evaluate(g)
+        ok = np.isfinite(g.to_numpy(dtype=float)).all(axis=1)
+        if ok.all():
+            return evaluate(g)
+        th, be, pl = (np.full((len(g), len(classes)), np.nan) for _ in range(3))
+        ign: np.ndarray | None = None
+        if ok.any():
+            t, b, q, i = evaluate(g[ok])
+            th[ok], be[ok], pl[ok] = t, b, q
+            if i is not None:
+                ign = np.full(len(g), np.nan)
+                ign[ok] = i
+        return th, be, pl, ign
 
     gx, gy, (th, be, pl, ign) = on_lattice(plane, n, evaluate_plane)
     assert len(classes) == th.shape[1]
     return RegionGrid(results, "plane", frames[0], th, be, pl, ign, newdata, plane=plane, gx=gx, gy=gy)
+
+
+#: how the other columns of a plane of probability-vector scores are set (the title says it)
+SHARE = "share of what the two leave"
+
+
+def _slice(g: pd.DataFrame, plane: Plane, transform: str) -> pd.DataFrame:
+    """The lattice ``g`` of a plane of probability-vector scores with the other columns set to
+    their shares of 1 - p(sx) - p(sy); rows where p(sx) + p(sy) >= 1 are NaN (off the simplex)."""
+    def prob(v: np.ndarray) -> np.ndarray:
+        return np.clip(v, 0.0, None) if transform == "prob" else np.exp(v)
+
+    px, py = prob(g[plane.sx].to_numpy(dtype=float)), prob(g[plane.sy].to_numpy(dtype=float))
+    rest = 1.0 - px - py
+    ok = (rest > 1e-12) & (px > 0) & (py > 0)
+    out = g.copy()
+    for c, w in plane.held.items():
+        v = np.full(len(g), np.nan)
+        v[ok] = from_simplex((rest[ok] * w)[:, None], transform)[:, 0]
+        out[c] = v
+    out.loc[~ok, [plane.sx, plane.sy]] = np.nan
+    return out

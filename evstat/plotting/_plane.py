@@ -116,5 +116,7 @@ def held_title(title: str, plane: Plane) -> str:
     """``title`` with a wrapped line saying at which values the other score columns are held."""
     if not plane.held:
         return title
-    held_txt = ", ".join(f"{mpl_text(c)} held at {v:.3g} ({plane.source[c]})" for c, v in plane.held.items())
+    held_txt = ", ".join(f"{mpl_text(c)} = {v:.3g} of the probability {mpl_text(plane.sx)} and "
+                         f"{mpl_text(plane.sy)} leave" if plane.source[c].startswith("share")
+                         else f"{mpl_text(c)} held at {v:.3g} ({plane.source[c]})" for c, v in plane.held.items())
     return title + "\n" + textwrap.fill(held_txt, 72)

@@ -9,22 +9,16 @@ Before: regions were drawn in the plane of two score columns with the others at 
 
 from __future__ import annotations
 
-import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.tri import Triangulation  # noqa: E402
-
-import evstat as ev  # noqa: E402
-from evstat import metrics, plotting  # noqa: E402
-from evstat.belief import STRATEGIES  # noqa: E402
-from evstat.plotting._grid import (  # noqa: E402
+import evstat as ev
+from evstat import metrics, plotting
+from evstat.belief import STRATEGIES
+from evstat.plotting._grid import (
     decide_arrays,
     from_simplex,
     simplex_lattice,
@@ -32,7 +26,7 @@ from evstat.plotting._grid import (  # noqa: E402
     to_simplex,
     warp,
 )
-from evstat.results import contract_examples  # noqa: E402
+from evstat.results import contract_examples
 
 LOGP = "y ~ logp_setosa + logp_versicolor + logp_virginica"
 
@@ -50,6 +44,7 @@ def kfit(iris_scores):
 
 @pytest.fixture(autouse=True)
 def _close():
+    import matplotlib.pyplot as plt
     yield
     plt.close("all")
 
@@ -72,6 +67,7 @@ def test_simplex_map_and_its_inverse_round_trip(p):
 @settings(max_examples=50, deadline=None)
 @given(st.integers(2, 12))
 def test_lattice_cells_contain_their_centres(n):
+    from matplotlib.tri import Triangulation
     C, V, T = simplex_lattice(n)
     assert C.shape == (n * n, 3) and T.shape == (n * n, 3)
     assert np.all(C > 0) and np.allclose(C.sum(axis=1), 1) and np.allclose(V.sum(axis=1), 1)
@@ -93,6 +89,7 @@ def test_rows_drawn_at_their_own_scores_in_the_cell_that_decides_like_them(kfit,
     """The issue's picture: with the plane at medians, setosa test rows sat in "decide
     virginica"; on the simplex every row is drawn at its own probabilities, and (to the grid's
     resolution) in a cell decided as the row itself."""
+    from matplotlib.tri import Triangulation
     test = iris_scores[1]
     G = plotting.region_grid(kfit, test)
     assert G.space == "simplex" and G.transform == "log" and len(G.scores) == 16 ** 2
@@ -171,6 +168,7 @@ def _count_augment(fit, monkeypatch) -> list[int]:
 
 
 def test_one_grid_prediction_per_figure_and_shared(kfit, iris_scores, monkeypatch):
+    from matplotlib.figure import Figure
     test = iris_scores[1]
     calls = _count_augment(kfit, monkeypatch)
     ax = plotting.class_regions(kfit, newdata=test, reject_cost=0.15, grid=6)
@@ -208,6 +206,7 @@ def test_second_panel_at_the_data_chosen_cost(kfit, iris_scores):
 
 
 def test_plane_caption_for_scores_off_the_simplex(iris_scores):
+    from matplotlib.figure import Figure
     fit = ev.eknn("y ~ svm_setosa + svm_versicolor + svm_virginica", iris_scores[0], k=5)
     G = plotting.region_grid(fit, grid=5)
     assert G.space == "plane" and G.scores.shape == (25, 3)
@@ -236,3 +235,25 @@ def test_bad_grid_and_space(kfit, iris_scores):
     knn = ev.eknn(LOGP, cal, k=5)
     assert plotting.region_grid(knn, grid=3).space == "simplex"
     assert plotting.region_grid(knn, grid=3, space="plane").space == "plane"
+
+
+def test_more_than_three_probability_columns_slice_the_simplex():
+    """K = 4 log-probabilities: a plane of two columns whose other columns share what the two
+    leave (held at their medians, the rows would be off the simplex, which evmultinom refuses)."""
+    from matplotlib.figure import Figure
+    d = ev.datasets.load("vehicle_scores")
+    cal = d[d["set"] == "calibration"]
+    cols = [c for c in d.columns if c.startswith("logp_")]
+    fit = ev.eknn("y ~ " + " + ".join(cols), cal, k=7)
+    assert fit.n_classes == 4 and plotting.score_simplex(fit) == "log"
+    G = plotting.region_grid(fit, grid=5)
+    assert G.space == "plane" and f"{cols[2]} = " in G.caption() and "of the probability the two leave" in G.caption()
+    S = G.scores.to_numpy(dtype=float)
+    ok = np.isfinite(S).all(axis=1)
+    assert ok.any() and not ok.all()
+    np.testing.assert_allclose(np.exp(S[ok]).sum(axis=1), 1.0, rtol=1e-12)
+    assert np.isnan(G.theta[~ok]).all()
+    ref = np.asarray(fit.decide(G.scores[ok], reject_cost=0.2), dtype=object)
+    assert list(G.decide("pessimistic", 0.2)[ok]) == list(ref)
+    ax = plotting.class_regions(fit, grid=G, reject_cost=0.2, ax=Figure().add_subplot())
+    assert "of the probability" in ax.get_title()
