@@ -30,28 +30,22 @@ class ReportFigure:
     svg: Markup
 
 
-#: quantile of the pessimistic strategy's smallest expected cost over the rows (two classes
-#: min(Pl, 1 - Bel), K classes min_k 1 - Bel({k})) that sets the second reject cost of the
-#: decision- and class-region figures when the requested one makes the pessimistic strategy
-#: reject (nearly) every row (a fourth of the rows then get a class)
+#: quantile of the pessimistic strategy's smaller expected cost min(Pl, 1 - Bel) over the rows
+#: that sets the second reject cost of the decision-regions figure when the requested one makes
+#: the pessimistic strategy reject every row (a fourth of the rows then get a class)
 REGION_COST_QUANTILE = 0.25
 #: below this fraction of rows classified by the pessimistic strategy, the figure adds that panel
+#: (the K-class class regions use the same share: evstat.plotting.class_regions)
 REGION_MIN_DECIDED = 0.1
 
 
 def region_costs(pred: pd.DataFrame, reject_cost: float, rows_name: str) -> tuple[list[float], str]:
-    """Reject costs for the decision- or class-region figure, chosen from the data, and why.
+    """Reject costs for the decision-regions figure, chosen from the data, and why.
 
-    The requested cost always; when the pessimistic strategy (upper expected cost) decides
-    fewer than a fraction ``REGION_MIN_DECIDED`` of the rows at it (its smallest expected cost
-    exceeds R_rej), which makes the figure (nearly) all grey, also the ``REGION_COST_QUANTILE``
-    quantile of that smallest cost over the rows (rounded up to two decimals, at most
-    1 - 1/K), at which it classifies about a fourth of them. The smallest expected cost is
-    ``min(Pl, 1 - Bel)`` for two classes (``pred`` with columns theta, bel, pl) and
-    ``min_k 1 - Bel({k})`` for K classes (``pred`` with two-level columns ``(stat, class)``,
-    as ``predict(type="belief")``); the cap 1 - 1/K (1/2 for two classes) is the largest
-    expected cost the probabilistic strategy can have, above which a reject cost is no longer
-    a choice between a class and a reject for it.
+    The requested cost always; when the pessimistic strategy (upper expected cost) rejects all
+    but a fraction ``REGION_MIN_DECIDED`` of the rows at it (``min(Pl, 1 - Bel) > R_rej``),
+    which makes the figure (nearly) all grey, also the ``REGION_COST_QUANTILE`` quantile of ``min(Pl, 1 - Bel)`` over the rows (rounded up
+    to two decimals, at most 0.5), at which it classifies about a fourth of them.
 
     Examples
     --------
@@ -59,26 +53,20 @@ def region_costs(pred: pd.DataFrame, reject_cost: float, rows_name: str) -> tupl
     >>> region_costs(pred, 0.15, "rows")[0]  # min(Pl, 1 - Bel) = (0.7, 0.4): quantile 0.475
     [0.15, 0.48]
     """
-    bel = np.asarray(pred["bel"], dtype=float)
-    pl = np.asarray(pred["pl"], dtype=float)
-    if bel.ndim == 2:
-        low, k = np.min(1.0 - bel, axis=1), bel.shape[1]
-        cost_text = "its expected cost of the best class, min_k 1 - Bel({k}),"
-    else:
-        low, k = np.minimum(pl, 1.0 - bel), 2
-        cost_text = "its expected cost of either class, min(Pl, 1 - Bel),"
+    bel = pred["bel"].to_numpy(dtype=float)
+    pl = pred["pl"].to_numpy(dtype=float)
+    low = np.minimum(pl, 1.0 - bel)
     low = low[np.isfinite(low)]
     rc = float(reject_cost)
     decided = float(np.mean(low <= rc)) if low.size else 1.0
     if decided >= REGION_MIN_DECIDED:
         return [rc], ""
-    cap = 1.0 - 1.0 / k
-    second = min(cap, float(np.ceil(np.quantile(low, REGION_COST_QUANTILE) * 100.0) / 100.0))
+    second = min(0.5, float(np.ceil(np.quantile(low, REGION_COST_QUANTILE) * 100.0) / 100.0))
     what = "every row" if decided == 0 else f"{1 - decided:.0%} of the rows"
     why = (
-        f"At R_rej = {rc:g} the pessimistic strategy rejects {what} of the {rows_name}: "
-        f"{cost_text} exceeds {rc:g} wherever the ignorance "
-        f"Pl - Bel is large, so the regions where a class is decided are "
+        f"At R_rej = {rc:g} the pessimistic strategy rejects {what} of the {rows_name}: its "
+        f"expected cost of either class, min(Pl, 1 - Bel), exceeds {rc:g} wherever the ignorance "
+        f"Pl - Bel is large, so the regions where all strategies decide a class are "
         f"{'empty' if decided == 0 else 'small'} and the first panel is {'all ' if decided == 0 else 'mostly '}grey. "
         f"The second panel uses R_rej = {second:g}, the {REGION_COST_QUANTILE:.0%} quantile of "
         "that cost over the rows (chosen from the data)."

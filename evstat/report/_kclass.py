@@ -28,7 +28,7 @@ from evstat import metrics, plotting
 from evstat.metrics.evidential import DECISION_STRATEGIES as STRATEGIES
 from evstat.plotting.probability import class_belief, class_codes, class_probabilities
 from evstat.report._coverage import expected_covered
-from evstat.report._figures import ReportFigure, _figure, _FONT, region_costs
+from evstat.report._figures import REGION_MIN_DECIDED as DECIDED_SHARE, ReportFigure, _figure, _FONT
 from evstat.report.svg import figure_svg
 from evstat.report.tables import Table, table
 
@@ -234,40 +234,53 @@ def kclass_decisions(fit: Any, data: pd.DataFrame | None, codes: np.ndarray | No
     return tab
 
 
-def _region_panels(fit: Any, data: pd.DataFrame | None, name: str, reject_cost: float) -> tuple[list[float], str]:
-    """The reject costs of the class-region figure: the report's, and a second one chosen from
-    the data when the pessimistic strategy decides fewer than a tenth of the rows
-    at it (:func:`evstat.report._figures.region_costs`, K classes)."""
-    _, bel, pl = class_belief(fit, data)
-    cols = pd.MultiIndex.from_product([["bel", "pl"], range(bel.shape[1])])
-    return region_costs(pd.DataFrame(np.hstack([bel, pl]), columns=cols), reject_cost, name)
-
-
 def kclass_figures(fit: Any, prefix: str, data: pd.DataFrame | None, codes: np.ndarray, name: str,
-                   reject_cost: float, bins: int, grid: int) -> tuple[list[ReportFigure], list[str]]:
-    """One figure per applicable plot kind of a K-class model."""
+                   reject_cost: float, bins: int, grid: int | None) -> tuple[list[ReportFigure], list[str]]:
+    """One figure per applicable plot kind of a K-class model. The class regions and the
+    ignorance map draw from one :func:`evstat.plotting.region_grid` (the model predicts once on
+    the grid: the simplex of the scores for a three-class fit on probabilities or their logs,
+    else a plane of two score columns); the class regions get the plot's second panel at the
+    data-chosen cost when the report's cost decides fewer than a tenth of the rows."""
     import matplotlib
 
     figures: list[ReportFigure] = []
     notes: list[str] = []
     y = None if data is None else np.asarray(fit.classes, dtype=object)[codes]
-    cols = list(fit.score_columns)
-    costs, why = _region_panels(fit, data, name, reject_cost) if "decision_regions" in plotting.applicable_kinds(fit) \
-        else ([reject_cost], "")
-    panels = " and ".join(f"R_rej = {c:g}" for c in costs)
+    kinds = plotting.applicable_kinds(fit)
+    G: Any = None
+    region_note = ""
+    if "decision_regions" in kinds or "belief_map" in kinds:
+        try:
+            G = plotting.region_grid(fit, data, grid=grid)
+        except ValueError as err:
+            region_note = str(err)
+    two = G is not None and G.decided_share("pessimistic", reject_cost) < DECIDED_SHARE
+    second = G.chosen_reject_cost() if two else None
+    two = two and second != float(reject_cost)
+    where = "" if G is None else f" over {G.caption().rstrip('.')}"
+    why = (f" At R_rej = {reject_cost:g} the pessimistic strategy decides fewer than {DECIDED_SHARE:.0%} of the rows "
+           f"(its cost of the best class, min_k 1 - Bel({{k}}), exceeds R_rej where the ignorance is large); the "
+           f"second panel uses R_rej = {second:g}, chosen from the data (the smallest cost at which it rejects at most "
+           "a fifth of the rows).") if two else ""
 
     def regions(ax: Any) -> None:
-        for i, c in enumerate(costs):
-            plotting.class_regions(fit, newdata=data, y=y, ax=ax[0, i], reject_cost=c, grid=grid)
+        if G is None:
+            raise ValueError(region_note)
+        plotting.class_regions(fit, newdata=data, y=y, ax=list(ax[0]) if two else ax[0, 0], strategy="pessimistic",
+                               reject_cost=reject_cost, grid=G, second_panel=two)
 
+    def belief(ax: Any) -> None:
+        if G is None:
+            raise ValueError(region_note)
+        plotting.class_contours(fit, newdata=data, y=y, ax=ax[0, 0], grid=G)
+
+    panels = f"R_rej = {reject_cost:g}" + (f" and R_rej = {second:g}" if two else "")
     specs = {
         "decision_regions": ("Class regions",
-                             f"What fit.decide answers (pessimistic strategy, {panels}) over the "
-                             f"plane of {cols[0] if cols else ''} and {cols[1] if len(cols) > 1 else ''}; points are "
-                             f"the rows of the {name}. {why}".rstrip(),
-                             regions, len(costs)),
-        "belief_map": ("Ignorance map", f"The ignorance m(Omega) over the same plane; points are the rows of the {name}.",
-                       lambda ax: plotting.class_contours(fit, newdata=data, y=y, ax=ax[0, 0], grid=grid), 1),
+                             f"What fit.decide answers (pessimistic strategy, {panels}){where}; points are the rows "
+                             f"of the {name}.{why}", regions, 2 if two else 1),
+        "belief_map": ("Ignorance map", f"The ignorance m(Omega) over the same grid; points are the rows of the {name}.",
+                       belief, 1),
         "class_reliability": ("Top-label reliability diagram",
                               f"Accuracy of the argmax class against the confidence max_k P(k | x) in {bins} "
                               f"equal-width bins of the {name}, with 95% Wilson intervals; the band joins the "

@@ -159,8 +159,10 @@ def judge(tab: pd.DataFrame) -> list[dict]:
         if not len(t) or not set(noisy) <= set(t["method"]):
             out.append({"claim": key, "holds": None, "resolved": None, "detail": "no Appendix A run"})
             continue
-        have = t[t["method"].isin(noisy)].groupby("dataset")["method"].nunique()
-        t = t[t["dataset"].isin(have[have == len(set(noisy))].index)]  # the same cells for all
+        ok = t[t["method"].isin(noisy)].dropna(subset=["CR"])
+        have = ok.groupby(["dataset", "reduction"])["method"].nunique()
+        cells = set(have[have == len(set(noisy))].index)  # the same cells for every calibrator
+        t = t[[c in cells for c in zip(t["dataset"], t["reduction"])]]
         sd = _cr_change_sd(t, ("av", "lr", *noisy), "norm", ["dataset", "reduction"])
         out.append({"claim": key, "holds": min(sd[m] for m in noisy) > max(sd["av"], sd["lr"]),
                     "resolved": None,

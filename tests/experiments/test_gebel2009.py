@@ -294,6 +294,10 @@ def test_committed_conclusions_recompute() -> None:
     for col in ("detail_thesis", "detail_ours"):
         assert committed[col].tolist() == fresh[col].tolist()
     assert committed["holds_ours"].astype(str).tolist() == fresh["holds_ours"].astype(str).tolist()
+    # the README shows the tables conclusions.py prints
+    readme = (REPORTS / "README.md").read_text(encoding="utf-8")
+    rows = [line for line in (mod.markdown(fresh) + "\n" + mod.appendix_tables()).splitlines() if line.startswith("|")]
+    assert len(rows) > 20 and [r for r in rows if r not in readme] == []
 
 
 @pytest.mark.slow

@@ -76,7 +76,8 @@ def test_several_k_class_models_compared(iris, tmp_path):
     }
     html = ev.report(fits, tmp_path / "r.html", newdata=test, date="2026-01-01", grid=8).read_text(encoding="utf-8")
     assert "Measures of the class probabilities of the models" in captions(html)
-    assert html.count("<svg") == sum(len(plotting.applicable_kinds(f)) for f in fits.values())
+    # each model's figures and the comparison's one error-reject figure
+    assert html.count("<svg") == sum(len(plotting.applicable_kinds(f)) for f in fits.values()) + 1
 
 
 @pytest.mark.slow
