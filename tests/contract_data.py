@@ -23,3 +23,19 @@ def contract_data(n: int, seed: int) -> pd.DataFrame:
             "y3": np.array(["lo", "mid", "hi"], dtype=object)[z],
         }
     )
+
+
+_FITS: dict[tuple[str, int, int], object] = {}
+
+
+def contract_fit(method: str, k: int, train: pd.DataFrame):
+    """The contract example of the registered model ``method`` fitted on ``train`` with two
+    (``y2``) or three (``y3``) classes; cached per test process (the suites share the fits)."""
+    from evstat.results import contract_examples
+
+    key = (method, k, id(train))
+    if key not in _FITS:
+        example, _ = contract_examples()[method]
+        assert example is not None, f"model {method!r} is registered without a contract example"
+        _FITS[key] = (example("y2" if k == 2 else "y3", train), train)  # train kept: its id stays unique
+    return _FITS[key][0]

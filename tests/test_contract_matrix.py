@@ -32,7 +32,7 @@ import evstat as ev
 from evstat.belief import STRATEGIES
 from evstat.results import Results, contract_examples, registered
 
-from contract_data import contract_data
+from contract_data import contract_data, contract_fit
 
 dd = pytest.importorskip("dask.dataframe")
 
@@ -67,15 +67,7 @@ def new() -> pd.DataFrame:
     return d
 
 
-_FITS: dict[tuple[str, int], Results] = {}
-
-
-def _fit(method: str, k: int, train: pd.DataFrame) -> Results:
-    if (method, k) not in _FITS:
-        example, _ = EXAMPLES[method]
-        assert example is not None, f"model {method!r} is registered without a contract example"
-        _FITS[method, k] = example("y2" if k == 2 else "y3", train)
-    return _FITS[method, k]
+_fit = contract_fit
 
 
 def loss_for(classes: list) -> pd.DataFrame:

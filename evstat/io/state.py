@@ -53,6 +53,7 @@ Examples
 from __future__ import annotations
 
 import dataclasses
+import sys
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -146,7 +147,9 @@ def spec_of(annotation: Any) -> schema.Spec:
 
 
 def _fields(state: type) -> list[tuple[dataclasses.Field, Any]]:
-    hints = typing.get_type_hints(state)
+    # the defining module's names (a class defined by exec'd code has no module in sys.modules)
+    module = sys.modules.get(state.__module__)
+    hints = typing.get_type_hints(state, globalns=vars(module) if module is not None else {})
     return [(f, hints[f.name]) for f in dataclasses.fields(state)]
 
 
