@@ -50,7 +50,7 @@ from scipy.special import expit
 
 from evstat.calibration.point import PointCalibration
 from evstat.formula import ModelFrame, model_frame, schema
-from evstat.results import Capabilities, register
+from evstat.results import Capabilities, not_fitted, register
 from evstat.summary import Summary
 
 __all__ = ["BayesCalibration", "alap_fit", "alap_logpdf", "bayescal"]
@@ -139,8 +139,15 @@ class BayesCalibration(PointCalibration):
             self.params = pd.DataFrame(state["params"], index=pd.Index(["negative", "positive"], name="class"))
             self.n_moved = int(state["n_moved"])
             return
+        self.params, self.n_moved = self._estimate()
+
+    def _estimate(self) -> tuple[pd.DataFrame, int]:
+        """The class priors and density parameters from the saved calibration rows (closed
+        forms and the ALAP mode search), and the number of probabilities moved off 0/1."""
+        mf = self.model_frame
+        density = self.density
         s = self._scores(self.training_scores(), mf.index, "the calibration data")
-        self.n_moved = self._n_moved
+        n_moved = self._n_moved
         y = np.asarray(mf.y)
         n = s.size
         rows = []
@@ -168,7 +175,24 @@ class BayesCalibration(PointCalibration):
                     )
                 mode, beta, gamma, ll = alap_fit(x)
                 rows.append({"prior": (nk + 1.0) / (n + 2.0), "mode": mode, "beta": beta, "gamma": gamma, "loglik_density": ll})
-        self.params = pd.DataFrame(rows, index=pd.Index(["negative", "positive"], name="class"))
+        return pd.DataFrame(rows, index=pd.Index(["negative", "positive"], name="class")), n_moved
+
+    def _verify_loaded(self, source: str) -> None:
+        """On load, the priors and density parameters are derived again from the saved
+        calibration rows (closed forms; for "alap" the mode with the largest profile likelihood
+        among the class's scores and its scale MLEs) and must equal the file's to 1e-12
+        relative; so must ``n_moved``. Only computations of the saved rows run (no optimiser)."""
+        super()._verify_loaded(source)
+        params, n_moved = self._estimate()
+        if set(params.columns) != set(self.params.columns):
+            raise not_fitted(self, source, "params", f"the file holds {sorted(self.params.columns)}, the fit {sorted(params.columns)}")
+        for col in params.columns:
+            got, want = self.params[col].to_numpy(), params[col].to_numpy()
+            if not np.allclose(got, want, rtol=1e-12, atol=0.0):
+                raise not_fitted(self, source, f"params.{col}", f"the file says {got.tolist()}, the saved rows give {want.tolist()}")
+        if n_moved != self.n_moved:
+            raise not_fitted(self, source, "n_moved", f"the file says {self.n_moved}, the saved rows give {n_moved}")
+
 
     # ---------------------------------------------------------------- the map
     def _scores(self, s: NDArray, index: pd.Index, where: str) -> NDArray[np.float64]:

@@ -48,7 +48,7 @@ from scipy.special import expit, log_expit
 from evstat.calibration.point import PointCalibration
 from evstat.formula import ModelFrame, model_frame, schema
 from evstat.likelihood import platt_targets
-from evstat.results import Capabilities, register
+from evstat.results import Capabilities, not_fitted, register
 from evstat.summary import Summary, format_number
 
 __all__ = ["PiecewiseLogisticCalibration", "plr", "plr_basis", "plr_log_odds", "plr_objective"]
@@ -56,6 +56,8 @@ __all__ = ["PiecewiseLogisticCalibration", "plr", "plr_basis", "plr_log_odds", "
 _TARGETS = ("platt", "binary")
 #: largest |w| (log-odds at a knot) accepted with 0/1 targets before calling the data separated
 _SEPARATION_LOGIT = 30.0
+#: the load check's bound on the objective's gradient at the saved weights, per calibration row
+GRADIENT_TOL = 1e-7
 
 
 def plr_basis(s: Any, knots: Any) -> NDArray[np.float64]:
@@ -246,6 +248,36 @@ class PiecewiseLogisticCalibration(PointCalibration):
 
     def _theta(self, s: NDArray[np.float64]) -> NDArray[np.float64]:
         return expit(plr_log_odds(s, self.knots, self.weights))
+
+    def _verify_loaded(self, source: str) -> None:
+        """On load: the outer knots are the saved scores' minimum and maximum, the inner knots a
+        pair of the candidate quantiles (and ``n_pairs`` their number of pairs), ``objective`` is
+        the penalised objective at the saved weights, and the weights minimise it for the saved
+        knots: the gradient ``B'(p - t) + P w`` is at most ``GRADIENT_TOL * max(1, n)`` (Newton's
+        method stops at about 1e-10; the objective is convex, so a zero gradient is the optimum).
+        Not re-checked: that the saved pair is the best of all pairs (that would refit every
+        pair); a file with another candidate pair and its own optimal weights is a consistent
+        model that only a signature can catch (docs/guide/saved-models.md)."""
+        super()._verify_loaded(source)
+        s = self.training_scores()
+        y = np.asarray(self.model_frame.y, dtype=np.float64)
+        k = self.knots
+        if k[0] != s.min() or k[3] != s.max():
+            raise not_fitted(self, source, "knots", f"the outer knots {k[0]!r}, {k[3]!r} are not the saved scores' range [{s.min()!r}, {s.max()!r}]")
+        cand = _candidates(s, y, self.step)
+        if not (np.isin(k[1:3], cand).all()):
+            raise not_fitted(self, source, "knots", f"the inner knots {k[1]!r}, {k[2]!r} are not {self.step:.0%} quantiles of the positive-class scores")
+        pairs = cand.size * (cand.size - 1) // 2
+        if self.n_pairs != pairs:
+            raise not_fitted(self, source, "n_pairs", f"the file says {self.n_pairs}, the saved scores give {pairs} pairs")
+        t = platt_targets(y) if self.targets == "platt" else y
+        B, D = plr_basis(s, k), _penalty_matrix(k)
+        f = plr_objective(self.weights, s, t, k, self.penalty)
+        if not np.isclose(f, self.objective, rtol=1e-9, atol=1e-12):
+            raise not_fitted(self, source, "objective", f"the file says {self.objective!r}, the saved weights give {f!r}")
+        g = B.T @ (expit(B @ self.weights) - t) + 2.0 * self.penalty * (D.T @ D) @ self.weights
+        if float(np.max(np.abs(g))) > GRADIENT_TOL * max(1.0, s.size):
+            raise not_fitted(self, source, "weights", f"the gradient of the objective at the saved weights is {np.max(np.abs(g)):.3g}, not 0")
 
     def log_odds(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> pd.Series:
         """g(s), the fitted log-odds, indexed like ``newdata``."""

@@ -45,8 +45,24 @@ FITS = {
     "isotonic": lambda y, d: ev.isotonic(f"{y} ~ s1", d),
     "evbinning": lambda y, d: ev.evbinning(f"{y} ~ s1 + s2", d, bins=3),
     "evbinning_quantile": lambda y, d: ev.evbinning(f"{y} ~ s1", d, bins=4, breaks="quantile"),
+    "plr": lambda y, d: ev.plr(f"{y} ~ s1", d),
+    "bayescal": lambda y, d: ev.bayescal(f"{y} ~ s1", d),
+    "bayescal_gauss": lambda y, d: ev.bayescal(f"{y} ~ s1", d, density="gauss"),
+    "bayescal_logit": lambda y, d: ev.bayescal(f"{y} ~ s1", d, transform="logit"),
 }
-BINARY_ONLY = {"normcal", "isotonic", "evbinning", "evbinning_quantile"}
+BINARY_ONLY = {"normcal", "isotonic", "evbinning", "evbinning_quantile", "plr", "bayescal", "bayescal_gauss",
+               "bayescal_logit"}
+
+
+def _plr_weights_and_objective(d: dict) -> None:
+    """A PLR weight moved and the objective recomputed to match it: only the gradient is left."""
+    from evstat.calibration._plr import plr_objective
+    from evstat.likelihood import platt_targets
+
+    data = _data()
+    y = (data["y2"] == "pos").to_numpy(dtype=float)
+    d["weights"][2] += 0.05
+    d["objective"] = plr_objective(d["weights"], data["s1"].to_numpy(), platt_targets(y), d["knots"], d["penalty"])
 
 
 def _mul(key: str, i: int, factor: float):
@@ -99,6 +115,17 @@ CASES = [
     ("evbinning", lambda d: d["cuts"][0].__setitem__(0, d["cuts"][0][0] + 0.01), "(count . of cell|cuts of axis 's1')"),
     ("evbinning", lambda d: d["ranges"][1].__setitem__(0, d["ranges"][1][0] - 0.01), "ranges of axis 's2'"),
     ("evbinning_quantile", lambda d: d["cuts"][0].__setitem__(1, d["cuts"][0][1] + 1e-9), "cuts of axis 's1'"),
+    ("plr", lambda d: d["weights"].__setitem__(0, d["weights"][0] + 0.05), "objective"),
+    ("plr", _plr_weights_and_objective, "weights"),
+    ("plr", lambda d: d["knots"].__setitem__(1, d["knots"][1] + 1e-6), "knots"),
+    ("plr", lambda d: d["knots"].__setitem__(0, d["knots"][0] - 0.01), "knots"),
+    ("plr", _set("n_pairs", 3), "n_pairs"),
+    ("bayescal", lambda d: _mul("mode", 1, 1.01)(d["params"]), r"params\.mode"),
+    ("bayescal", lambda d: _swap("prior")(d["params"]), r"params\.prior"),
+    ("bayescal", lambda d: _mul("gamma", 0, 1.2)(d["params"]), r"params\.gamma"),
+    ("bayescal_gauss", lambda d: _mul("sd", 0, 1.01)(d["params"]), r"params\.sd"),
+    ("bayescal_gauss", lambda d: _swap("mean")(d["params"]), r"params\.mean"),
+    ("bayescal_logit", _set("n_moved", 2), "n_moved"),
 ]
 
 
