@@ -26,7 +26,7 @@ from evstat import calibration
 from evstat.formula import schema
 from evstat.multiclass.base import MulticlassResults, score_design
 from evstat.multiclass.coupling import COUPLINGS, couple
-from evstat.results import Capabilities, Results, from_dict, register, schema_of
+from evstat.results import Capabilities, Results, from_dict, not_fitted, register, schema_of
 
 __all__ = ["CALIBRATORS", "EcocCalibration", "ecoc"]
 
@@ -85,6 +85,28 @@ class EcocCalibration(MulticlassResults):
     def _summary_notes(self) -> list[str]:
         return [f"Task models: {self.calibrator_name} on 'y ~ s' per task (s the task's column); coupling "
                 f"{self.coupling!r} weighted by the task sizes n_b = {self.weights.astype(int).tolist()}."]
+
+    def _verify_loaded(self, source: str) -> None:
+        """On load: every task's weight is its number of training rows (the rows whose class the
+        code puts on either side), every task model was fitted on exactly that task's rows (its
+        saved scores are the task's score column of those rows, its labels their side), and
+        every task model passes its own family's load check."""
+        super()._verify_loaded(source)
+        psi = self.code.to_numpy(dtype=np.int64)
+        y = np.asarray(self.training_codes(), dtype=np.intp)
+        X = np.asarray(self.class_frame.X, dtype=np.float64)
+        for b, sub in enumerate(self.calibrators):
+            side = psi[y, b]
+            rows = side != 0
+            if self.weights[b] != rows.sum():
+                raise not_fitted(self, source, f"weights[{b}]", f"the file says {self.weights[b]!r}, task {self.tasks[b]!r} has {int(rows.sum())} training rows")
+            data = sub.training_data()
+            scores = np.asarray(data.iloc[:, 0] if data.shape[1] == 2 else data.drop(columns=data.columns[-1]).iloc[:, 0], dtype=np.float64)
+            same = (scores.shape == X[rows, self.order[b]].shape and np.array_equal(scores, X[rows, self.order[b]])
+                    and np.array_equal(np.asarray(sub.training_codes()), (side[rows] == 1).astype(np.intp)))
+            if not same:
+                raise not_fitted(self, source, f"calibrators[{b}]", f"task {self.tasks[b]!r}'s model was not fitted on the task's rows")
+            sub._verify_loaded(f"{source} (calibrators[{b}])")
 
     def _state(self) -> dict[str, Any]:
         return {"calibrator": self.calibrator_name, "coupling": self.coupling,

@@ -240,3 +240,41 @@ def test_disjoint_checks_each_calibrator(tmp_path):
     path.write_text(json.dumps(d))
     with pytest.raises(SchemaError, match=r"\(calibrators\[1\]\) holds a isotonic model whose count k of block"):
         ev.load(path)
+
+
+def _ecoc_data(n: int = 120, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    z = rng.integers(0, 3, n)
+    d = pd.DataFrame({f"s_{k}": rng.normal(0, 1, n) + 2 * (z == i) for i, k in enumerate("abc")})
+    d["y"] = np.array(["a", "b", "c"])[z]
+    return d
+
+
+def _flip_first_label(d: dict) -> None:
+    y = d["calibrators"][1]["model_frame"]["y"]
+    y[0] = 1 - y[0]
+
+
+@pytest.mark.parametrize(
+    "calibrator,edit,field",
+    [
+        ("evlogit", lambda d: d["weights"].__setitem__(0, d["weights"][0] + 1), r"weights\[0\]"),
+        ("normcal", _flip_first_label, r"calibrators\[1\]"),
+        ("bayescal", lambda d: _mul("prior", 0, 1.01)(d["calibrators"][2]["params"]), r"params\.prior"),
+        ("plr", lambda d: d["calibrators"][0]["weights"].__setitem__(1, d["calibrators"][0]["weights"][1] + 0.05), "objective"),
+    ],
+)
+def test_ecoc_checks_its_tasks_and_their_models(calibrator, edit, field, tmp_path):
+    """ecoc: task weights are the tasks' row counts, each task model was fitted on its task's rows,
+    and each task model passes its own family's check (the message names the task model)."""
+    fit = ev.ecoc("y ~ s_a + s_b + s_c", _ecoc_data(), calibrator=calibrator)
+    path = fit.save(tmp_path / "ecoc.json")
+    assert ev.load(path).method == "ecoc"
+    d = json.loads(path.read_text())
+    edit(d)
+    d["checksum"] = schema.checksum(d)
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(d))
+    with pytest.raises(SchemaError, match=field) as err:
+        ev.load(edited)
+    assert "is not what the fit gives on its saved data" in str(err.value)
