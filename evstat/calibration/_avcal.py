@@ -55,7 +55,7 @@ from evstat.calibration._normcal import _check_rho, normalise_scores
 from evstat.calibration.point import PointCalibration
 from evstat.formula import ModelFrame, model_frame, schema
 from evstat.metrics import garczarek_accuracy
-from evstat.results import Capabilities, register
+from evstat.results import Capabilities, not_fitted, register
 from evstat.summary import Summary, format_number
 
 __all__ = ["AssignmentValueCalibration", "av_objective", "av_search", "av_transform", "avcal"]
@@ -309,6 +309,56 @@ class AssignmentValueCalibration(PointCalibration):
         return row
 
     # ---------------------------------------------------------------- the map
+    def _verify_loaded(self, source: str) -> None:
+        """On load, from the saved calibration rows: ``scale`` (max abs score, exact), and per
+        assigned class the row count ``n``, the local correctness rate ``p_t``, the moment
+        estimates ``p_a``, ``n_a`` (1e-12 relative), the ``kind`` the guards give, and for a
+        Beta partition that ``n_opt`` is one of the searched candidates and ``objective`` is
+        O_av(n_opt) (eq. 4.12, recomputed at that N). Not re-checked: that n_opt maximises O_av
+        over the candidates (that is the search itself); another candidate with its own O_av is
+        a consistent model that only a signature catches."""
+        super()._verify_loaded(source)
+        s = self.training_scores()
+        if self.prescale == "normcal":
+            derived = float(np.max(np.abs(s)))
+            if self.scale != derived:
+                raise not_fitted(self, source, "scale", f"the file says {self.scale!r}, max |s| of the saved scores is {derived!r}")
+        p = self._normalised(s, self.model_frame.index, "the calibration data")
+        y = np.asarray(self.model_frame.y, dtype=np.int64)
+        assigned = (p > 0.5).astype(np.int64)
+        a = np.where(assigned == 1, p, 1.0 - p)
+
+        def same(x: float, z: float) -> bool:
+            return bool((np.isnan(x) and np.isnan(z)) or np.isclose(x, z, rtol=1e-12, atol=0.0))
+
+        for k, key in enumerate(("negative", "positive")):
+            row = self.partitions.loc[key]
+            ak, yk = a[assigned == k], y[assigned == k]
+            field = f"partitions.{key}"
+            if int(row["n"]) != ak.size:
+                raise not_fitted(self, source, f"{field}.n", f"the file says {row['n']}, {ak.size} saved rows are assigned to it")
+            if ak.size == 0:
+                if row["kind"] != "identity":
+                    raise not_fitted(self, source, f"{field}.kind", f"no saved row is assigned to it, so it is 'identity', not {row['kind']!r}")
+                continue
+            p_t, p_a = float(np.mean(yk == k)), float(np.mean(ak))
+            for name, want in (("p_t", p_t), ("p_a", p_a)):
+                if not same(float(row[name]), want):
+                    raise not_fitted(self, source, f"{field}.{name}", f"the file says {row[name]!r}, the saved rows give {want!r}")
+            if row["kind"] != "beta":
+                continue
+            var = float(np.var(ak, ddof=1))
+            n_a = p_a * (1.0 - p_a) / var - 1.0
+            if not same(float(row["n_a"]), n_a):
+                raise not_fitted(self, source, f"{field}.n_a", f"the file says {row['n_a']!r}, the saved rows give {n_a!r}")
+            cand, _ = _candidates(float(ak.size), n_a, self.max_candidates)
+            if float(row["n_opt"]) not in set(cand.tolist()):
+                raise not_fitted(self, source, f"{field}.n_opt", f"{row['n_opt']!r} is not one of the searched N")
+            u = betainc(p_a * n_a, (1.0 - p_a) * n_a, ak)
+            _, o = av_search(u, yk, k, p_t, np.array([float(row["n_opt"])]), exhaustive=True)
+            if not same(float(row["objective"]), float(o)):
+                raise not_fitted(self, source, f"{field}.objective", f"the file says {row['objective']!r}, O_av(n_opt) of the saved rows is {o!r}")
+
     def _normalised(self, s: NDArray, index: pd.Index, where: str) -> NDArray[np.float64]:
         if self.prescale == "normcal":
             assert self.scale is not None

@@ -49,9 +49,10 @@ FITS = {
     "bayescal": lambda y, d: ev.bayescal(f"{y} ~ s1", d),
     "bayescal_gauss": lambda y, d: ev.bayescal(f"{y} ~ s1", d, density="gauss"),
     "bayescal_logit": lambda y, d: ev.bayescal(f"{y} ~ s1", d, transform="logit"),
+    "avcal": lambda y, d: ev.avcal(f"{y} ~ s1", d),
 }
 BINARY_ONLY = {"normcal", "isotonic", "evbinning", "evbinning_quantile", "plr", "bayescal", "bayescal_gauss",
-               "bayescal_logit"}
+               "bayescal_logit", "avcal"}
 
 
 def _plr_weights_and_objective(d: dict) -> None:
@@ -126,6 +127,12 @@ CASES = [
     ("bayescal_gauss", lambda d: _mul("sd", 0, 1.01)(d["params"]), r"params\.sd"),
     ("bayescal_gauss", lambda d: _swap("mean")(d["params"]), r"params\.mean"),
     ("bayescal_logit", _set("n_moved", 2), "n_moved"),
+    ("avcal", _set("scale", 0.5), "scale"),
+    ("avcal", lambda d: _mul("p_t", 1, 0.99)(d["partitions"]), r"partitions\.positive\.p_t"),
+    ("avcal", lambda d: _mul("n_a", 1, 1.01)(d["partitions"]), r"partitions\.positive\.n_a"),
+    ("avcal", lambda d: d["partitions"]["n_opt"].__setitem__(1, d["partitions"]["n_opt"][1] + 1.0),
+     r"partitions\.positive\.objective"),
+    ("avcal", lambda d: d["partitions"]["n_opt"].__setitem__(1, 1e6), r"partitions\.positive\.n_opt"),
 ]
 
 
