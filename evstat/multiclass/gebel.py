@@ -55,7 +55,7 @@ from evstat.formula import schema
 from evstat.metrics.gebel import correctness_rate, one_minus_rmse, wcr
 from evstat.multiclass.base import MulticlassResults, score_design
 from evstat.multiclass.coupling import is_ovr
-from evstat.results import Capabilities, register
+from evstat.results import Capabilities, not_fitted, register
 
 __all__ = ["COMBINES", "GebelDirichlet", "beta_moments", "gebel_dirichlet"]
 
@@ -273,6 +273,30 @@ class GebelDirichlet(MulticlassResults):
         names = ", ".join(repr(str(c)) for c, u in zip(self.classes, used) if u)
         return [f"Beta fit with the 1/N variance for class(es) {names}: their r are concentrated at 0 and 1, so the "
                 "n - 1 variance exceeds m (1 - m) (module docstring)."]
+
+    # ---- load check
+    def _verify_loaded(self, source: str) -> None:
+        """On load, from the saved training rows: ``scale`` (max abs of each task's scores, exact;
+        ones for ``"direct"``), ``alpha`` and ``beta`` (the Beta fit of the combined r by
+        moments, 1e-12 relative), ``prior`` (the class shares) and ``m`` in 1..2N. Not
+        re-checked: that a searched ``m`` maximises the objective over its grid (the search
+        itself); another m is a consistent model that only a signature catches."""
+        super()._verify_loaded(source)
+        X = np.asarray(self._X, dtype=np.float64)
+        S = X[:, self.order]
+        scale = np.ones(S.shape[1]) if self.combine == "direct" else np.max(np.abs(S), axis=0)
+        if not np.array_equal(scale, self.scale):
+            raise not_fitted(self, source, "scale", f"the file says {self.scale.tolist()}, max |s| of the saved tasks is {scale.tolist()}")
+        alpha, beta, _ = beta_moments(self.combined(X), names=list(self.classes))
+        for name, got, want in (("alpha", self.alpha, alpha), ("beta", self.beta, beta)):
+            if not np.allclose(got, want, rtol=1e-12, atol=0.0):
+                raise not_fitted(self, source, name, f"the file says {got.tolist()}, the moments of the saved rows give {want.tolist()}")
+        counts = np.bincount(self.training_codes(), minlength=self.n_classes)
+        prior = counts / counts.sum()
+        if not np.allclose(self.prior, prior, rtol=1e-12, atol=0.0):
+            raise not_fitted(self, source, "prior", f"the file says {self.prior.tolist()}, the saved rows' class shares are {prior.tolist()}")
+        if self.m_search != "fixed" and not 1 <= self.m <= 2 * self.nobs:
+            raise not_fitted(self, source, "m", f"{self.m} is outside the searched 1..2N = 1..{2 * self.nobs}")
 
     # ---- persistence
     def _state(self) -> dict[str, Any]:

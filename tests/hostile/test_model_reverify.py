@@ -285,3 +285,30 @@ def test_ecoc_checks_its_tasks_and_their_models(calibrator, edit, field, tmp_pat
     with pytest.raises(SchemaError, match=field) as err:
         ev.load(edited)
     assert "is not what the fit gives on its saved data" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "combine,edit,field",
+    [
+        ("gmean", lambda d: _mul("alpha", 0, 1.01)(d), "alpha"),
+        ("prod", lambda d: _swap("beta")(d), "beta"),
+        ("gmean", lambda d: _mul("scale", 1, 1.5)(d), "scale"),
+        ("gtrim", lambda d: _swap("prior")(d), "prior"),
+        ("gmean", lambda d: d.__setitem__("m", 10**6), "m"),
+    ],
+)
+def test_gebel_dirichlet_checks_its_moments(combine, edit, field, tmp_path):
+    """gebel_dirichlet: scale, the Beta moments, the class shares and m's range are derived again
+    from the saved rows."""
+    d0 = _ecoc_data(150, 3)
+    fit = ev.gebel_dirichlet("y ~ s_a + s_b + s_c", d0, combine=combine, m_search="refine")
+    path = fit.save(tmp_path / "gd.json")
+    assert ev.load(path).m == fit.m
+    d = json.loads(path.read_text())
+    edit(d)
+    d["checksum"] = schema.checksum(d)
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(d))
+    with pytest.raises(SchemaError, match=field) as err:
+        ev.load(edited)
+    assert "is not what the fit gives on its saved data" in str(err.value)
