@@ -284,11 +284,12 @@ def fitters(n_classes: int | None = None) -> dict[str, Callable[..., Any]]:
     """
     reg = _registry()
     if n_classes is None:
-        return {m: f for m, f in _FITTERS.items() if m in reg}
+        return {m: f for m, f in sorted(_FITTERS.items()) if m in reg}
     if isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer)) or n_classes < 2:
         raise ValueError(f"n_classes must be an integer of at least 2, got {n_classes!r}")
     key = 2 if n_classes == 2 else 3
-    return {m: f for m, f in _FITTERS.items() if m in reg and key in _N_CLASSES.get(m, (2,))}
+    # in name order: the registry fills in import order, which differs between processes
+    return {m: f for m, f in sorted(_FITTERS.items()) if m in reg and key in _N_CLASSES.get(m, (2,))}
 
 
 def fitter(method: str) -> Callable[..., Any]:

@@ -86,7 +86,10 @@ def test_predictions_and_decisions_agree_between_the_paths(K, monkeypatch):
     monkeypatch.setattr(mm, "_kernel", lambda: pytest.fail("the numpy path compiled the kernel"))
     fit2 = ev.evmultinom(fit.formula, cal)
     numpy_ = fit2.predict(new, type="belief")
-    np.testing.assert_allclose(numpy_.to_numpy(), kernel.to_numpy(), rtol=0, atol=1e-9)
+    # 2e-9: the adaptive quadrature accepts a node on its error bound (tol**1.5 = 1e-9 at
+    # NODE_TOL); profile values equal to 1e-12 can flip one acceptance between the two paths
+    # (seen in CI: one Pl of 108 off by 1.13e-9, K = 3)
+    np.testing.assert_allclose(numpy_.to_numpy(), kernel.to_numpy(), rtol=0, atol=2e-9)
     pd.testing.assert_series_equal(pd.Series(np.asarray(fit2.decide(new, strategy="pessimistic", reject_cost=0.3))),
                                    pd.Series(np.asarray(k_dec)))
 

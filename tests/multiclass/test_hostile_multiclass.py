@@ -87,7 +87,7 @@ def test_evnn_with_unstandardised_scores_says_why_it_cannot_start():
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from test_contract import _data
+    from contract_data import contract_data as _data
 
     d = _data(90, 1)
     big = d.assign(s1=d.s1 * 1e5, s2=d.s2 * 1e5)

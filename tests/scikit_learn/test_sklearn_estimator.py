@@ -196,7 +196,7 @@ def test_bad_input_messages(data):
     X, y, _, _ = data
     with pytest.raises(ValueError, match=r"Only binary classification is supported by method 'evlogit' \(it calibrates two classes\), but y has 3: use one of \('sigmoid', "):
         EvidentialCalibratedClassifierCV(LogisticRegression(), method="evlogit").fit(X, y + (np.arange(len(y)) % 3 == 0))
-    with pytest.raises(ValueError, match=r"method must be one of \('sigmoid', 'normcal', .*got 'platt'"):
+    with pytest.raises(ValueError, match=r"method must be one of \('sigmoid', 'avcal', 'bayescal', .*got 'platt'"):
         EvidentialCalibratedClassifierCV(LogisticRegression(), method="platt").fit(X, y)
     yy = y.copy()
     yy[:] = 0
