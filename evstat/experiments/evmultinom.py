@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import json
 import platform
+import re
 import time
 import warnings
 from collections.abc import Sequence
@@ -489,9 +490,16 @@ def run_evmultinom(
     parts = out / ".units"  # one pair of files per finished unit: an interrupted run resumes
     parts.mkdir(exist_ok=True)
     stamp = parts / "seed.txt"
-    if stamp.is_file() and stamp.read_text().strip() != str(int(seed)):
-        raise ValueError(f"{parts} holds units of seed {stamp.read_text().strip()}, not {seed}: use another --out")
-    stamp.write_text(str(int(seed)))
+    if stamp.is_file():
+        # "seed N\n" (the newline marks a complete file); a bare "N" is the earlier format
+        text = stamp.read_text(encoding="utf-8", errors="replace")
+        m = re.fullmatch(r"seed (\d+)\n", text) or re.fullmatch(r"(\d+)", text)
+        if m is None:
+            raise ValueError(f"{stamp} is damaged (cut short or edited: {text[:40]!r}), so the units in {parts} "
+                             "cannot be attributed to a seed: delete that folder to recompute, or use another --out")
+        if m.group(1) != str(int(seed)):
+            raise ValueError(f"{parts} holds units of seed {m.group(1)}, not {seed}: use another --out")
+    write_text(stamp, f"seed {int(seed)}\n")
     t0 = time.perf_counter()
     units = [(d, r) for r in range(int(rounds)) for d in names]
     # a unit is done when its two files match the completion record (evstat.experiments.store):

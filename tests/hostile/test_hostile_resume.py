@@ -189,3 +189,28 @@ def test_evmultinom_unit_files_cut_at_random_offsets_are_recomputed(tmp_path, mo
     calls.clear()
     em.run_evmultinom(out, rounds=3, datasets=["iris", "wine"], quiet=True)
     assert calls == []  # complete now: nothing recomputed
+
+
+@pytest.mark.parametrize("keep", [0, 3, 6, 8])
+def test_evmultinom_seed_stamp_cut_short_is_named(tmp_path, monkeypatch, keep):
+    """The units' seed stamp ("seed 2019\\n"): cut short, it is reported as damaged (not read as
+    another seed); intact, a different --seed is refused naming both."""
+    import evstat.experiments.evmultinom as em
+
+    calls: list = []
+    monkeypatch.setattr(em, "unit", _fake_unit(calls))
+    monkeypatch.setattr(em, "markdown_tables", lambda out: "tables\n")
+    monkeypatch.setattr(em, "figures", lambda out: None)
+    out = tmp_path / "run"
+    em.run_evmultinom(out, rounds=1, datasets=["iris"], quiet=True)
+    stamp = out / ".units" / "seed.txt"
+    assert stamp.read_text() == "seed 2019\n"
+    with pytest.raises(ValueError, match="holds units of seed 2019, not 7"):
+        em.run_evmultinom(out, rounds=1, datasets=["iris"], quiet=True, seed=7)
+    stamp.write_bytes(stamp.read_bytes()[:keep])
+    with pytest.raises(ValueError, match="seed.txt is damaged .*delete that folder to recompute"):
+        em.run_evmultinom(out, rounds=1, datasets=["iris"], quiet=True)
+    (out / ".units" / "seed.txt").write_text("2019")  # the earlier format still resumes
+    calls.clear()
+    em.run_evmultinom(out, rounds=1, datasets=["iris"], quiet=True)
+    assert calls == []
