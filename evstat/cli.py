@@ -216,8 +216,9 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
     rep.add_argument("--title", default=None, help="report title (default: from the formula)")
     rep.add_argument("--date", default=None,
                      help="date printed in the footer (default today; fix it for byte-identical output)")
-    rep.add_argument("--grid", type=int, default=40, metavar="G",
-                     help=f"grid points per axis of the decision-region figure (default 40, at most {MAX_GRID}: "
+    rep.add_argument("--grid", type=int, default=None, metavar="G",
+                     help=f"grid points per axis of the decision-region figure (default 40 for two classes; for "
+                          f"K classes the plotting default, 16 per side of the simplex or 20 x 20; at most {MAX_GRID}: "
                           "the figure evaluates G^2 points)")
     rep.add_argument("--sep", default=",", metavar="SEP",
                      help="column separator of the CSV files: one character, e.g. ';' or 'tab' (default ',')")
@@ -394,12 +395,12 @@ def _report(args: argparse.Namespace) -> str:
         raise CommandError(f"--reject-cost must lie in [0, 1], got {args.reject_cost:g}")
     if args.bins is not None and args.bins < 1:
         raise CommandError(f"--bins must be a positive integer, got {args.bins}")
-    if args.grid < 3:
+    if args.grid is not None and args.grid < 3:
         raise CommandError(f"--grid must be at least 3, got {args.grid}")
-    if args.grid > MAX_GRID:
+    if args.grid is not None and args.grid > MAX_GRID:
         raise CommandError(
             f"--grid {args.grid} is too large: the decision-region figure evaluates grid^2 = "
-            f"{args.grid ** 2:,} points; use at most {MAX_GRID} (default 40)"
+            f"{args.grid ** 2:,} points; use at most {MAX_GRID} (default 40 for two classes)"
         )
     sep = _separator(args.sep)
     if args.data == "-" and args.newdata == "-":

@@ -33,6 +33,8 @@ from evstat.report.tables import Table, cell, table
 
 #: the reject-cost slider's script (inlined in the page)
 EXPLORER_JS = Path(__file__).resolve().parent / "templates" / "explorer.js"
+#: grid points per axis of the two-class decision-region figure when ``grid`` is None
+DEFAULT_GRID = 40
 
 __all__ = ["FitSection", "build_context", "named_fits"]
 
@@ -444,7 +446,7 @@ def _counts_text(fit: Any) -> str:
 
 
 def _kclass_section(fit: Any, name: str, i: int, ev: tuple, newdata: pd.DataFrame | None, rc: float,
-                    bins: int, grid: int, used: set[str], costs: list[float],
+                    bins: int, grid: int | None, used: set[str], costs: list[float],
                     costs_text: str) -> tuple[FitSection, dict[str, Any]]:
     """The section and overview row of a model with K >= 3 classes."""
     eval_data, codes, eval_name = ev
@@ -536,7 +538,7 @@ def build_context(
     date: Any,
     reject_cost: float | None,
     bins: int,
-    grid: int,
+    grid: int | None,
     seed: int | None,
     provenance: Mapping[str, str] | None,
     pool: pd.DataFrame | None = None,
@@ -561,7 +563,11 @@ def build_context(
     bins = int(bins)
     if bins < 1:
         raise ValueError(f"bins must be a positive integer, got {bins}")
-    grid = int(grid)
+    # grid None: 40 points per axis for two-class figures; K-class figures use the plotting
+    # default (16 parts per side of the simplex, 20 x 20 in a plane: evstat.plotting.region_grid)
+    kgrid = None if grid is None else int(grid)
+    grid_text = str(kgrid) if kgrid is not None else "40 (two classes), the plotting default (K classes)"
+    grid = DEFAULT_GRID if grid is None else int(grid)
     if grid < 3:
         raise ValueError(f"grid must be at least 3, got {grid}")
     date_text = _date_text(date)
@@ -584,7 +590,7 @@ def build_context(
             costs, costs_text = [rc], f"at reject cost R_rej = {rc:g}"
         for i, (name, fit) in enumerate(named.items()):
             if not fit.is_binary:
-                sec, row = _kclass_section(fit, name, i, kclass_eval(fit, newdata, y), newdata, rc, bins, grid, used,
+                sec, row = _kclass_section(fit, name, i, kclass_eval(fit, newdata, y), newdata, rc, bins, kgrid, used,
                                            costs, costs_text)
                 sections.append(sec)
                 overview_rows.append(row)
@@ -690,7 +696,7 @@ def build_context(
         "formulas": [("Formula" + (f" ({name})" if len(named) > 1 else ""), fit.formula) for name, fit in named.items()],
         "data": data_lines,
         "settings": (f"reject_cost = {rc:g}" + (" (chosen from the data)" if reject_cost is None else "")
-                     + f", bins = {bins}, grid = {grid}"),
+                     + f", bins = {bins}, grid = {grid_text}"),
         "seed": seed_text,
         "extra": extra,
         "date": date_text,

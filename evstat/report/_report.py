@@ -41,7 +41,7 @@ def render_report(
     *,
     reject_cost: float | None = None,
     bins: int = 10,
-    grid: int = 40,
+    grid: int | None = None,
     seed: int | None = None,
     provenance: Mapping[str, str] | None = None,
     notes: Sequence[str] = (),
@@ -93,7 +93,7 @@ def report(
     *,
     reject_cost: float | None = None,
     bins: int = 10,
-    grid: int = 40,
+    grid: int | None = None,
     seed: int | None = None,
     provenance: Mapping[str, str] | None = None,
     notes: Sequence[str] = (),
@@ -135,9 +135,12 @@ def report(
         Minary et al.'s (2019) 0.15 shown beside it. Give a number to use that cost alone.
     bins : int
         Bins of the reliability table, the interval coverage and the reliability diagram.
-    grid : int
+    grid : int, optional
         Grid points per axis of the decision-region figure (its cost grows as grid**2 Bel/Pl
-        evaluations) and, times three, of the calibration map.
+        evaluations) and, times three, of the calibration map. Default: 40 for two-class
+        models; for K classes the plotting default of :func:`evstat.plotting.region_grid` (16
+        parts per side of the simplex, 20 x 20 in a plane), since every grid point of an
+        evmultinom fit is a profile-likelihood computation.
     seed : int, optional
         Printed in the footer (e.g. the seed that made the data); evstat's calibrators are
         deterministic and use none.
