@@ -59,8 +59,8 @@ import numpy as np
 import pandas as pd
 
 from evstat.belief import REJECT
-from evstat.belief.decision import check_rho, check_strategy, decide_bounds
-from evstat.metrics import REJECT_SHARE, choose_reject_cost
+from evstat.belief.decision import check_rho, check_strategy
+from evstat.metrics import REJECT_SHARE, choose_reject_cost, decide_classes
 from evstat.multiclass.simplex import detect_simplex
 from evstat.plotting._plane import Plane, choose_plane, new_points, on_lattice
 from evstat.plotting.data import quiet_empty_cells
@@ -372,15 +372,9 @@ class RegionGrid:
 def decide_arrays(classes: Sequence[Any], theta: np.ndarray, bel: np.ndarray, pl: np.ndarray, strategy: str,
                   reject_cost: float | None, rho: float = 0.5) -> np.ndarray:
     """Decisions with 0-1 costs (and a reject action at ``reject_cost``) from theta, Bel({k}),
-    Pl({k}) arrays (rows, K): expected losses 1 - Bel (upper), 1 - Pl (lower), 1 - theta, and
-    R_rej for rejecting, through :func:`evstat.belief.decide_bounds` (module docstring)."""
-    actions = [*classes, *([REJECT] if reject_cost is not None else [])]
-    up, lo, pr = 1.0 - bel, 1.0 - pl, 1.0 - theta
-    if reject_cost is not None:
-        r = np.full((up.shape[0], 1), float(reject_cost))
-        up, lo, pr = (np.hstack([a, r]) for a in (up, lo, pr))
-    res = decide_bounds(actions, upper=up, lower=lo, prob=pr, strategy=strategy, rho=rho, scale=1.0)
-    return np.asarray(res.choice, dtype=object)
+    Pl({k}) arrays (rows, K): :func:`evstat.metrics.decide_classes`, the one array path of the
+    K-class decisions (the report's too), in this module's argument order."""
+    return decide_classes(bel, pl, theta, strategy=strategy, reject_cost=reject_cost, classes=list(classes), rho=rho)
 
 
 def belief_arrays(results: Any, aug: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
