@@ -26,6 +26,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evstat.experiments.gebel2009 import _rank_mean  # the claims' ranking, the same rule
+
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parents[1] / "data"
 
@@ -62,12 +64,6 @@ def _paired(w: pd.DataFrame, a: str, b: str) -> tuple[float, float, int]:
 
 def _resolved(diff: float, se: float, threshold: float) -> bool:
     return bool(np.isfinite(se) and abs(diff - threshold) > 2 * se)
-
-
-def _rank_mean(t: pd.DataFrame, methods, value: str, by) -> pd.Series:
-    t = t[t["method"].isin(methods)].dropna(subset=[value])
-    ranks = t.groupby(list(by))[value].rank(ascending=False, method="average")
-    return ranks.groupby(t["method"]).mean().sort_values()
 
 
 def _cr_change_sd(t: pd.DataFrame, methods, base: str, by) -> dict[str, float]:
