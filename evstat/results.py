@@ -647,9 +647,11 @@ class Results(ABC):
         :attr:`classes` order (and ``reject_cost`` is None). ``strategy`` is one of
         :data:`evstat.belief.STRATEGIES`; ``rho`` is checked."""
 
-    def refit(self, data: pd.DataFrame) -> Any:
+    def refit(self, data: pd.DataFrame | ArrayData) -> Any:
         """The same model (formula and options) fitted on ``data``; ``self`` is unchanged. For the
         models that declare ``capabilities.refit`` (active learning's ``update`` calls it).
+        ``data`` is a DataFrame, or :class:`~evstat.formula.arrays.ArrayData` whose ``formula``
+        is the fit's (a fit of plain score columns: its frame is built from the arrays).
 
         Examples
         --------
@@ -664,12 +666,13 @@ class Results(ABC):
                 f"{self.method} does not declare how to refit itself (the models that do: {have}); "
                 f"fit it again with its own function on the new data"
             )
-        if not isinstance(data, pd.DataFrame):
+        if not isinstance(data, (pd.DataFrame, ArrayData)):
             raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
         return self._refit(data)
 
-    def _refit(self, data: pd.DataFrame) -> Any:
-        """The hook of :meth:`refit` (models with ``capabilities.refit``)."""
+    def _refit(self, data: Any) -> Any:
+        """The hook of :meth:`refit` (models with ``capabilities.refit``): ``data`` a DataFrame
+        or :class:`~evstat.formula.arrays.ArrayData` of the same formula, handed to the fitter."""
         raise NotImplementedError
 
     def _decide_extra(self, X: np.ndarray, index: pd.Index, strategy: str) -> pd.Series:

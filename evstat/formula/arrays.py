@@ -37,7 +37,7 @@ import pandas as pd
 from evstat.formula._util import _fmt_values, _rows
 from evstat.formula.design import _numeric_values
 
-__all__ = ["ArrayData", "quote_name", "rows_frame"]
+__all__ = ["ArrayData", "plain_formula", "quote_name", "rows_frame"]
 
 
 class ArrayData:
@@ -158,7 +158,7 @@ class ArrayData:
         self.names: list[str] = names
         self.response = response
         self.index = index
-        self.formula = f"{quote_name(response)} ~ " + " + ".join(map(quote_name, names))
+        self.formula = plain_formula(response, names)
         #: the design's term names (the formula's: ``Q('a b')`` for a name that needs quoting)
         self.terms: list[str] = [quote_name(c) for c in names]
         self.columns = pd.Index([*names, response], dtype=object)
@@ -194,6 +194,17 @@ class ArrayData:
             f"{formula!r}; fit the arrays with fitter(arrays.formula, arrays), or write a formula and "
             "a DataFrame"
         )
+
+
+def plain_formula(response: str, names: Sequence[str]) -> str:
+    """The formula whose frame arrays of the columns ``names`` give: ``response ~ c1 + ... + cp``.
+
+    Examples
+    --------
+    >>> plain_formula("y", ["s1", "a b"])
+    "y ~ s1 + Q('a b')"
+    """
+    return f"{quote_name(response)} ~ " + " + ".join(map(quote_name, names))
 
 
 def quote_name(name: str) -> str:
