@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import sys
 from abc import ABC, abstractmethod
 from pathlib import Path
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -56,6 +56,7 @@ from evstat.io import integrity, schema, state
 from evstat.io.atomic import write_text
 from evstat.io.jsonfile import read_json
 from evstat.io.schema import Lazy, List, Ref, Refuse, SchemaError, Spec, validate
+from evstat.formula.arrays import ArrayData, rows_frame
 from evstat.lazy import NOT_DASK, dispatch
 
 __all__ = [
@@ -71,6 +72,7 @@ __all__ = [
     "contract_examples",
     "fitter",
     "fitters",
+    "from_arrays",
     "from_dict",
     "load",
     "not_fitted",
@@ -252,6 +254,7 @@ def register(
     _N_CLASSES[cls.method] = tuple(n_classes)
     if fitter is not None:
         _FITTERS[cls.method] = fitter
+        setattr(fitter, "from_arrays", _array_constructor(cls.method))
     if example is not None:
         _EXAMPLES[cls.method] = (example, tuple(n_classes))
     return cls
@@ -312,6 +315,82 @@ def fitter(method: str) -> Callable[..., Any]:
     if method not in found:
         raise ValueError(f"unknown method {method!r}; the registered models are {', '.join(found)}")
     return found[method]
+
+
+def from_arrays(
+    method: str,
+    X: Any,
+    y: Any,
+    /,
+    *,
+    names: Sequence[str] | None = None,
+    levels: Sequence[Any] | None = None,
+    response: str = "y",
+    **options: Any,
+) -> Any:
+    """Fit the registered model ``method`` on a score matrix and labels, without a formula.
+
+    The array constructor of every family (``ev.from_arrays("evlogit", X, y)`` is
+    ``ev.evlogit.from_arrays(X, y)``): the same fit as ``fitter(method)("y ~ x1 + ... + xp",
+    data)`` on a DataFrame of the same columns (same parameters, same predictions), but the
+    frame is built from the arrays (:class:`evstat.formula.arrays.ArrayData`): no formula is
+    parsed and patsy is not called. Arguments are ``(X, y)`` in scikit-learn's order
+    (statsmodels' ``Logit(endog, exog)`` puts the labels first). The fit predicts on a 2-D
+    array of the same columns (or a DataFrame with the named columns), saves and loads as a
+    formula fit; ``fit.formula`` is ``"y ~ x1 + ... + xp"``.
+
+    Parameters
+    ----------
+    method : str
+        A registered model fitted by name (:func:`fitters`).
+    X : array-like of shape (n, p), or pandas.DataFrame
+        Numeric scores (a DataFrame gives its column names and index).
+    y : array-like of shape (n,)
+        The class of every row.
+    names : sequence of str, optional
+        Names of the columns of ``X`` (distinct; a name that is not an identifier is
+        ``Q('a b')`` in the formula); default ``x1 .. xp``. The models
+        that match score columns to classes (temperature, vector scaling, ``ecoc``, ...) need
+        names such as ``s_<class>``.
+    levels : sequence, optional
+        The classes in frame order (two classes: ``(negative, positive)``); default R's order
+        of the observed labels.
+    response : str, default "y"
+        The response's name in the formula and in ``fit.response``.
+    **options
+        The model's own options (``positive=``, ``missing=``, ``bins=``, ...), as for its fitter.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import evstat as ev
+    >>> d = ev.datasets.simulate_gaussian(60, seed=1)
+    >>> X, y = d[["x1", "x2"]].to_numpy(), d["y"].to_numpy()
+    >>> a = ev.from_arrays("evlogit", X, y)
+    >>> b = ev.evlogit("y ~ x1 + x2", d)
+    >>> a.formula, bool(np.allclose(a.params.to_numpy(), b.params.to_numpy(), rtol=1e-12, atol=0))
+    ('y ~ x1 + x2', True)
+    >>> bool(np.array_equal(a.predict(X[:5]).to_numpy(), b.predict(d.head(5)).to_numpy()))
+    True
+    """
+    fit = fitter(method)
+    data = ArrayData(X, y, names=names, levels=levels, response=response)
+    return fit(data.formula, data, **options)
+
+
+def _array_constructor(method: str) -> Callable[..., Any]:
+    """``ev.<method>.from_arrays``: :func:`from_arrays` of ``method``."""
+
+    def from_arrays_(X: Any, y: Any, /, **options: Any) -> Any:
+        return from_arrays(method, X, y, **options)
+
+    from_arrays_.__name__ = from_arrays_.__qualname__ = "from_arrays"
+    from_arrays_.__doc__ = (
+        f"Fit {method} on a score matrix ``X`` (n, p) and labels ``y`` (n,), without a formula: "
+        f"``evstat.from_arrays({method!r}, X, y, **options)`` (see there); the options "
+        f"(``names=``, ``levels=``, ``response=`` and {method}'s own) are keywords."
+    )
+    return from_arrays_
 
 
 def supported_classes(method: str) -> tuple[int, ...]:
@@ -879,10 +958,10 @@ class Results(ABC):
 
     # ---------------------------------------------------------------- shared verbs
     def _check_newdata(self, newdata: Any) -> None:
-        if newdata is not None and not isinstance(newdata, pd.DataFrame):
+        if newdata is not None and not isinstance(newdata, (pd.DataFrame, np.ndarray)):
             raise TypeError(
                 f"newdata must be a pandas DataFrame with the score columns "
-                f"{self.score_columns}, got {type(newdata).__name__}"
+                f"{self.score_columns} (or a 2-D array of them in this order), got {type(newdata).__name__}"
             )
 
     def augment(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> pd.DataFrame:
@@ -890,6 +969,8 @@ class Results(ABC):
         prediction columns added (see the module docstring); rows dropped by
         ``missing="drop"`` are left out, the others keep their index and order."""
         self._check_newdata(newdata)
+        if isinstance(newdata, np.ndarray):  # a 2-D array of the score columns in order
+            newdata = rows_frame(newdata, self.score_columns)
         if newdata is None:
             cols = self._augment_columns(None, missing)
             out = self.training_data().copy()

@@ -10,7 +10,6 @@ paper proposes.
 
 from __future__ import annotations
 
-import keyword
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from evstat.calibration.logistic import evlogit
 from evstat.results import register, saved_models
 from evstat.summary import Summary, format_number
 from evstat.formula import ModelFrame, model_frame
+from evstat.formula.arrays import ArrayData
 from evstat.io import schema
 from evstat.io.state import saved
 
@@ -51,13 +51,6 @@ _COMBINATION = ("dempster", "cautious")
 
 class ConflictWarning(EvstatWarning):
     """Rows whose per-column mass functions are in total conflict were given a vacuous mass."""
-
-
-def _quote(name: str) -> str:
-    """A formula reference to a column: the bare name if it is an identifier, else Q("...")."""
-    if name.isidentifier() and not keyword.iskeyword(name):
-        return name
-    return f"Q({name!r})"
 
 
 def _labels(index: pd.Index, rows: NDArray) -> str:
@@ -132,7 +125,7 @@ class DisjointCalibration(CalibrationResults):
         th, bel, pl = np.empty((J, m)), np.empty((J, m)), np.empty((J, m))
         for i, (term, col) in enumerate(zip(self.calibrators, self._cols)):
             fit = self.calibrators[term]
-            Xj, _ = fit._design(pd.DataFrame({term: X[:, col]}))
+            Xj, _ = fit._design(X[:, [col]])  # the column as an array: no formula, no patsy
             th[i], bel[i], pl[i] = fit._belief_arrays(Xj)
         return th, bel, pl
 
@@ -586,10 +579,10 @@ def disjoint(
     calibrators: dict[str, CalibrationResults] = {}
     for j in cols:
         term = mf.terms[j]
-        frame = pd.DataFrame({response: labels, term: X[:, j]}, index=mf.index)
-        f = f"{_quote(response)} ~ {_quote(term)}"
+        # the column and the labels as arrays (the frame of "response ~ term"; no formula parsed)
+        column = ArrayData(pd.DataFrame({term: X[:, j]}, index=mf.index), labels, response=response)
         try:
-            calibrators[term] = fitter(f, frame, positive=mf.positive, **options)
+            calibrators[term] = fitter(column.formula, column, positive=mf.positive, **options)
         except TypeError as err:
             raise TypeError(f"disjoint(method={method!r}) passed options {sorted(options)} to {method}: {err}") from None
     return DisjointCalibration(mf, method, calibrators, conflict=conflict, prob=prob, combination=combination)

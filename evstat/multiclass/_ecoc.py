@@ -23,6 +23,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from evstat import calibration
+from evstat.formula.arrays import ArrayData
 from evstat.io import schema
 from evstat.io.state import floats, saved
 from evstat.multiclass.base import MulticlassResults, MulticlassState, score_design
@@ -69,7 +70,7 @@ class EcocCalibration(MulticlassResults):
         S = np.asarray(X, dtype=np.float64)[:, self.order]
         r = np.empty_like(S)
         for b, sub in enumerate(self.calibrators):
-            r[:, b] = np.asarray(sub.predict(pd.DataFrame({"s": S[:, b]}), type="prob"), dtype=np.float64)
+            r[:, b] = np.asarray(sub.predict(S[:, [b]], type="prob"), dtype=np.float64)  # an array: no formula
         return r
 
     def _probs_block(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -184,9 +185,13 @@ def ecoc(
     for b, task in enumerate(codef.columns):
         side = psi[y, b]
         rows = side != 0
-        frame = pd.DataFrame({"y": (side[rows] == 1).astype(np.int64), "s": X[rows, order[b]]})
+        labels, scores = (side[rows] == 1).astype(np.int64), X[rows, order[b]]
+        if isinstance(calibrator, str):  # a named calibrator: the frame of "y ~ s" from arrays, no formula parsed
+            task_data: Any = ArrayData(scores[:, None], labels, names=["s"])
+        else:  # a function (formula, data) -> fitted model gets a DataFrame, as documented
+            task_data = pd.DataFrame({"y": labels, "s": scores})
         try:
-            sub = fn("y ~ s", frame)
+            sub = fn("y ~ s", task_data)
         except ValueError as err:
             raise ValueError(f"the {name} calibrator of task {task!r} (column {cf.terms[order[b]]!r}, {int(rows.sum())} rows) failed: {err}") from None
         if not isinstance(sub, Results) or not sub.is_binary:
