@@ -55,7 +55,7 @@ from evstat.belief.frame import Frame
 from evstat.io import integrity, schema, state
 from evstat.io.atomic import write_text
 from evstat.io.jsonfile import read_json
-from evstat.io.schema import Refuse, SchemaError, Spec, validate
+from evstat.io.schema import Lazy, List, Ref, Refuse, SchemaError, Spec, validate
 from evstat.formula.arrays import ArrayData, rows_frame
 from evstat.lazy import NOT_DASK, dispatch
 
@@ -78,6 +78,7 @@ __all__ = [
     "not_fitted",
     "register",
     "registered",
+    "saved_models",
     "schema_of",
     "supported_classes",
     "upward",
@@ -228,8 +229,8 @@ def register(
     Parameters
     ----------
     cls : type
-        A :class:`Results` subclass with a ``method`` name and a declared ``State`` (or the
-        hand-written ``_to_dict``/``_schema_fields``/``_from_dict``).
+        A :class:`Results` subclass with a ``method`` name and a declared ``State`` (the
+        dataclass of its saved fields, :mod:`evstat.io.state`).
     example : callable, optional
         ``example(response, data)`` fits the model on the contract data: columns ``s1``, ``s2``
         (scores in (0, 1)), ``g`` (a factor) and the response named ``response`` (``"y2"``,
@@ -248,6 +249,7 @@ def register(
             f"the fitter of {cls.method!r} must be the public function of that name, "
             f"got {getattr(fitter, '__name__', fitter)!r}"
         )
+    cls._declared_state()  # a model that cannot be saved and loaded is not registered
     _REGISTRY[cls.method] = cls
     _N_CLASSES[cls.method] = tuple(n_classes)
     if fitter is not None:
@@ -514,6 +516,26 @@ def from_dict(d: dict[str, Any], source: str = "the description") -> Any:
     return _build(d, source, verify=False)
 
 
+def saved_models(what: str, length: Ref | None = None, min_len: int = 0) -> Any:
+    """A :class:`State` field holding fitted models of any registered kind (the per-column
+    calibrators of disjoint, the task models of ecoc): saved whole (``to_dict``), each checked
+    against the schema of its own ``method`` and rebuilt by :func:`from_dict`; the fitted
+    attribute is a list of fits or a dict whose values are the fits.
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> f = saved_models("task models", min_len=1)
+    >>> type(f.metadata["spec"]).__name__
+    'List'
+    """
+    return state.saved(
+        List(Lazy(schema_of), length=length, min_len=min_len, what=what),
+        encode=lambda fits: [fit.to_dict() for fit in (fits.values() if isinstance(fits, Mapping) else fits)],
+        decode=lambda descriptions: [from_dict(d) for d in descriptions],
+    )
+
+
 def not_fitted(fit: Any, source: str, field: str, detail: str) -> SchemaError:
     """The error of a family's load check (``Results._verify_loaded``): ``field`` of the file
     ``source`` is not what the fit gives on the saved data (``detail`` says how it differs).
@@ -541,7 +563,7 @@ def _build(d: dict[str, Any], source: str, verify: bool) -> Any:
     if verify:
         integrity.verify_checksum(d, source)
     try:
-        fit = cls._from_dict(d)
+        fit = cls._from_saved(d)
     except (KeyError, IndexError, TypeError, AttributeError) as err:  # defensive: schema-valid but inconsistent
         raise ValueError(
             f"{source} holds an inconsistent {cls.method} model ({type(err).__name__}: {err}); refit and save it again"
@@ -883,20 +905,20 @@ class Results(ABC):
         """The training frame's description (stored under :attr:`_frame_key`)."""
 
     #: The saved state of the class, declared once: a dataclass of :func:`evstat.io.state.saved`
-    #: fields from which :meth:`_to_dict`, :meth:`_schema_fields` (and the optional keys of
-    #: :meth:`schema`) and :meth:`_from_dict` are derived (:mod:`evstat.io.state`). Classes not
-    #: converted yet write the three methods by hand.
+    #: fields from which the class's part of :meth:`to_dict`, its keys in :meth:`schema` (a
+    #: field with a default is optional: older files lack it) and the rebuilding by
+    #: :func:`load` (``cls(frame, **fields)``) are derived (:mod:`evstat.io.state`). Every
+    #: registered class declares one (:func:`register` refuses a class without).
     State: ClassVar[type | None] = None
 
     @classmethod
-    def _schema_fields(cls) -> dict[str, Spec]:
-        """Schema of the required keys :meth:`_to_dict` writes (from :attr:`State`)."""
-        if cls.State is not None:
-            return state.specs(cls.State)[0]
-        raise NotImplementedError(
-            f"the {cls.method} model declares no schema (State or _schema_fields), so evstat.load "
-            "cannot validate it; every registered model must declare one"
-        )
+    def _declared_state(cls) -> type:
+        if cls.State is None:
+            raise NotImplementedError(
+                f"the {cls.method} model declares no State, so it cannot be saved, validated or loaded; "
+                "declare its saved fields as a dataclass (evstat.io.state)"
+            )
+        return cls.State
 
     @classmethod
     def _frame_from_dict(cls, d: Mapping[str, Any]) -> Any:
@@ -904,21 +926,12 @@ class Results(ABC):
         raise NotImplementedError
 
     @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> Results:
+    def _from_saved(cls, d: Mapping[str, Any]) -> Results:
         """Rebuild a fit from :meth:`to_dict`'s description, schema-checked (nothing is
         estimated again): the frame and :attr:`State`'s fields, passed to the constructor as
-        ``cls(frame, **fields)``; a class without a declared state writes its own."""
-        if cls.State is None:
-            raise NotImplementedError(
-                f"the {cls.method} model declares no State (nor _from_dict), so evstat.load cannot rebuild it"
-            )
+        ``cls(frame, **fields)``."""
         build: Any = cls  # a family's constructor: (frame, **fields)
-        return build(cls._frame_from_dict(d), **state.decode(cls.State, d))
-
-    @classmethod
-    def _schema_optional(cls) -> dict[str, Spec]:
-        """Keys :meth:`_to_dict` writes that older saved files lack (a later addition)."""
-        return {}
+        return build(cls._frame_from_dict(d), **state.decode(cls._declared_state(), d))
 
     @classmethod
     def _schema_checks(cls) -> list[Any]:
@@ -930,31 +943,21 @@ class Results(ABC):
         """The schema of a saved model of this class, checked by :func:`evstat.load`.
 
         The common keys (``format``, ``format_version``, ``method``, the training frame and the
-        optional ``checksum``) plus the class's own keys; see :mod:`evstat.io.schema`.
+        optional ``checksum`` and ``signature``) plus the fields of the class's :attr:`State`;
+        see :mod:`evstat.io.schema`.
         """
+        required, optional = state.specs(cls._declared_state())
         return schema.Dict(
             {
                 "format": schema.Str(choices=[FORMAT]),
                 "format_version": schema.Int(choices=[FORMAT_VERSION]),
                 "method": schema.Str(choices=[cls.method]),
                 cls._frame_key: cls._frame_schema(),
-                **cls._schema_fields(),
+                **required,
             },
-            optional={
-                "checksum": schema.Str(max_len=100),
-                "signature": schema.Str(max_len=100),
-                **(state.specs(cls.State)[1] if cls.State is not None else {}),
-                **cls._schema_optional(),
-            },
+            optional={"checksum": schema.Str(max_len=100), "signature": schema.Str(max_len=100), **optional},
             checks=cls._schema_checks(),
         )
-
-    def _to_dict(self) -> dict[str, Any]:
-        """The model's own part of :meth:`to_dict` (its settings and estimates): the fields of
-        :attr:`State` read from the fitted object."""
-        if self.State is None:
-            raise NotImplementedError(f"the {self.method} model declares no State (nor _to_dict)")
-        return state.encode(self.State, self)
 
     # ---------------------------------------------------------------- shared verbs
     def _check_newdata(self, newdata: Any) -> None:
@@ -1034,7 +1037,7 @@ class Results(ABC):
         """JSON-serialisable description (format ``"evstat"``, with a format version)."""
         d: dict[str, Any] = {"format": FORMAT, "format_version": FORMAT_VERSION, "method": self.method}
         d[self._frame_key] = self._frame_dict()
-        d.update(self._to_dict())
+        d.update(state.encode(self._declared_state(), self))  # the settings and estimates
         return d
 
     def _verify_loaded(self, source: str) -> None:

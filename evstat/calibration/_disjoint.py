@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
@@ -25,10 +26,12 @@ from evstat.calibration.beta import betacal
 from evstat.calibration.binning import CellCalibration, EmptyCellWarning, evbinning
 from evstat.calibration._isotonic import isotonic
 from evstat.calibration.logistic import evlogit
-from evstat.results import from_dict, register, schema_of
+from evstat.results import register, saved_models
 from evstat.summary import Summary, format_number
-from evstat.formula import ModelFrame, model_frame, schema
+from evstat.formula import ModelFrame, model_frame
 from evstat.formula.arrays import ArrayData
+from evstat.io import schema
+from evstat.io.state import saved
 
 __all__ = ["cautious_binary", "dempster_binary", "DisjointCalibration", "ConflictWarning", "disjoint"]
 
@@ -86,15 +89,18 @@ class DisjointCalibration(CalibrationResults):
         self,
         mf: ModelFrame,
         base_method: str,
-        calibrators: dict[str, CalibrationResults],
+        calibrators: Any,
         conflict: str = "raise",
         prob: str = "betp",
         combination: str = "dempster",
+        *,
+        columns: Any = None,
     ) -> None:
         super().__init__(mf)
         self.combination = combination
         self.base_method = base_method
-        self.calibrators = dict(calibrators)
+        # a saved fit (State) gives the columns and their calibrators as two lists
+        self.calibrators = dict(calibrators) if columns is None else dict(zip(columns, calibrators))
         self.conflict = conflict
         self.prob = prob
         self._cols = score_axes(mf, "disjoint")
@@ -345,28 +351,18 @@ class DisjointCalibration(CalibrationResults):
         return s
 
     # ------------------------------------------------------------------ persistence
-    def _to_dict(self) -> dict[str, Any]:
-        return {
-            "base_method": self.base_method,
-            "conflict": self.conflict,
-            "prob": self.prob,
-            "combination": self.combination,
-            "columns": list(self.calibrators),
-            "calibrators": [fit.to_dict() for fit in self.calibrators.values()],
-        }
+    @dataclass(frozen=True, kw_only=True)
+    class State:
+        """What a saved disjoint holds beyond its model frame (evstat.io.state): the settings
+        and every column's calibrator, saved whole (its own method, frame and state)."""
 
-    @classmethod
-    def _schema_fields(cls) -> dict[str, schema.Spec]:
-        return {
-            "base_method": schema.Str(choices=list(METHODS)),
-            "conflict": schema.Str(choices=list(_CONFLICT)),
-            "prob": schema.Str(choices=list(_PROB)),
-            "combination": schema.Str(choices=list(_COMBINATION)),
-            "columns": schema.List(schema.Str(max_len=10_000), min_len=1, what="columns"),
-            "calibrators": schema.List(
-                schema.Lazy(schema_of), length=schema.Ref("columns", "columns lists {n} columns"), what="calibrators"
-            ),
-        }
+        base_method: str = saved(schema.Str(choices=list(METHODS)))
+        conflict: str = saved(schema.Str(choices=list(_CONFLICT)))
+        prob: str = saved(schema.Str(choices=list(_PROB)))
+        combination: str = saved(schema.Str(choices=list(_COMBINATION)))
+        columns: list[str] = saved(schema.List(schema.Str(max_len=10_000), min_len=1, what="columns"))
+        #: each column's calibrator, saved whole
+        calibrators: list[Any] = saved_models("calibrators", length=schema.Ref("columns", "columns lists {n} columns"))
 
     @classmethod
     def _schema_checks(cls) -> list[Any]:
@@ -384,12 +380,6 @@ class DisjointCalibration(CalibrationResults):
         for i, fit in enumerate(self.calibrators.values()):
             fit._verify_loaded(f"{source} (calibrators[{i}])")
 
-    @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> DisjointCalibration:
-        mf = ModelFrame.from_dict(d["model_frame"])
-        cals = {term: from_dict(c) for term, c in zip(d["columns"], d["calibrators"])}
-        return cls(mf, d["base_method"], cals, conflict=d["conflict"], prob=d["prob"],
-                   combination=d.get("combination", "dempster"))
 
 
 
