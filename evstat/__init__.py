@@ -32,6 +32,7 @@ _ATTRIBUTES = {
         "evstat.calibration",
     ),
     "load": "evstat.results",
+    "from_arrays": "evstat.results",
     **dict.fromkeys(("credal_knn", "eknn", "evnn", "gbt"), "evstat.classifiers"),
     **dict.fromkeys(
         ("dirichlet", "ecoc", "gebel_dirichlet", "matrix_scaling", "temperature", "vector_scaling",
@@ -94,7 +95,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
         temperature,
         vector_scaling,
     )
-    from evstat.results import load  # noqa: F401
+    from evstat.results import from_arrays, load  # noqa: F401
     from evstat._config import config_context, get_config, set_config  # noqa: F401
     from evstat.exceptions import EvstatError, EvstatWarning  # noqa: F401
 
@@ -123,6 +124,7 @@ __all__ = [
     "evlogit",
     "evmultinom",
     "formula",
+    "from_arrays",
     "gbt",
     "get_config",
     "glm",

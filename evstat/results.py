@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import sys
 from abc import ABC, abstractmethod
 from pathlib import Path
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -55,7 +55,8 @@ from evstat.belief.frame import Frame
 from evstat.io import integrity, schema, state
 from evstat.io.atomic import write_text
 from evstat.io.jsonfile import read_json
-from evstat.io.schema import Refuse, SchemaError, Spec, validate
+from evstat.io.schema import Lazy, List, Ref, Refuse, SchemaError, Spec, validate
+from evstat.formula.arrays import ArrayData, rows_frame
 from evstat.lazy import NOT_DASK, dispatch
 
 __all__ = [
@@ -71,11 +72,13 @@ __all__ = [
     "contract_examples",
     "fitter",
     "fitters",
+    "from_arrays",
     "from_dict",
     "load",
     "not_fitted",
     "register",
     "registered",
+    "saved_models",
     "schema_of",
     "supported_classes",
     "upward",
@@ -226,8 +229,8 @@ def register(
     Parameters
     ----------
     cls : type
-        A :class:`Results` subclass with a ``method`` name and a declared ``State`` (or the
-        hand-written ``_to_dict``/``_schema_fields``/``_from_dict``).
+        A :class:`Results` subclass with a ``method`` name and a declared ``State`` (the
+        dataclass of its saved fields, :mod:`evstat.io.state`).
     example : callable, optional
         ``example(response, data)`` fits the model on the contract data: columns ``s1``, ``s2``
         (scores in (0, 1)), ``g`` (a factor) and the response named ``response`` (``"y2"``,
@@ -246,10 +249,12 @@ def register(
             f"the fitter of {cls.method!r} must be the public function of that name, "
             f"got {getattr(fitter, '__name__', fitter)!r}"
         )
+    cls._declared_state()  # a model that cannot be saved and loaded is not registered
     _REGISTRY[cls.method] = cls
     _N_CLASSES[cls.method] = tuple(n_classes)
     if fitter is not None:
         _FITTERS[cls.method] = fitter
+        setattr(fitter, "from_arrays", _array_constructor(cls.method))
     if example is not None:
         _EXAMPLES[cls.method] = (example, tuple(n_classes))
     return cls
@@ -310,6 +315,82 @@ def fitter(method: str) -> Callable[..., Any]:
     if method not in found:
         raise ValueError(f"unknown method {method!r}; the registered models are {', '.join(found)}")
     return found[method]
+
+
+def from_arrays(
+    method: str,
+    X: Any,
+    y: Any,
+    /,
+    *,
+    names: Sequence[str] | None = None,
+    levels: Sequence[Any] | None = None,
+    response: str = "y",
+    **options: Any,
+) -> Any:
+    """Fit the registered model ``method`` on a score matrix and labels, without a formula.
+
+    The array constructor of every family (``ev.from_arrays("evlogit", X, y)`` is
+    ``ev.evlogit.from_arrays(X, y)``): the same fit as ``fitter(method)("y ~ x1 + ... + xp",
+    data)`` on a DataFrame of the same columns (same parameters, same predictions), but the
+    frame is built from the arrays (:class:`evstat.formula.arrays.ArrayData`): no formula is
+    parsed and patsy is not called. Arguments are ``(X, y)`` in scikit-learn's order
+    (statsmodels' ``Logit(endog, exog)`` puts the labels first). The fit predicts on a 2-D
+    array of the same columns (or a DataFrame with the named columns), saves and loads as a
+    formula fit; ``fit.formula`` is ``"y ~ x1 + ... + xp"``.
+
+    Parameters
+    ----------
+    method : str
+        A registered model fitted by name (:func:`fitters`).
+    X : array-like of shape (n, p), or pandas.DataFrame
+        Numeric scores (a DataFrame gives its column names and index).
+    y : array-like of shape (n,)
+        The class of every row.
+    names : sequence of str, optional
+        Names of the columns of ``X`` (distinct; a name that is not an identifier is
+        ``Q('a b')`` in the formula); default ``x1 .. xp``. The models
+        that match score columns to classes (temperature, vector scaling, ``ecoc``, ...) need
+        names such as ``s_<class>``.
+    levels : sequence, optional
+        The classes in frame order (two classes: ``(negative, positive)``); default R's order
+        of the observed labels.
+    response : str, default "y"
+        The response's name in the formula and in ``fit.response``.
+    **options
+        The model's own options (``positive=``, ``missing=``, ``bins=``, ...), as for its fitter.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import evstat as ev
+    >>> d = ev.datasets.simulate_gaussian(60, seed=1)
+    >>> X, y = d[["x1", "x2"]].to_numpy(), d["y"].to_numpy()
+    >>> a = ev.from_arrays("evlogit", X, y)
+    >>> b = ev.evlogit("y ~ x1 + x2", d)
+    >>> a.formula, bool(np.allclose(a.params.to_numpy(), b.params.to_numpy(), rtol=1e-12, atol=0))
+    ('y ~ x1 + x2', True)
+    >>> bool(np.array_equal(a.predict(X[:5]).to_numpy(), b.predict(d.head(5)).to_numpy()))
+    True
+    """
+    fit = fitter(method)
+    data = ArrayData(X, y, names=names, levels=levels, response=response)
+    return fit(data.formula, data, **options)
+
+
+def _array_constructor(method: str) -> Callable[..., Any]:
+    """``ev.<method>.from_arrays``: :func:`from_arrays` of ``method``."""
+
+    def from_arrays_(X: Any, y: Any, /, **options: Any) -> Any:
+        return from_arrays(method, X, y, **options)
+
+    from_arrays_.__name__ = from_arrays_.__qualname__ = "from_arrays"
+    from_arrays_.__doc__ = (
+        f"Fit {method} on a score matrix ``X`` (n, p) and labels ``y`` (n,), without a formula: "
+        f"``evstat.from_arrays({method!r}, X, y, **options)`` (see there); the options "
+        f"(``names=``, ``levels=``, ``response=`` and {method}'s own) are keywords."
+    )
+    return from_arrays_
 
 
 def supported_classes(method: str) -> tuple[int, ...]:
@@ -435,6 +516,26 @@ def from_dict(d: dict[str, Any], source: str = "the description") -> Any:
     return _build(d, source, verify=False)
 
 
+def saved_models(what: str, length: Ref | None = None, min_len: int = 0) -> Any:
+    """A :class:`State` field holding fitted models of any registered kind (the per-column
+    calibrators of disjoint, the task models of ecoc): saved whole (``to_dict``), each checked
+    against the schema of its own ``method`` and rebuilt by :func:`from_dict`; the fitted
+    attribute is a list of fits or a dict whose values are the fits.
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> f = saved_models("task models", min_len=1)
+    >>> type(f.metadata["spec"]).__name__
+    'List'
+    """
+    return state.saved(
+        List(Lazy(schema_of), length=length, min_len=min_len, what=what),
+        encode=lambda fits: [fit.to_dict() for fit in (fits.values() if isinstance(fits, Mapping) else fits)],
+        decode=lambda descriptions: [from_dict(d) for d in descriptions],
+    )
+
+
 def not_fitted(fit: Any, source: str, field: str, detail: str) -> SchemaError:
     """The error of a family's load check (``Results._verify_loaded``): ``field`` of the file
     ``source`` is not what the fit gives on the saved data (``detail`` says how it differs).
@@ -462,7 +563,7 @@ def _build(d: dict[str, Any], source: str, verify: bool) -> Any:
     if verify:
         integrity.verify_checksum(d, source)
     try:
-        fit = cls._from_dict(d)
+        fit = cls._from_saved(d)
     except (KeyError, IndexError, TypeError, AttributeError) as err:  # defensive: schema-valid but inconsistent
         raise ValueError(
             f"{source} holds an inconsistent {cls.method} model ({type(err).__name__}: {err}); refit and save it again"
@@ -568,9 +669,11 @@ class Results(ABC):
         :attr:`classes` order (and ``reject_cost`` is None). ``strategy`` is one of
         :data:`evstat.belief.STRATEGIES`; ``rho`` is checked."""
 
-    def refit(self, data: pd.DataFrame) -> Any:
+    def refit(self, data: pd.DataFrame | ArrayData) -> Any:
         """The same model (formula and options) fitted on ``data``; ``self`` is unchanged. For the
         models that declare ``capabilities.refit`` (active learning's ``update`` calls it).
+        ``data`` is a DataFrame, or :class:`~evstat.formula.arrays.ArrayData` whose ``formula``
+        is the fit's (a fit of plain score columns: its frame is built from the arrays).
 
         Examples
         --------
@@ -585,12 +688,13 @@ class Results(ABC):
                 f"{self.method} does not declare how to refit itself (the models that do: {have}); "
                 f"fit it again with its own function on the new data"
             )
-        if not isinstance(data, pd.DataFrame):
+        if not isinstance(data, (pd.DataFrame, ArrayData)):
             raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
         return self._refit(data)
 
-    def _refit(self, data: pd.DataFrame) -> Any:
-        """The hook of :meth:`refit` (models with ``capabilities.refit``)."""
+    def _refit(self, data: Any) -> Any:
+        """The hook of :meth:`refit` (models with ``capabilities.refit``): ``data`` a DataFrame
+        or :class:`~evstat.formula.arrays.ArrayData` of the same formula, handed to the fitter."""
         raise NotImplementedError
 
     def _decide_extra(self, X: np.ndarray, index: pd.Index, strategy: str) -> pd.Series:
@@ -801,20 +905,20 @@ class Results(ABC):
         """The training frame's description (stored under :attr:`_frame_key`)."""
 
     #: The saved state of the class, declared once: a dataclass of :func:`evstat.io.state.saved`
-    #: fields from which :meth:`_to_dict`, :meth:`_schema_fields` (and the optional keys of
-    #: :meth:`schema`) and :meth:`_from_dict` are derived (:mod:`evstat.io.state`). Classes not
-    #: converted yet write the three methods by hand.
+    #: fields from which the class's part of :meth:`to_dict`, its keys in :meth:`schema` (a
+    #: field with a default is optional: older files lack it) and the rebuilding by
+    #: :func:`load` (``cls(frame, **fields)``) are derived (:mod:`evstat.io.state`). Every
+    #: registered class declares one (:func:`register` refuses a class without).
     State: ClassVar[type | None] = None
 
     @classmethod
-    def _schema_fields(cls) -> dict[str, Spec]:
-        """Schema of the required keys :meth:`_to_dict` writes (from :attr:`State`)."""
-        if cls.State is not None:
-            return state.specs(cls.State)[0]
-        raise NotImplementedError(
-            f"the {cls.method} model declares no schema (State or _schema_fields), so evstat.load "
-            "cannot validate it; every registered model must declare one"
-        )
+    def _declared_state(cls) -> type:
+        if cls.State is None:
+            raise NotImplementedError(
+                f"the {cls.method} model declares no State, so it cannot be saved, validated or loaded; "
+                "declare its saved fields as a dataclass (evstat.io.state)"
+            )
+        return cls.State
 
     @classmethod
     def _frame_from_dict(cls, d: Mapping[str, Any]) -> Any:
@@ -822,21 +926,12 @@ class Results(ABC):
         raise NotImplementedError
 
     @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> Results:
+    def _from_saved(cls, d: Mapping[str, Any]) -> Results:
         """Rebuild a fit from :meth:`to_dict`'s description, schema-checked (nothing is
         estimated again): the frame and :attr:`State`'s fields, passed to the constructor as
-        ``cls(frame, **fields)``; a class without a declared state writes its own."""
-        if cls.State is None:
-            raise NotImplementedError(
-                f"the {cls.method} model declares no State (nor _from_dict), so evstat.load cannot rebuild it"
-            )
+        ``cls(frame, **fields)``."""
         build: Any = cls  # a family's constructor: (frame, **fields)
-        return build(cls._frame_from_dict(d), **state.decode(cls.State, d))
-
-    @classmethod
-    def _schema_optional(cls) -> dict[str, Spec]:
-        """Keys :meth:`_to_dict` writes that older saved files lack (a later addition)."""
-        return {}
+        return build(cls._frame_from_dict(d), **state.decode(cls._declared_state(), d))
 
     @classmethod
     def _schema_checks(cls) -> list[Any]:
@@ -848,38 +943,28 @@ class Results(ABC):
         """The schema of a saved model of this class, checked by :func:`evstat.load`.
 
         The common keys (``format``, ``format_version``, ``method``, the training frame and the
-        optional ``checksum``) plus the class's own keys; see :mod:`evstat.io.schema`.
+        optional ``checksum`` and ``signature``) plus the fields of the class's :attr:`State`;
+        see :mod:`evstat.io.schema`.
         """
+        required, optional = state.specs(cls._declared_state())
         return schema.Dict(
             {
                 "format": schema.Str(choices=[FORMAT]),
                 "format_version": schema.Int(choices=[FORMAT_VERSION]),
                 "method": schema.Str(choices=[cls.method]),
                 cls._frame_key: cls._frame_schema(),
-                **cls._schema_fields(),
+                **required,
             },
-            optional={
-                "checksum": schema.Str(max_len=100),
-                "signature": schema.Str(max_len=100),
-                **(state.specs(cls.State)[1] if cls.State is not None else {}),
-                **cls._schema_optional(),
-            },
+            optional={"checksum": schema.Str(max_len=100), "signature": schema.Str(max_len=100), **optional},
             checks=cls._schema_checks(),
         )
 
-    def _to_dict(self) -> dict[str, Any]:
-        """The model's own part of :meth:`to_dict` (its settings and estimates): the fields of
-        :attr:`State` read from the fitted object."""
-        if self.State is None:
-            raise NotImplementedError(f"the {self.method} model declares no State (nor _to_dict)")
-        return state.encode(self.State, self)
-
     # ---------------------------------------------------------------- shared verbs
     def _check_newdata(self, newdata: Any) -> None:
-        if newdata is not None and not isinstance(newdata, pd.DataFrame):
+        if newdata is not None and not isinstance(newdata, (pd.DataFrame, np.ndarray)):
             raise TypeError(
                 f"newdata must be a pandas DataFrame with the score columns "
-                f"{self.score_columns}, got {type(newdata).__name__}"
+                f"{self.score_columns} (or a 2-D array of them in this order), got {type(newdata).__name__}"
             )
 
     def augment(self, newdata: pd.DataFrame | None = None, missing: str = "raise") -> pd.DataFrame:
@@ -887,6 +972,8 @@ class Results(ABC):
         prediction columns added (see the module docstring); rows dropped by
         ``missing="drop"`` are left out, the others keep their index and order."""
         self._check_newdata(newdata)
+        if isinstance(newdata, np.ndarray):  # a 2-D array of the score columns in order
+            newdata = rows_frame(newdata, self.score_columns)
         if newdata is None:
             cols = self._augment_columns(None, missing)
             out = self.training_data().copy()
@@ -950,7 +1037,7 @@ class Results(ABC):
         """JSON-serialisable description (format ``"evstat"``, with a format version)."""
         d: dict[str, Any] = {"format": FORMAT, "format_version": FORMAT_VERSION, "method": self.method}
         d[self._frame_key] = self._frame_dict()
-        d.update(self._to_dict())
+        d.update(state.encode(self._declared_state(), self))  # the settings and estimates
         return d
 
     def _verify_loaded(self, source: str) -> None:

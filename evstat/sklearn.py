@@ -65,7 +65,7 @@ from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
 
 from evstat.belief import decide_bounds
 from evstat.metrics import decide_binary, decision_metrics
-from evstat.results import fitter, fitters, registered, supported_classes
+from evstat.results import fitters, from_arrays, registered, supported_classes
 
 __all__ = ["EvidentialCalibratedClassifierCV", "evidential_scorer", "SCORERS", "SIGMOID", "methods"]
 
@@ -157,16 +157,19 @@ class _Layout:
             self.drop_last = constant and self.kind == "any"
             self.log_softmax = constant and self.kind in ("logits", "ovr")
 
-    def frame(self, S: NDArray[np.float64]) -> pd.DataFrame:
+    def scores(self, S: NDArray[np.float64]) -> tuple[NDArray[np.float64], list[str]]:
+        """The calibrator's score matrix (n, p) of the classifier's outputs and its column names:
+        ``s`` for one score, ``s_0 .. s_{p-1}`` (matched to the class codes by the models of one
+        score per class) otherwise. Arrays all the way: no DataFrame, no formula."""
         if S.ndim == 1:
-            return pd.DataFrame({"s": S})
+            return S[:, None], ["s"]
         if self.drop_last:
             S = S[:, :-1]
         if self.log_softmax:
             from scipy.special import log_softmax
 
             S = log_softmax(S, axis=1)
-        return pd.DataFrame(S, columns=[f"s_{k}" for k in range(S.shape[1])])
+        return S, [f"s_{k}" for k in range(S.shape[1])]
 
 
 class _Pair:
@@ -177,17 +180,23 @@ class _Pair:
         self.calibrator = calibrator
         self.layout = layout
 
+    def _scores(self, X: Any) -> NDArray[np.float64]:
+        return self.layout.scores(self.layout.raw(self.estimator, X))[0]
+
     def _frame(self, X: Any) -> pd.DataFrame:
-        return self.layout.frame(self.layout.raw(self.estimator, X))
+        """The calibrator's scores of rows ``X`` as a DataFrame of its named columns (what
+        :meth:`_scores` gives as an array; the calibrator predicts on either)."""
+        S, names = self.layout.scores(self.layout.raw(self.estimator, X))
+        return pd.DataFrame(S, columns=names)
 
     def belief(self, X: Any) -> NDArray[np.float64]:
         """Two classes: array (n, 3) of theta_hat, Bel({1}), Pl({1}); K classes: (n, 3K), the
         probabilities, then Bel({k}), then Pl({k}) of the classes in code order."""
-        return self.calibrator.predict(self._frame(X), type="belief").to_numpy(dtype=float)
+        return self.calibrator.predict(self._scores(X), type="belief").to_numpy(dtype=float)
 
     def prob(self, X: Any) -> NDArray[np.float64]:
         """theta_hat, (n,) or (n, K): cheaper than the belief, which needs the predictive profile."""
-        return self.calibrator.predict(self._frame(X), type="prob").to_numpy(dtype=float)
+        return self.calibrator.predict(self._scores(X), type="prob").to_numpy(dtype=float)
 
 
 class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
@@ -281,9 +290,9 @@ class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, Base
                 "to calibrate"
             )
         layout.fix(s)
-        frame = layout.frame(s)
-        formula = "y ~ " + " + ".join(frame.columns)
-        return _Pair(estimator, fitter(self.method_)(formula, frame.assign(y=codes)), layout)
+        S, names = layout.scores(s)
+        # arrays, not a formula: the registered model's array constructor (evstat.results.from_arrays)
+        return _Pair(estimator, from_arrays(self.method_, S, codes, names=names), layout)
 
     def fit(self, X: Any, y: Any, **fit_params: Any) -> EvidentialCalibratedClassifierCV:
         """Fit the classifier(s) and the evidential calibrator(s).

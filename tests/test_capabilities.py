@@ -82,6 +82,19 @@ def test_a_fitter_must_be_the_public_function_of_its_name():
         register(Fake, fitter=ev.evlogit)
 
 
+def test_a_model_without_a_declared_state_is_not_registered():
+    """Persistence is declared once per results class (evstat.io.state): a class without a
+    ``State`` could be neither saved nor loaded, so the registry refuses it."""
+    from evstat.results import register, registered
+
+    class Fake(Results):
+        method = "fake_model"
+
+    with pytest.raises(NotImplementedError, match="the fake_model model declares no State"):
+        register(Fake)
+    assert "fake_model" not in registered()
+
+
 def test_declared_score_kinds():
     kinds = {m: c.capabilities.scores for m, c in registered().items()}
     assert kinds["temperature"] == kinds["vector_scaling"] == "logits"

@@ -160,7 +160,13 @@ def test_compare(method, k, train, new) -> None:
 def test_bad_input(method, k, train, new) -> None:
     fit = _fit(method, k, train)
     with pytest.raises(TypeError, match="newdata must be a pandas DataFrame"):
+        fit.predict(new.to_numpy().tolist())
+    # a 2-D array is read as the score columns in order (issue 24, array constructors)
+    cols = fit.score_columns
+    with pytest.raises(ValueError, match=rf"new rows have 5 columns, but the model reads {len(cols)} score columns"):
         fit.predict(new.to_numpy())
+    np.testing.assert_array_equal(np.asarray(fit.predict(new[cols].to_numpy()), dtype=float),
+                                  np.asarray(fit.predict(new), dtype=float))
     with pytest.raises(ValueError, match=r"lacks column\(s\) \['s1"):
         fit.predict(new.drop(columns=["s2", "s1"]))
     with pytest.raises(ValueError, match="type must be one of"):

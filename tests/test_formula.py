@@ -532,8 +532,12 @@ def test_type_errors(cal):
     with pytest.raises(TypeError, match="formula must be a string"):
         model_frame(None, cal)  # type: ignore[arg-type]
     mf = model_frame("y ~ svm1", cal)
-    with pytest.raises(TypeError, match="newdata must be a pandas DataFrame"):
-        mf.new_X(np.zeros((3, 1)))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="newdata must be a pandas DataFrame or a 2-D numpy array, got list"):
+        mf.new_X([[0.0], [1.0]])  # type: ignore[arg-type]
+    # a 2-D array is read as the score columns in order (issue 24: array constructors)
+    X, index = mf.new_X(np.zeros((3, 1)))
+    np.testing.assert_array_equal(X, mf.new_X(pd.DataFrame({"svm1": np.zeros(3)}))[0])
+    assert list(index) == [0, 1, 2]
 
 
 def test_unquoted_names_hint():
@@ -736,7 +740,8 @@ def test_new_X_matches_X_and_survives_json(frame):
 
 @pytest.mark.parametrize(
     "name",
-    ["evstat.formula._parse", "evstat.formula.response", "evstat.formula.frame", "evstat.formula.classes"],
+    ["evstat.formula._parse", "evstat.formula.response", "evstat.formula.frame", "evstat.formula.classes",
+     "evstat.formula.arrays"],
 )
 def test_formula_docstring_examples(name, doctests):
     doctests(name)

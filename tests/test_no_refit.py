@@ -34,15 +34,7 @@ from evstat.results import contract_examples
 from contract_data import contract_data
 
 EXAMPLES = contract_examples()
-#: models whose saved description does not yet hold the fitted state of the package they wrap
-#: (venn_abers: the venn-abers package's fitted logistic regressions and calibration scores), so
-#: that loading still refits them; strict, so the mark must go when they are fixed
-_REFITS_ON_LOAD = {"venn_abers": "loading refits the venn-abers package's objects (their state is not saved yet)"}
-CASES = [
-    pytest.param(m, k, marks=pytest.mark.xfail(reason=_REFITS_ON_LOAD[m], strict=True)) if m in _REFITS_ON_LOAD else (m, k)
-    for m, (_, ks) in sorted(EXAMPLES.items())
-    for k in ks
-]
+CASES = [(m, k) for m, (_, ks) in sorted(EXAMPLES.items()) for k in ks]
 
 _LIBRARIES = ("statsmodels", "sklearn", "venn_abers", "crepes")
 _OPTIMISERS = {"minimize", "minimize_scalar", "least_squares", "brentq", "root_scalar", "curve_fit", "brent", "fminbound"}

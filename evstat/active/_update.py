@@ -5,7 +5,9 @@ formula used and the response, in its original levels), appends the new rows and
 the calibrator's own function and the options the fit was made with: ``fit.refit(grown)``, for
 the models that declare ``capabilities.refit`` (the registry is the list: evlogit, evbinning,
 isotonic today; evbinning cuts a ``"uniform"`` or ``"quantile"`` axis again on the grown data
-and keeps given cut points).
+and keeps given cut points). When the formula is the score columns as they are
+(``y ~ s1 + s2``), the grown rows go to the refit as arrays
+(:class:`evstat.formula.arrays.ArrayData`): no formula is parsed again.
 
 Any other calibrator (or other options) needs ``refit=``, a callable ``DataFrame -> fit``.
 """
@@ -18,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evstat.formula.arrays import ArrayData, plain_formula
 from evstat.results import registered
 
 __all__ = ["labelled_data", "update"]
@@ -52,7 +55,18 @@ def _refit(fit: Any, data: pd.DataFrame) -> Any:
             f"update() knows how to refit {have} fits, not {getattr(fit, 'method', None)!r}: pass "
             "refit=, a function that fits the grown data (e.g. refit=lambda d: ev.disjoint(formula, d))"
         )
-    return fit.refit(data)
+    return fit.refit(_arrays(fit, data))
+
+
+def _arrays(fit: Any, data: pd.DataFrame) -> Any:
+    """The grown data as arrays (:class:`evstat.formula.arrays.ArrayData`) when the fit's formula
+    is its score columns as they are (``y ~ s1 + s2``): the refit builds its frame from them, no
+    formula parsed. A formula with transforms or factors keeps the DataFrame (the formula is the
+    only description of its terms)."""
+    cols = list(fit.score_columns)
+    if plain_formula(fit.response, cols) != fit.formula:
+        return data
+    return ArrayData(data[cols], data[fit.response], response=fit.response)
 
 
 def update(fit: Any, rows: pd.DataFrame, refit: Callable[[pd.DataFrame], Any] | None = None) -> Any:

@@ -44,6 +44,7 @@ The belief is Bayesian (Bel = Pl = theta; see :mod:`evstat.calibration.point`).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -53,7 +54,9 @@ from scipy.special import betainc, betaincinv
 
 from evstat.calibration._normcal import _check_rho, normalise_scores
 from evstat.calibration.point import PointCalibration
-from evstat.formula import ModelFrame, model_frame, schema
+from evstat.formula import ModelFrame, model_frame
+from evstat.io import schema
+from evstat.io.state import saved
 from evstat.metrics import garczarek_accuracy
 from evstat.results import Capabilities, not_fitted, register
 from evstat.summary import Summary, format_number
@@ -227,6 +230,18 @@ def _candidates(lo: float, hi: float, max_candidates: int) -> tuple[NDArray[np.f
     return grid, True
 
 
+def _partition_json(column: str, values: list[Any]) -> list[Any]:
+    """A column of the partitions table as JSON values (the state's codec): ``kind`` strings,
+    ``gridded`` booleans, ``n`` integers, the other columns numbers with NaN as null."""
+    if column == "kind":
+        return [str(v) for v in values]
+    if column == "gridded":
+        return [bool(v) for v in values]
+    if column == "n":
+        return [int(v) for v in values]
+    return [None if not np.isfinite(v) else float(v) for v in values]
+
+
 class AssignmentValueCalibration(PointCalibration):
     """A fitted assignment-value calibration (returned by :func:`avcal`).
 
@@ -251,15 +266,17 @@ class AssignmentValueCalibration(PointCalibration):
         prescale: str = "normcal",
         rho: float = 1.05,
         max_candidates: int = 2000,
-        state: Mapping[str, Any] | None = None,
+        *,
+        scale: float | None = None,
+        partitions: Any = None,
     ) -> None:
         super().__init__(mf)
         self.prescale = prescale
         self.rho = _check_rho(rho)
         self.max_candidates = int(max_candidates)
-        if state is not None:
-            self.scale = None if state["scale"] is None else float(state["scale"])
-            self.partitions = pd.DataFrame(state["partitions"], index=pd.Index(["negative", "positive"], name="assigned"))
+        if partitions is not None:  # a saved fit (State): nothing is estimated
+            self.scale = None if scale is None else float(scale)
+            self.partitions = pd.DataFrame(partitions, index=pd.Index(["negative", "positive"], name="assigned"))
             return
         s = self.training_scores()
         if prescale == "normcal":
@@ -424,43 +441,30 @@ class AssignmentValueCalibration(PointCalibration):
         s.add_table("Fit on the calibration rows", self.glance()[["loglik", "brier"]], show_index=False)
         return s
 
-    def _to_dict(self) -> dict[str, Any]:
-        parts: dict[str, list[Any]] = {}
-        for c in self.partitions.columns:
-            vals = self.partitions[c].tolist()
-            if c == "kind":
-                parts[c] = [str(v) for v in vals]
-            elif c == "gridded":
-                parts[c] = [bool(v) for v in vals]
-            elif c == "n":
-                parts[c] = [int(v) for v in vals]
-            else:
-                parts[c] = [None if not np.isfinite(v) else float(v) for v in vals]
-        return {
-            "prescale": self.prescale,
-            "rho": self.rho,
-            "max_candidates": self.max_candidates,
-            "scale": self.scale,
-            "partitions": parts,
-        }
+    # ------------------------------------------------------------------ persistence
+    @dataclass(frozen=True, kw_only=True)
+    class State:
+        """What a saved avcal holds beyond its model frame (evstat.io.state)."""
 
-    @classmethod
-    def _schema_fields(cls) -> dict[str, schema.Spec]:
-        num = schema.List(schema.Float(nullable=True), length=2, what="partitions")
-        return {
-            "prescale": schema.Str(choices=list(_PRESCALE)),
-            "rho": schema.Float(min=1.0),
-            "max_candidates": schema.Int(min=2),
-            "scale": schema.Float(nullable=True, min=1e-300),
-            "partitions": schema.Dict(
+        prescale: str = saved(schema.Str(choices=list(_PRESCALE)))
+        rho: float = saved(schema.Float(min=1.0))
+        max_candidates: int = saved(schema.Int(min=2))
+        #: max |s| of the calibration scores; null without pre-scaling
+        scale: float | None = saved(schema.Float(nullable=True, min=1e-300))
+        #: the partitions table, a list of two (negative, positive) per column; NaN as null
+        partitions: dict[str, list[Any]] = saved(
+            schema.Dict(
                 {
                     "kind": schema.List(schema.Str(choices=list(_KINDS)), length=2, what="partitions"),
                     "n": schema.List(schema.Int(min=0), length=2, what="partitions"),
-                    "p_t": num, "p_a": num, "n_a": num, "n_opt": num, "objective": num,
+                    **{key: schema.List(schema.Float(nullable=True), length=2, what="partitions")
+                       for key in ("p_t", "p_a", "n_a", "n_opt", "objective")},
                     "gridded": schema.List(schema.Bool(), length=2, what="partitions"),
                 }
             ),
-        }
+            encode=lambda frame: {c: _partition_json(c, frame[c].tolist()) for c in frame.columns},
+            decode=lambda parts: {c: [np.nan if v is None else v for v in vals] for c, vals in parts.items()},
+        )
 
     @classmethod
     def _schema_checks(cls) -> list[Any]:
@@ -478,17 +482,6 @@ class AssignmentValueCalibration(PointCalibration):
 
         return [consistent]
 
-    @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> AssignmentValueCalibration:
-        state = dict(d)
-        state["partitions"] = {k: [np.nan if v is None else v for v in vals] for k, vals in d["partitions"].items()}
-        return cls(
-            ModelFrame.from_dict(d["model_frame"]),
-            prescale=d["prescale"],
-            rho=d["rho"],
-            max_candidates=d["max_candidates"],
-            state=state,
-        )
 
 
 def avcal(

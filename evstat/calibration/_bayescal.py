@@ -41,6 +41,7 @@ The belief is Bayesian (Bel = Pl = theta; see :mod:`evstat.calibration.point`).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -49,7 +50,9 @@ from numpy.typing import NDArray
 from scipy.special import expit
 
 from evstat.calibration.point import PointCalibration
-from evstat.formula import ModelFrame, model_frame, schema
+from evstat.formula import ModelFrame, model_frame
+from evstat.io import schema
+from evstat.io.state import saved
 from evstat.results import Capabilities, not_fitted, register
 from evstat.summary import Summary
 
@@ -130,14 +133,16 @@ class BayesCalibration(PointCalibration):
         mf: ModelFrame,
         density: str = "alap",
         transform: str = "none",
-        state: Mapping[str, Any] | None = None,
+        *,
+        params: Any = None,
+        n_moved: Any = None,
     ) -> None:
         super().__init__(mf)
         self.density = density
         self.transform = transform
-        if state is not None:
-            self.params = pd.DataFrame(state["params"], index=pd.Index(["negative", "positive"], name="class"))
-            self.n_moved = int(state["n_moved"])
+        if params is not None:  # a saved fit (State): nothing is estimated
+            self.params = pd.DataFrame(params, index=pd.Index(["negative", "positive"], name="class"))
+            self.n_moved = int(n_moved)
             return
         self.params, self.n_moved = self._estimate()
 
@@ -308,23 +313,19 @@ class BayesCalibration(PointCalibration):
         s.add_note(f"Scores enter as {self.score!r}" + (" on the log-odds scale." if self.transform == "logit" else "."))
         return s
 
-    def _to_dict(self) -> dict[str, Any]:
-        return {
-            "density": self.density,
-            "transform": self.transform,
-            "n_moved": self.n_moved,
-            "params": {c: [float(v) for v in self.params[c]] for c in self.params.columns},
-        }
+    # ------------------------------------------------------------------ persistence
+    @dataclass(frozen=True, kw_only=True)
+    class State:
+        """What a saved bayescal holds beyond its model frame (evstat.io.state)."""
 
-    @classmethod
-    def _schema_fields(cls) -> dict[str, schema.Spec]:
-        two = schema.List(schema.Float(), length=2, what="classes")
-        return {
-            "density": schema.Str(choices=list(_DENSITIES)),
-            "transform": schema.Str(choices=list(_TRANSFORMS)),
-            "n_moved": schema.Int(min=0),
-            "params": schema.Map(two, max_keys=8),
-        }
+        density: str = saved(schema.Str(choices=list(_DENSITIES)))
+        transform: str = saved(schema.Str(choices=list(_TRANSFORMS)))
+        n_moved: int = saved(schema.Int(min=0))
+        #: parameter -> its value for the (negative, positive) class
+        params: dict[str, list[float]] = saved(
+            schema.Map(schema.List(schema.Float(), length=2, what="classes"), max_keys=8),
+            encode=lambda frame: {c: [float(v) for v in frame[c]] for c in frame.columns},
+        )
 
     @classmethod
     def _schema_checks(cls) -> list[Any]:
@@ -341,9 +342,6 @@ class BayesCalibration(PointCalibration):
 
         return [columns]
 
-    @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> BayesCalibration:
-        return cls(ModelFrame.from_dict(d["model_frame"]), density=d["density"], transform=d["transform"], state=d)
 
 
 def bayescal(

@@ -10,9 +10,9 @@ paper proposes.
 
 from __future__ import annotations
 
-import keyword
 import warnings
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
@@ -26,9 +26,12 @@ from evstat.calibration.beta import betacal
 from evstat.calibration.binning import CellCalibration, EmptyCellWarning, evbinning
 from evstat.calibration._isotonic import isotonic
 from evstat.calibration.logistic import evlogit
-from evstat.results import from_dict, register, schema_of
+from evstat.results import register, saved_models
 from evstat.summary import Summary, format_number
-from evstat.formula import ModelFrame, model_frame, schema
+from evstat.formula import ModelFrame, model_frame
+from evstat.formula.arrays import ArrayData
+from evstat.io import schema
+from evstat.io.state import saved
 
 __all__ = ["cautious_binary", "dempster_binary", "DisjointCalibration", "ConflictWarning", "disjoint"]
 
@@ -48,13 +51,6 @@ _COMBINATION = ("dempster", "cautious")
 
 class ConflictWarning(EvstatWarning):
     """Rows whose per-column mass functions are in total conflict were given a vacuous mass."""
-
-
-def _quote(name: str) -> str:
-    """A formula reference to a column: the bare name if it is an identifier, else Q("...")."""
-    if name.isidentifier() and not keyword.iskeyword(name):
-        return name
-    return f"Q({name!r})"
 
 
 def _labels(index: pd.Index, rows: NDArray) -> str:
@@ -93,15 +89,18 @@ class DisjointCalibration(CalibrationResults):
         self,
         mf: ModelFrame,
         base_method: str,
-        calibrators: dict[str, CalibrationResults],
+        calibrators: Any,
         conflict: str = "raise",
         prob: str = "betp",
         combination: str = "dempster",
+        *,
+        columns: Any = None,
     ) -> None:
         super().__init__(mf)
         self.combination = combination
         self.base_method = base_method
-        self.calibrators = dict(calibrators)
+        # a saved fit (State) gives the columns and their calibrators as two lists
+        self.calibrators = dict(calibrators) if columns is None else dict(zip(columns, calibrators))
         self.conflict = conflict
         self.prob = prob
         self._cols = score_axes(mf, "disjoint")
@@ -126,7 +125,7 @@ class DisjointCalibration(CalibrationResults):
         th, bel, pl = np.empty((J, m)), np.empty((J, m)), np.empty((J, m))
         for i, (term, col) in enumerate(zip(self.calibrators, self._cols)):
             fit = self.calibrators[term]
-            Xj, _ = fit._design(pd.DataFrame({term: X[:, col]}))
+            Xj, _ = fit._design(X[:, [col]])  # the column as an array: no formula, no patsy
             th[i], bel[i], pl[i] = fit._belief_arrays(Xj)
         return th, bel, pl
 
@@ -352,28 +351,18 @@ class DisjointCalibration(CalibrationResults):
         return s
 
     # ------------------------------------------------------------------ persistence
-    def _to_dict(self) -> dict[str, Any]:
-        return {
-            "base_method": self.base_method,
-            "conflict": self.conflict,
-            "prob": self.prob,
-            "combination": self.combination,
-            "columns": list(self.calibrators),
-            "calibrators": [fit.to_dict() for fit in self.calibrators.values()],
-        }
+    @dataclass(frozen=True, kw_only=True)
+    class State:
+        """What a saved disjoint holds beyond its model frame (evstat.io.state): the settings
+        and every column's calibrator, saved whole (its own method, frame and state)."""
 
-    @classmethod
-    def _schema_fields(cls) -> dict[str, schema.Spec]:
-        return {
-            "base_method": schema.Str(choices=list(METHODS)),
-            "conflict": schema.Str(choices=list(_CONFLICT)),
-            "prob": schema.Str(choices=list(_PROB)),
-            "combination": schema.Str(choices=list(_COMBINATION)),
-            "columns": schema.List(schema.Str(max_len=10_000), min_len=1, what="columns"),
-            "calibrators": schema.List(
-                schema.Lazy(schema_of), length=schema.Ref("columns", "columns lists {n} columns"), what="calibrators"
-            ),
-        }
+        base_method: str = saved(schema.Str(choices=list(METHODS)))
+        conflict: str = saved(schema.Str(choices=list(_CONFLICT)))
+        prob: str = saved(schema.Str(choices=list(_PROB)))
+        combination: str = saved(schema.Str(choices=list(_COMBINATION)))
+        columns: list[str] = saved(schema.List(schema.Str(max_len=10_000), min_len=1, what="columns"))
+        #: each column's calibrator, saved whole
+        calibrators: list[Any] = saved_models("calibrators", length=schema.Ref("columns", "columns lists {n} columns"))
 
     @classmethod
     def _schema_checks(cls) -> list[Any]:
@@ -391,12 +380,6 @@ class DisjointCalibration(CalibrationResults):
         for i, fit in enumerate(self.calibrators.values()):
             fit._verify_loaded(f"{source} (calibrators[{i}])")
 
-    @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> DisjointCalibration:
-        mf = ModelFrame.from_dict(d["model_frame"])
-        cals = {term: from_dict(c) for term, c in zip(d["columns"], d["calibrators"])}
-        return cls(mf, d["base_method"], cals, conflict=d["conflict"], prob=d["prob"],
-                   combination=d.get("combination", "dempster"))
 
 
 
@@ -596,10 +579,10 @@ def disjoint(
     calibrators: dict[str, CalibrationResults] = {}
     for j in cols:
         term = mf.terms[j]
-        frame = pd.DataFrame({response: labels, term: X[:, j]}, index=mf.index)
-        f = f"{_quote(response)} ~ {_quote(term)}"
+        # the column and the labels as arrays (the frame of "response ~ term"; no formula parsed)
+        column = ArrayData(pd.DataFrame({term: X[:, j]}, index=mf.index), labels, response=response)
         try:
-            calibrators[term] = fitter(f, frame, positive=mf.positive, **options)
+            calibrators[term] = fitter(column.formula, column, positive=mf.positive, **options)
         except TypeError as err:
             raise TypeError(f"disjoint(method={method!r}) passed options {sorted(options)} to {method}: {err}") from None
     return DisjointCalibration(mf, method, calibrators, conflict=conflict, prob=prob, combination=combination)

@@ -11,6 +11,7 @@ closed-form Bel({1}), Pl({1}) of evidential binning (Minary et al. 2019, eqs. 27
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -18,10 +19,12 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from evstat.calibration.base import score_axes
-from evstat.calibration.binning import CellCalibration, interval_label
+from evstat.calibration.binning import CellCalibration, CountsState, interval_label
 from evstat.results import Capabilities, not_fitted, register
 from evstat.summary import Summary
-from evstat.formula import ModelFrame, model_frame, schema
+from evstat.formula import ModelFrame, model_frame
+from evstat.io import schema
+from evstat.io.state import saved
 
 __all__ = ["IsotonicCalibration", "isotonic", "pav_blocks"]
 
@@ -99,7 +102,20 @@ class IsotonicCalibration(CellCalibration):
         return isotonic(self.formula, data, positive=self.positive)
     _cell_word = "block"
 
-    def __init__(self, mf: ModelFrame, state: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        mf: ModelFrame,
+        *,
+        score: str | None = None,
+        score_min: Any = None,
+        score_max: Any = None,
+        cuts: Any = None,
+        empty: str = "nan",
+        n_cells: Any = None,
+        cells: Any = None,
+        k: Any = None,
+        n: Any = None,
+    ) -> None:
         super().__init__(mf)
         cols = score_axes(mf, "isotonic")
         if len(cols) > 1:
@@ -111,7 +127,9 @@ class IsotonicCalibration(CellCalibration):
             )
         self._col = cols[0]
         self.score = mf.terms[self._col]
-        if state is None:
+        if score is not None and score != self.score:
+            raise ValueError(f"the saved score {score!r} is not the formula's score column {self.score!r}")
+        if cuts is None:
             s = np.asarray(mf.X)[:, self._col]
             y = np.asarray(mf.y)
             u, inv = np.unique(s, return_inverse=True)
@@ -123,12 +141,11 @@ class IsotonicCalibration(CellCalibration):
             self.score_max = u[ends]
             self.cuts = _midpoint(self.score_max[:-1], self.score_min[1:])
             self._set_counts(kb, nb, "nan")
-        else:
-            self.score_min = np.asarray(state["score_min"], dtype=np.float64)
-            self.score_max = np.asarray(state["score_max"], dtype=np.float64)
-            self.cuts = np.asarray(state["cuts"], dtype=np.float64)
-            k, n = self._counts_from_dict(state)
-            self._set_counts(k, n, state["empty"])
+        else:  # a saved fit (State): nothing is estimated
+            self.score_min = np.asarray(score_min, dtype=np.float64)
+            self.score_max = np.asarray(score_max, dtype=np.float64)
+            self.cuts = np.asarray(cuts, dtype=np.float64)
+            self._set_saved_counts(empty, n_cells, cells, k, n)
 
     def _cells_of(self, X: NDArray[np.float64]) -> NDArray[np.intp]:
         return np.searchsorted(self.cuts, X[:, self._col], side="left").astype(np.intp)
@@ -199,25 +216,16 @@ class IsotonicCalibration(CellCalibration):
         self._summary_ignorance(s)
         return s
 
-    def _to_dict(self) -> dict[str, Any]:
-        d = {
-            "score": self.score,
-            "score_min": self.score_min.tolist(),
-            "score_max": self.score_max.tolist(),
-            "cuts": self.cuts.tolist(),
-        }
-        d.update(self._counts_dict())
-        return d
+    # ------------------------------------------------------------------ persistence
+    @dataclass(frozen=True, kw_only=True)
+    class State(CountsState):
+        """What a saved isotonic holds beyond its model frame (evstat.io.state): the blocks
+        (cells) and their score ranges and cuts."""
 
-    @classmethod
-    def _schema_fields(cls) -> dict[str, schema.Spec]:
-        return {
-            "score": schema.Str(max_len=10_000),
-            "score_min": schema.List(schema.Float(), what="blocks"),
-            "score_max": schema.List(schema.Float(), what="blocks"),
-            "cuts": schema.List(schema.Float(), what="cuts"),
-            **cls._counts_schema(),
-        }
+        score: str = saved(schema.Str(max_len=10_000))
+        score_min: list[float] = saved(schema.List(schema.Float(), what="blocks"))
+        score_max: list[float] = saved(schema.List(schema.Float(), what="blocks"))
+        cuts: list[float] = saved(schema.List(schema.Float(), what="cuts"))
 
     @classmethod
     def _schema_checks(cls) -> list[Any]:
@@ -282,9 +290,6 @@ class IsotonicCalibration(CellCalibration):
             raise not_fitted(self, source, f"block {b}",
                                    "a leading part of it has a lower mean than the block: PAV would split it")
 
-    @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> IsotonicCalibration:
-        return cls(ModelFrame.from_dict(d["model_frame"]), state=d)
 
 
 

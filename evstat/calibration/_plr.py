@@ -38,6 +38,7 @@ The belief is Bayesian (Bel = Pl = theta; see :mod:`evstat.calibration.point`).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -46,7 +47,9 @@ from numpy.typing import NDArray
 from scipy.special import expit, log_expit
 
 from evstat.calibration.point import PointCalibration
-from evstat.formula import ModelFrame, model_frame, schema
+from evstat.formula import ModelFrame, model_frame
+from evstat.io import schema
+from evstat.io.state import saved
 from evstat.likelihood import platt_targets
 from evstat.results import Capabilities, not_fitted, register
 from evstat.summary import Summary, format_number
@@ -202,17 +205,21 @@ class PiecewiseLogisticCalibration(PointCalibration):
         penalty: float = 0.001,
         targets: str = "platt",
         step: float = 0.05,
-        state: Mapping[str, Any] | None = None,
+        *,
+        knots: Any = None,
+        weights: Any = None,
+        objective: Any = None,
+        n_pairs: Any = None,
     ) -> None:
         super().__init__(mf)
         self.penalty = float(penalty)
         self.targets = targets
         self.step = float(step)
-        if state is not None:
-            self.knots = np.asarray(state["knots"], dtype=np.float64)
-            self.weights = np.asarray(state["weights"], dtype=np.float64)
-            self.objective = float(state["objective"])
-            self.n_pairs = int(state["n_pairs"])
+        if knots is not None:  # a saved fit (State): nothing is estimated
+            self.knots = np.asarray(knots, dtype=np.float64)
+            self.weights = np.asarray(weights, dtype=np.float64)
+            self.objective = float(objective)
+            self.n_pairs = int(n_pairs)
             return
         s = self.training_scores()
         y = np.asarray(mf.y, dtype=np.float64)
@@ -334,28 +341,18 @@ class PiecewiseLogisticCalibration(PointCalibration):
         s.add_table("Fit on the calibration rows", self.glance()[["loglik", "brier"]], show_index=False)
         return s
 
-    def _to_dict(self) -> dict[str, Any]:
-        return {
-            "penalty": self.penalty,
-            "targets": self.targets,
-            "step": self.step,
-            "knots": self.knots.tolist(),
-            "weights": self.weights.tolist(),
-            "objective": self.objective,
-            "n_pairs": self.n_pairs,
-        }
+    # ------------------------------------------------------------------ persistence
+    @dataclass(frozen=True, kw_only=True)
+    class State:
+        """What a saved plr holds beyond its model frame (evstat.io.state)."""
 
-    @classmethod
-    def _schema_fields(cls) -> dict[str, schema.Spec]:
-        return {
-            "penalty": schema.Float(min=0.0),
-            "targets": schema.Str(choices=list(_TARGETS)),
-            "step": schema.Float(min=1e-6, max=0.5),
-            "knots": schema.List(schema.Float(), length=4, what="knots"),
-            "weights": schema.List(schema.Float(), length=4, what="weights"),
-            "objective": schema.Float(),
-            "n_pairs": schema.Int(min=1),
-        }
+        penalty: float = saved(schema.Float(min=0.0))
+        targets: str = saved(schema.Str(choices=list(_TARGETS)))
+        step: float = saved(schema.Float(min=1e-6, max=0.5))
+        knots: list[float] = saved(schema.List(schema.Float(), length=4, what="knots"))
+        weights: list[float] = saved(schema.List(schema.Float(), length=4, what="weights"))
+        objective: float = saved()
+        n_pairs: int = saved(schema.Int(min=1))
 
     @classmethod
     def _schema_checks(cls) -> list[Any]:
@@ -367,15 +364,6 @@ class PiecewiseLogisticCalibration(PointCalibration):
 
         return [increasing]
 
-    @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> PiecewiseLogisticCalibration:
-        return cls(
-            ModelFrame.from_dict(d["model_frame"]),
-            penalty=d["penalty"],
-            targets=d["targets"],
-            step=d["step"],
-            state=d,
-        )
 
 
 def plr(

@@ -2,7 +2,7 @@
 
 A calibrator is fitted from a formula and returns a :class:`CalibrationResults` subclass, which
 implements ``_belief_arrays(X)`` (theta_hat, Bel({1}), Pl({1}) for design rows) and the
-model-specific parts (``summary``, ``tidy``, ``glance``, ``_to_dict``). This base supplies
+model-specific parts (``summary``, ``tidy``, ``glance``, its saved ``State``). This base supplies
 the array hooks of ``predict(type="prob" | "belief" | "mass")`` and ``decide`` (the closed-form
 fast path of the one decision engine, :func:`evstat.belief.binary_decisions`, or the general
 engine with a loss matrix) and the training-frame facts; the protocol (:mod:`evstat.results`)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,7 +31,9 @@ from scipy.special import xlogy
 from evstat.calibration.base import CalibrationResults, EmptyCellWarning, score_axes
 from evstat.results import Capabilities, not_fitted, register
 from evstat.summary import Summary, format_number
-from evstat.formula import ModelFrame, model_frame, schema
+from evstat.formula import ModelFrame, model_frame
+from evstat.io import schema
+from evstat.io.state import saved
 from evstat.likelihood import binomial_belief
 
 __all__ = ["BinningCalibration", "CellCalibration", "EmptyCellWarning", "evbinning"]
@@ -194,26 +197,27 @@ class CellCalibration(CalibrationResults):
                     f"the file says {int(saved[c])}, the saved calibration rows give {int(counted[c])}",
                 )
 
-    def _counts_dict(self) -> dict[str, Any]:
-        full = np.flatnonzero(self.n > 0)
-        return {
-            "empty": self.empty,
-            "n_cells": self.n_cells,
-            "cells": full.tolist(),
-            "k": self.k[full].astype(np.int64).tolist(),
-            "n": self.n[full].astype(np.int64).tolist(),
-        }
+    # ------------------------------------------------------------------ persistence
+    # the counts are saved sparsely: the non-empty cells, their k and n (CountsState)
+    @property
+    def _full_cells(self) -> NDArray[np.intp]:
+        return np.flatnonzero(self.n > 0)
 
-    @classmethod
-    def _counts_schema(cls) -> dict[str, schema.Spec]:
-        """Schema of the keys of :meth:`_counts_dict` (checked with :meth:`_counts_check`)."""
-        return {
-            "empty": schema.Str(choices=list(_EMPTY)),
-            "n_cells": schema.Int(min=1, max=MAX_CELLS),
-            "cells": schema.List(schema.Int(min=0), what="cells"),
-            "k": schema.List(schema.Int(min=0), length=schema.Ref("cells", "cells lists {n} cells")),
-            "n": schema.List(schema.Int(min=1), length=schema.Ref("cells", "cells lists {n} cells")),
-        }
+    @property
+    def _full_k(self) -> NDArray[np.int64]:
+        return self.k[self.n > 0].astype(np.int64)
+
+    @property
+    def _full_n(self) -> NDArray[np.int64]:
+        return self.n[self.n > 0].astype(np.int64)
+
+    def _set_saved_counts(self, empty: str, n_cells: int, cells: Any, k: Any, n: Any) -> None:
+        """The counts of a saved fit (:class:`CountsState`'s fields), made dense."""
+        kk, nn = np.zeros(int(n_cells)), np.zeros(int(n_cells))
+        at = np.asarray(cells, dtype=np.intp)
+        kk[at] = np.asarray(k, dtype=float)
+        nn[at] = np.asarray(n, dtype=float)
+        self._set_counts(kk, nn, empty)
 
     @staticmethod
     def _counts_check(d: Mapping[str, Any], root: Any) -> str | None:
@@ -237,14 +241,21 @@ class CellCalibration(CalibrationResults):
     def _schema_checks(cls) -> list[Any]:
         return [cls._counts_check]
 
-    @staticmethod
-    def _counts_from_dict(d: Mapping[str, Any]) -> tuple[NDArray, NDArray]:
-        k = np.zeros(int(d["n_cells"]))
-        n = np.zeros(int(d["n_cells"]))
-        cells = np.asarray(d["cells"], dtype=np.intp)
-        k[cells] = np.asarray(d["k"], dtype=float)
-        n[cells] = np.asarray(d["n"], dtype=float)
-        return k, n
+
+_IN_CELLS = schema.Ref("cells", "cells lists {n} cells")
+
+
+@dataclass(frozen=True, kw_only=True)
+class CountsState:
+    """The saved counts of a :class:`CellCalibration` (evstat.io.state): the non-empty cells
+    and their positive and total counts (the families' ``State`` extends it; checked by
+    :meth:`CellCalibration._counts_check`)."""
+
+    empty: str = saved(schema.Str(choices=list(_EMPTY)))
+    n_cells: int = saved(schema.Int(min=1, max=MAX_CELLS))
+    cells: list[int] = saved(schema.List(schema.Int(min=0), what="cells"), attribute="_full_cells")
+    k: list[int] = saved(schema.List(schema.Int(min=0), length=_IN_CELLS), attribute="_full_k")
+    n: list[int] = saved(schema.List(schema.Int(min=1), length=_IN_CELLS), attribute="_full_n")
 
 
 # --------------------------------------------------------------------------------------------
@@ -364,6 +375,9 @@ def _axis_cuts(values: NDArray, spec: Any, bins: int | None, axis: str) -> tuple
 # --------------------------------------------------------------------------------------------
 
 
+_PER_AXIS = schema.Ref("axes", "axes lists {n} axes")
+
+
 class BinningCalibration(CellCalibration):
     """A fitted evidential (joint) binning calibration (returned by :func:`evbinning`).
 
@@ -401,14 +415,24 @@ class BinningCalibration(CellCalibration):
         bins: Any = None,
         breaks: Any = "uniform",
         empty: str = "nan",
-        state: Mapping[str, Any] | None = None,
+        *,
+        axes: Any = None,
+        axis_methods: Any = None,
+        cuts: Any = None,
+        ranges: Any = None,
+        n_cells: Any = None,
+        cells: Any = None,
+        k: Any = None,
+        n: Any = None,
     ) -> None:
         super().__init__(mf)
         cols = score_axes(mf, "evbinning")
         self._cols = cols
         self.axes = [mf.terms[j] for j in cols]
+        if axes is not None and list(axes) != self.axes:
+            raise ValueError(f"the saved axes {list(axes)} are not the formula's score columns {self.axes}")
         X = np.asarray(mf.X)
-        if state is None:
+        if cuts is None:
             _check_empty(empty)
             nb = _resolve_bins(bins, self.axes)
             specs = _resolve_breaks(breaks, self.axes)
@@ -432,13 +456,12 @@ class BinningCalibration(CellCalibration):
             k = np.bincount(cells, weights=y, minlength=total)
             n = np.bincount(cells, minlength=total).astype(np.float64)
             self._set_counts(np.round(k), n, empty)
-        else:
-            self.axis_methods = list(state["axis_methods"])
-            self._cuts = [np.asarray(c, dtype=np.float64) for c in state["cuts"]]
-            self._ranges = [tuple(r) for r in state["ranges"]]
+        else:  # a saved fit (State): nothing is estimated
+            self.axis_methods = list(axis_methods)
+            self._cuts = [np.asarray(c, dtype=np.float64) for c in cuts]
+            self._ranges = [(float(lo), float(hi)) for lo, hi in ranges]
             self.dims = tuple(c.size + 1 for c in self._cuts)
-            k, n = self._counts_from_dict(state)
-            self._set_counts(k, n, state["empty"])
+            self._set_saved_counts(empty, n_cells, cells, k, n)
 
     # ------------------------------------------------------------------ partition
     def _cells_of(self, X: NDArray[np.float64]) -> NDArray[np.intp]:
@@ -544,26 +567,20 @@ class BinningCalibration(CellCalibration):
         return s
 
     # ------------------------------------------------------------------ persistence
-    def _to_dict(self) -> dict[str, Any]:
-        d = {
-            "axes": list(self.axes),
-            "axis_methods": list(self.axis_methods),
-            "cuts": [c.tolist() for c in self._cuts],
-            "ranges": [list(r) for r in self._ranges],
-        }
-        d.update(self._counts_dict())
-        return d
+    @dataclass(frozen=True, kw_only=True)
+    class State(CountsState):
+        """What a saved evbinning holds beyond its model frame (evstat.io.state)."""
 
-    @classmethod
-    def _schema_fields(cls) -> dict[str, schema.Spec]:
-        axes = schema.Ref("axes", "axes lists {n} axes")
-        return {
-            "axes": schema.List(schema.Str(max_len=10_000), min_len=1, what="axes"),
-            "axis_methods": schema.List(schema.Str(max_len=100), length=axes, what="methods"),
-            "cuts": schema.List(schema.List(schema.Float(), what="cuts"), length=axes, what="axes"),
-            "ranges": schema.List(schema.List(schema.Float(), length=2), length=axes, what="axes"),
-            **cls._counts_schema(),
-        }
+        axes: list[str] = saved(schema.List(schema.Str(max_len=10_000), min_len=1, what="axes"))
+        axis_methods: list[str] = saved(schema.List(schema.Str(max_len=100), length=_PER_AXIS, what="methods"))
+        #: the interior cut points of every axis
+        cuts: list[list[float]] = saved(schema.List(schema.List(schema.Float(), what="cuts"), length=_PER_AXIS,
+                                                    what="axes"), attribute="_cuts",
+                                        encode=lambda cs: [c.tolist() for c in cs])
+        #: the calibration minimum and maximum of every axis
+        ranges: list[list[float]] = saved(schema.List(schema.List(schema.Float(), length=2), length=_PER_AXIS,
+                                                      what="axes"), attribute="_ranges",
+                                          encode=lambda rs: [list(r) for r in rs])
 
     @classmethod
     def _schema_checks(cls) -> list[Any]:
@@ -608,10 +625,6 @@ class BinningCalibration(CellCalibration):
                         f"they are not the {method} cuts of the saved calibration rows",
                     )
 
-    @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> BinningCalibration:
-        mf = ModelFrame.from_dict(d["model_frame"])
-        return cls(mf, state=d)
 
 
 

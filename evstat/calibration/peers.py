@@ -57,16 +57,20 @@ from __future__ import annotations
 import contextlib
 import warnings
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
+from scipy.special import expit
 
 from evstat.belief import REJECT, binary_decisions
 from evstat.calibration.base import CalibrationResults, ModelFrameFacts, score_axes
-from evstat.formula import ModelFrame, model_frame, schema
-from evstat.results import Capabilities, register
+from evstat.formula import ModelFrame, model_frame
+from evstat.io import schema
+from evstat.io.state import saved, to_json
+from evstat.results import Capabilities, not_fitted, register
 from evstat.summary import Summary
 
 __all__ = ["ConformalSets", "VennAbersCalibration", "split_conformal", "venn_abers"]
@@ -146,6 +150,18 @@ def _split_sizes(y: NDArray, cal_size: float, who: str) -> None:
         )
 
 
+#: a saved regression's gradient of the mean log-likelihood (per row) that counts as zero: ten
+#: times scikit-learn's stopping rule for lbfgs (``tol`` = 1e-4 on the largest gradient entry)
+VA_GRADIENT_TOL = 1e-3
+
+_NULL_OR_PROBS = schema.Nullable(schema.List(schema.Float(min=0.0, max=1.0)))
+
+
+def _nested_json(parts: Any) -> Any:
+    """A list of arrays (coefficients, row positions) as JSON lists; None as null."""
+    return None if parts is None else [to_json(p) for p in parts]
+
+
 class VennAbersCalibration(CalibrationResults):
     """A fitted Venn-ABERS predictor (returned by :func:`venn_abers`).
 
@@ -172,6 +188,14 @@ class VennAbersCalibration(CalibrationResults):
         n_splits: int = 5,
         cal_size: float = 0.5,
         seed: int = 0,
+        *,
+        c: Any = None,
+        p0: Any = None,
+        p1: Any = None,
+        coef: Any = None,
+        intercept: Any = None,
+        n_iter: Any = None,
+        cal_rows: Any = None,
     ) -> None:
         super().__init__(mf)
         if va_method not in VA_METHODS:
@@ -188,8 +212,18 @@ class VennAbersCalibration(CalibrationResults):
         if counts.min() < 1:
             raise ValueError(f"venn_abers needs both classes among the {y.size} calibration rows")
         self.underlying = "score" if (va_method == "inductive" and len(self._cols) == 1) else "logistic"
-        with _package_numerics():
-            self._fit(va, X, y, counts, n_splits)
+        # the package's fitted state (State): the isotonic vectors of the score, or the logistic
+        # regressions and the rows that calibrate each part; None in files of older evstat
+        self._c, self._p0, self._p1 = c, p0, p1
+        self._coef, self._intercept, self._n_iter, self._cal_rows = coef, intercept, n_iter, cal_rows
+        if c is None and coef is None:
+            # a new fit, or a file written before the package's state was saved: fit the package
+            with _package_numerics():
+                self._fit(va, X, y, counts, n_splits)
+            self._read_state(X, y)
+        else:  # a saved fit: the package's objects are rebuilt from their state, nothing is estimated
+            self._check_state(y.size)
+            self._va = self._package_object(va, X, y)
 
     def _fit(self, va: Any, X: NDArray, y: NDArray, counts: NDArray, n_splits: Any) -> None:
         if self.underlying == "score":
@@ -211,6 +245,125 @@ class VennAbersCalibration(CalibrationResults):
             self._va = va.VennAbersCV(_logistic(), inductive=False, n_splits=self.n_splits,
                                       random_state=self.seed, shuffle=True)
             self._va.fit(X, y)
+
+    # ------------------------------------------------------------------ the package's state
+    def _calibration_rows(self, y: NDArray) -> list[NDArray[np.intp]]:
+        """The rows (positions) that calibrate each part, as the package splits them: inductive,
+        scikit-learn's seeded stratified ``train_test_split``; cross, the test rows of each fold
+        of the seeded ``StratifiedKFold`` (a split of the row positions, no estimation)."""
+        from sklearn.model_selection import StratifiedKFold, train_test_split
+
+        rows = np.arange(y.size)
+        if self.va_method == "inductive":
+            cal = train_test_split(rows, test_size=self.cal_size, random_state=self.seed, shuffle=True, stratify=y)[1]
+            return [np.asarray(cal, dtype=np.intp)]
+        folds = StratifiedKFold(n_splits=self.n_splits, shuffle=True, random_state=self.seed)
+        return [np.asarray(test, dtype=np.intp) for _, test in folds.split(np.zeros((y.size, 1)), y)]
+
+    def _read_state(self, X: NDArray, y: NDArray) -> None:
+        """The fitted package objects' state, in the form :class:`State` saves. For a logistic
+        underlying classifier the calibration rows are the package's split, computed again and
+        checked against what the package calibrated on (its labels and scores of those rows)."""
+        if self.underlying == "score":
+            self._c = np.asarray(self._va.c_, dtype=np.float64)
+            self._p0 = np.asarray(self._va.p0_[:, 1], dtype=np.float64)
+            self._p1 = np.asarray(self._va.p1_[:, 1], dtype=np.float64)
+            return
+        ests = self._va.estimators_
+        self._coef = [np.asarray(e.coef_[0], dtype=np.float64) for e in ests]
+        self._intercept = [float(e.intercept_[0]) for e in ests]
+        self._n_iter = [int(np.max(e.n_iter_)) for e in ests]
+        self._cal_rows = self._calibration_rows(y)
+        for i, r in enumerate(self._cal_rows):
+            same = (np.array_equal(self._va.clf_y_cal[i], y[r])
+                    and np.array_equal(self._va.clf_p_cal[i], ests[i + 1].predict_proba(X[r])))
+            if not same:  # pragma: no cover - a venn-abers version that splits otherwise
+                raise RuntimeError(
+                    "the venn-abers package calibrated on other rows than scikit-learn's seeded split "
+                    f"gives (part {i}), so evstat cannot save its state; report this with the package's version"
+                )
+
+    def _check_state(self, n: int) -> None:
+        """The saved package state fits the model (ValueError naming the field otherwise)."""
+        if self.underlying == "score":
+            if self._c is None or self._p0 is None or self._p1 is None:
+                raise ValueError("a Venn-ABERS model of one score saves c, p0 and p1 (the isotonic vectors)")
+            self._c, self._p0, self._p1 = (np.asarray(v, dtype=np.float64) for v in (self._c, self._p0, self._p1))
+            if not self._p0.size == self._p1.size == self._c.size + 1:
+                raise ValueError(f"p0 and p1 need len(c) + 1 = {self._c.size + 1} values, got {self._p0.size} and {self._p1.size}")
+            return
+        if self._coef is None or self._intercept is None or self._n_iter is None or self._cal_rows is None:
+            raise ValueError("a Venn-ABERS model on a logistic regression saves coef, intercept, n_iter and cal_rows")
+        parts = 1 if self.va_method == "inductive" else self.n_splits
+        if len(self._cal_rows) != parts:
+            raise ValueError(f"cal_rows lists {len(self._cal_rows)} parts, the model has {parts}")
+        if not len(self._coef) == len(self._intercept) == len(self._n_iter) == parts + 1:
+            raise ValueError(f"coef, intercept and n_iter need {parts + 1} entries (the package's regressions), "
+                             f"got {len(self._coef)}, {len(self._intercept)}, {len(self._n_iter)}")
+        if any(len(c) != len(self._cols) for c in self._coef):
+            raise ValueError(f"every row of coef needs {len(self._cols)} coefficients (the score columns)")
+        self._coef = [np.asarray(c, dtype=np.float64) for c in self._coef]
+        self._cal_rows = [np.asarray(r, dtype=np.intp) for r in self._cal_rows]
+        if any(r.size and r.max() >= n for r in self._cal_rows):
+            raise ValueError(f"cal_rows name a row beyond the {n} calibration rows")
+
+    def _package_object(self, va: Any, X: NDArray, y: NDArray) -> Any:
+        """The package's fitted object, from its saved state (attributes set, ``fit`` not called)."""
+        if self.underlying == "score":
+            v = va.VennAbers()
+            grid = np.concatenate([[0.0], self._c])
+            v.p0_ = v.p0 = np.column_stack([grid, self._p0])
+            v.p1_ = v.p1 = np.column_stack([grid, self._p1])
+            v.c_ = v.c = self._c
+            return v
+        ests = []
+        for coef, b, it in zip(self._coef, self._intercept, self._n_iter):
+            lr = _logistic()
+            lr.classes_ = np.array([0, 1])
+            lr.coef_, lr.intercept_ = coef.reshape(1, -1).copy(), np.array([b], dtype=np.float64)
+            lr.n_features_in_, lr.n_iter_ = coef.size, np.array([it], dtype=np.int32)
+            ests.append(lr)
+        cv = va.VennAbersCV(_logistic(), inductive=self.va_method == "inductive", n_splits=self.n_splits,
+                            cal_size=self.cal_size, random_state=self.seed, shuffle=True)
+        cv.n_splits = len(self._cal_rows)
+        cv.estimators_ = cv.estimators = ests
+        cv.clf_p_cal_ = cv.clf_p_cal = [ests[i + 1].predict_proba(X[r]) for i, r in enumerate(self._cal_rows)]
+        cv.clf_y_cal_ = cv.clf_y_cal = [y[r] for r in self._cal_rows]
+        return cv
+
+    def _verify_loaded(self, source: str) -> None:
+        """On load, from the saved calibration rows. One score: ``c`` are the distinct scores
+        (exact), ``p0`` and ``p1`` are non-decreasing probabilities. A logistic underlying
+        classifier: ``cal_rows`` are the package's seeded split of the saved labels (exact),
+        and every regression that converged has a zero gradient of its log-likelihood on its
+        training rows (all rows for the first, the others' complement of their calibration
+        rows): at most :data:`VA_GRADIENT_TOL` per row (ten times scikit-learn's stopping rule).
+        Not re-checked: the isotonic values ``p0``, ``p1`` themselves (that is the package's
+        fit); an edit that keeps them monotone only a signature catches."""
+        super()._verify_loaded(source)
+        X = np.asarray(self.model_frame.X, dtype=np.float64)[:, self._cols]
+        y = np.asarray(self.model_frame.y).astype(np.int64)
+        if self.underlying == "score":
+            distinct = np.unique(X[:, 0])
+            if not np.array_equal(self._c, distinct):
+                raise not_fitted(self, source, "c", "they are not the distinct scores of the saved calibration rows")
+            for name, v in (("p0", self._p0), ("p1", self._p1)):
+                if (np.diff(v) < 0).any() or v.min() < 0 or v.max() > 1:
+                    raise not_fitted(self, source, name, "an isotonic fit of 0/1 labels is non-decreasing in [0, 1]")
+            return
+        want = self._calibration_rows(y)
+        for i, (got, rows) in enumerate(zip(self._cal_rows, want)):
+            if not np.array_equal(got, rows):
+                raise not_fitted(self, source, f"cal_rows[{i}]", "they are not the package's seeded split of the saved rows")
+        trains = [np.arange(y.size)] + [np.setdiff1d(np.arange(y.size), r) for r in want]
+        for j, (rows, coef, b, it) in enumerate(zip(trains, self._coef, self._intercept, self._n_iter)):
+            if it >= _logistic().max_iter:
+                continue  # stopped by the iteration limit: no stationary point to check
+            A = np.column_stack([np.ones(rows.size), X[rows]])
+            g = A.T @ (y[rows] - expit(A @ np.concatenate([[b], coef]))) / rows.size
+            if float(np.max(np.abs(g))) > VA_GRADIENT_TOL:
+                raise not_fitted(self, source, f"coef[{j}]", f"the gradient of the log-likelihood at the saved "
+                                 f"coefficients is {np.max(np.abs(g)):.3g} per row, not 0")
 
     def _belief_arrays(self, X: NDArray[np.float64]) -> tuple[NDArray, NDArray, NDArray]:
         Z = np.asarray(X, dtype=np.float64)[:, self._cols]
@@ -263,25 +416,30 @@ class VennAbersCalibration(CalibrationResults):
         self._summary_ignorance(s)
         return s
 
-    def _to_dict(self) -> dict[str, Any]:
-        # the package's fitted objects are not serialisable; the fit is deterministic given the
-        # model frame and these settings, so loading refits it (nothing but the whitelisted
-        # formula and scikit-learn's logistic regression runs)
-        return {"va_method": self.va_method, "n_splits": self.n_splits, "cal_size": self.cal_size, "seed": self.seed}
+    # ------------------------------------------------------------------ persistence
+    @dataclass(frozen=True, kw_only=True)
+    class State:
+        """What a saved Venn-ABERS predictor holds beyond its model frame (evstat.io.state): the
+        settings and the package's fitted state, so that loading rebuilds the package's objects
+        without fitting them. One score: the isotonic vectors of :class:`venn_abers.VennAbers`
+        (``c`` the distinct calibration scores, ``p0``/``p1`` the values at ``[0, c]``). A
+        logistic underlying classifier: the coefficients, intercepts and iterations of the
+        package's regressions (the first on every row, then one per part) and the rows that
+        calibrate each part. The fields of the other case are null; a file written before they
+        were saved has none, and loading it fits the package once (as loading always did then)."""
 
-    @classmethod
-    def _schema_fields(cls) -> dict[str, schema.Spec]:
-        return {
-            "va_method": schema.Str(max_len=16),
-            "n_splits": schema.Int(min=2, max=10_000),
-            "cal_size": schema.Float(min=0.0, max=1.0),
-            "seed": schema.Int(min=0, max=2**32 - 1),
-        }
-
-    @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> VennAbersCalibration:
-        return cls(ModelFrame.from_dict(d["model_frame"]), va_method=d["va_method"], n_splits=d["n_splits"],
-                   cal_size=d["cal_size"], seed=d["seed"])
+        va_method: str = saved(schema.Str(max_len=16))
+        n_splits: int = saved(schema.Int(min=2, max=10_000))
+        cal_size: float = saved(schema.Float(min=0.0, max=1.0))
+        seed: int = saved(schema.Int(min=0, max=2**32 - 1))
+        c: list[float] | None = saved(default=None, attribute="_c")
+        p0: list[float] | None = saved(_NULL_OR_PROBS, default=None, attribute="_p0")
+        p1: list[float] | None = saved(_NULL_OR_PROBS, default=None, attribute="_p1")
+        coef: list[list[float]] | None = saved(default=None, attribute="_coef", encode=_nested_json)
+        intercept: list[float] | None = saved(default=None, attribute="_intercept")
+        n_iter: list[int] | None = saved(schema.Nullable(schema.List(schema.Int(min=0))), default=None, attribute="_n_iter")
+        cal_rows: list[list[int]] | None = saved(schema.Nullable(schema.List(schema.List(schema.Int(min=0)))),
+                                                 default=None, attribute="_cal_rows", encode=_nested_json)
 
 
 def venn_abers(

@@ -558,51 +558,51 @@ def markdown_tables(out: str | Path) -> str:
 
     sim_path = out / "sim_summary.csv"
     if sim_path.exists():
-        s = pd.read_csv(sim_path)
-        lines.append("| truth | scores | n | method | width | coverage | MSE | Brier | log loss | set size | reject at 1/2 | failed |")
-        lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
-        for _, r in s.iterrows():
-            lines.append(f"| {r.truth} | {r.scores} | {r.n_cal} | {r.method} | {fmt(r.width)} | {fmt(r.coverage, 2)} | "
-                         f"{fmt(r.mse, 4)} | {fmt(r.brier, 4)} | {fmt(r.log_loss, 3)} | {fmt(r.set_size, 2)} | "
-                         f"{fmt(r.reject_rate, 2)} | {r.failed} |")
-        lines.append("")
+        lines += _summary_lines(
+            out, "sim", ["truth", "scores", "n", "method", "width", "coverage", "MSE", "Brier", "log loss", "set size",
+                         "reject at 1/2", "failed"],
+            lambda r: [r.truth, r.scores, r.n_cal, r.method, fmt(r.width), fmt(r.coverage, 2), fmt(r.mse, 4),
+                       fmt(r.brier, 4), fmt(r.log_loss, 3), fmt(r.set_size, 2), fmt(r.reject_rate, 2), r.failed],
+        )
         w = pd.read_csv(out / "sim_wins.csv")
-        lines.append("| measure | method | clear wins | unclear firsts |")
-        lines.append("|---|---|---|---|")
-        for (m, b), g in w.groupby(["measure", "best"], sort=True):
-            lines.append(f"| {m} | {b} | {int((g.status == 'clear').sum())} | {int((g.status != 'clear').sum())} |")
-        lines.append("")
-        lines.append("| measure | truth | scores | n | best (clear?) | ranking |")
-        lines.append("|---|---|---|---|---|---|")
-        for _, r in w.iterrows():
-            lines.append(f"| {r.measure} | {r.truth} | {r.scores} | {r.n_cal} | {r.best} ({r.status}) | {r.ranking} |")
-        lines.append("")
+        lines += _table(["measure", "truth", "scores", "n", "best (clear?)", "ranking"],
+                        ([r.measure, r.truth, r.scores, r.n_cal, f"{r.best} ({r.status})", r.ranking] for _, r in w.iterrows()))
         lines += _rank_lines(pd.read_csv(out / "sim_curves.csv"), ["truth", "scores", "n_cal"])
         fl = pd.read_csv(out / "first_look.csv")
-        lines.append("| truth | width at 200: evlogit / VA | coverage at 200: evlogit / VA | MSE(VA) - MSE(evlogit) by n | evlogit better from 45 rows on |")
-        lines.append("|---|---|---|---|---|")
-        for _, r in fl.iterrows():
-            lines.append(f"| {r.truth} | {fmt(r.evlogit_width_200)} / {fmt(r.va_width_200)} | {fmt(r.evlogit_coverage_200, 2)} / "
-                         f"{fmt(r.va_coverage_200, 2)} | {r.mse_va_minus_evlogit} | {r.claim_evlogit_better_point_from_45} |")
-        lines.append("")
+        lines += _table(
+            ["truth", "width at 200: evlogit / VA", "coverage at 200: evlogit / VA", "MSE(VA) - MSE(evlogit) by n",
+             "evlogit better from 45 rows on"],
+            ([r.truth, f"{fmt(r.evlogit_width_200)} / {fmt(r.va_width_200)}",
+              f"{fmt(r.evlogit_coverage_200, 2)} / {fmt(r.va_coverage_200, 2)}", r.mse_va_minus_evlogit,
+              r.claim_evlogit_better_point_from_45] for _, r in fl.iterrows()),
+        )
     real_path = out / "real_summary.csv"
     if real_path.exists():
-        s = pd.read_csv(real_path)
-        lines.append("| data set | scores | n | method | width | Brier | log loss | set size | label in set | reject at 1/2 | accuracy (decided) | failed |")
-        lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
-        for _, r in s.iterrows():
-            lines.append(f"| {r.dataset} | {r.scores} | {r.n_cal} | {r.method} | {fmt(r.width)} | {fmt(r.brier, 4)} | "
-                         f"{fmt(r.log_loss, 3)} | {fmt(r.set_size, 2)} | {fmt(r.label_coverage, 2)} | {fmt(r.reject_rate, 2)} | "
-                         f"{fmt(r.accuracy, 3)} | {r.failed} |")
-        lines.append("")
-        w = pd.read_csv(out / "real_wins.csv")
-        lines.append("| measure | method | clear wins | unclear firsts |")
-        lines.append("|---|---|---|---|")
-        for (m, b), g in w.groupby(["measure", "best"], sort=True):
-            lines.append(f"| {m} | {b} | {int((g.status == 'clear').sum())} | {int((g.status != 'clear').sum())} |")
-        lines.append("")
+        lines += _summary_lines(
+            out, "real", ["data set", "scores", "n", "method", "width", "Brier", "log loss", "set size", "label in set",
+                          "reject at 1/2", "accuracy (decided)", "failed"],
+            lambda r: [r.dataset, r.scores, r.n_cal, r.method, fmt(r.width), fmt(r.brier, 4), fmt(r.log_loss, 3),
+                       fmt(r.set_size, 2), fmt(r.label_coverage, 2), fmt(r.reject_rate, 2), fmt(r.accuracy, 3), r.failed],
+        )
         lines += _rank_lines(pd.read_csv(out / "real_curves.csv"), ["dataset", "scores", "n_cal"])
     return "\n".join(lines)
+
+
+def _table(header: list[str], rows: Any) -> list[str]:
+    """A Markdown table (header, rule, one line per row of cells) and the blank line after it."""
+    return ([f"| {' | '.join(header)} |", "|" + "---|" * len(header)]
+            + [f"| {' | '.join(str(c) for c in row)} |" for row in rows] + [""])
+
+
+def _summary_lines(out: Path, part: str, header: list[str], cells: Callable[[Any], list[Any]]) -> list[str]:
+    """The summary table of ``<part>_summary.csv`` (a row's cells by ``cells``) and the table of
+    wins per measure and method of ``<part>_wins.csv``."""
+    s = pd.read_csv(out / f"{part}_summary.csv")
+    w = pd.read_csv(out / f"{part}_wins.csv")
+    wins = ([m, b, int((g.status == "clear").sum()), int((g.status != "clear").sum())]
+            for (m, b), g in w.groupby(["measure", "best"], sort=True))
+    return (_table(header, (cells(r) for _, r in s.iterrows()))
+            + _table(["measure", "method", "clear wins", "unclear firsts"], wins))
 
 
 def _rank_lines(curves: pd.DataFrame, by: list[str]) -> list[str]:

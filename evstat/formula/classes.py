@@ -19,7 +19,7 @@ and :attr:`ClassFrame.terms`: score vectors do not involve it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 
 from evstat.formula import schema
 from evstat.formula._json import _json_scalar
+from evstat.formula.arrays import ArrayData
 from evstat.formula.frame import ModelFrame, _evaluate
 
 __all__ = ["CLASS_FRAME", "ClassFrame", "class_frame"]
@@ -169,6 +170,33 @@ class ClassFrame:
         X, index = self.design.new_X(newdata, missing=missing)
         return np.ascontiguousarray(X[:, self._cols]), index
 
+    @classmethod
+    def from_arrays(
+        cls,
+        X: Any,
+        y: Any,
+        names: Sequence[str] | None = None,
+        levels: Sequence[Any] | None = None,
+        *,
+        response: str = "y",
+        positive: Any = None,
+        missing: str = "raise",
+        rank_checks: bool = True,
+    ) -> ClassFrame:
+        """The frame of ``y ~ x1 + ... + xp`` with K >= 2 classes built from a score matrix and
+        labels, without parsing a formula or calling patsy: equal to :func:`class_frame` on a
+        DataFrame of the same columns (:meth:`evstat.formula.ModelFrame.from_arrays`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> cf = ClassFrame.from_arrays(np.array([[.1], [.5], [.9], [.2], [.4]]), list("bacab"), names=["s"])
+        >>> cf.formula, cf.levels, cf.codes.tolist(), cf.terms
+        ('y ~ s', ('a', 'b', 'c'), [1, 0, 2, 0, 1], ['s'])
+        """
+        data = ArrayData(X, y, names=names, levels=levels, response=response)
+        return class_frame(data.formula, data, positive=positive, missing=missing, rank_checks=rank_checks)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable description; :meth:`from_dict` rebuilds an equal frame.
         Levels that are not JSON scalars (str, int, float, bool) are stored as ``str()``."""
@@ -221,7 +249,7 @@ class ClassFrame:
 
 def class_frame(
     formula: str,
-    data: pd.DataFrame,
+    data: pd.DataFrame | ArrayData,
     positive: Any = None,
     missing: str = "raise",
     rank_checks: bool = True,

@@ -10,7 +10,7 @@ whitelist, the columns used, missing and infinite values, factor levels, respons
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +21,7 @@ import patsy
 from evstat.formula import limits, schema, whitelist
 from evstat.formula._json import _index_from_json, _index_to_json, _json_scalar
 from evstat.formula._parse import KNOWN_NAMES, _lhs_name, _names_in, _rhs_codes, expand_dot, split_formula
+from evstat.formula.arrays import ArrayData, rows_frame
 from evstat.formula._util import _available, _check_missing_arg, _fmt_labels, _fmt_values, _rows
 from evstat.formula.design import (
     _build_X,
@@ -94,7 +95,7 @@ class ModelFrame:
     y: np.ndarray
     X: np.ndarray
     terms: list[str]
-    design_info: patsy.DesignInfo
+    design_info: patsy.DesignInfo | None
     classes: tuple
     positive: Any
     index: pd.Index
@@ -186,7 +187,9 @@ class ModelFrame:
         ['g', 'g:s']
         """
         info = self.design_info
-        out = []
+        out: list[str] = []
+        if info is None:  # built from arrays: numeric columns only
+            return out
         for term in info.terms:
             if any(info.factor_infos[f].type == "categorical" for f in term.factors):
                 out.append(term.name())
@@ -208,6 +211,8 @@ class ModelFrame:
         ValueError: evbinning cannot use the factor term 'C(g)' of formula 'y ~ C(g) + s' (dummy columns ['C(g)[T.b]']): it bins score axes; use numeric score columns only, or a likelihood model such as evlogit
         """
         info = self.design_info
+        if info is None:  # built from arrays: numeric columns only
+            return
         for term in info.terms:
             if any(info.factor_infos[f].type == "categorical" for f in term.factors):
                 cols = list(info.column_names[info.term_slices[term]])
@@ -222,9 +227,10 @@ class ModelFrame:
 
         Parameters
         ----------
-        newdata : pandas.DataFrame
+        newdata : pandas.DataFrame or numpy.ndarray
             Must hold every column of :attr:`score_columns` (other columns, including the
-            response, are ignored). Zero rows are allowed.
+            response, are ignored). Zero rows are allowed. A 2-D array is read as the
+            :attr:`score_columns` in order (:func:`evstat.formula.arrays.rows_frame`).
         missing : {"raise", "drop"}
             What to do with rows where a used column is missing (NaN/None): raise an error
             (default) or drop them. Infinite values are always an error.
@@ -258,9 +264,11 @@ class ModelFrame:
         ['a', 'b']
         """
         _check_missing_arg(missing)
+        if isinstance(newdata, np.ndarray):
+            newdata = rows_frame(newdata, self._score_columns)
         if not isinstance(newdata, pd.DataFrame):
             raise TypeError(
-                f"newdata must be a pandas DataFrame, got {type(newdata).__name__}: "
+                f"newdata must be a pandas DataFrame or a 2-D numpy array, got {type(newdata).__name__}: "
                 "wrap it with pd.DataFrame(...)"
             )
         absent = [c for c in self._score_columns if c not in newdata.columns]
@@ -309,7 +317,10 @@ class ModelFrame:
             m = int(keep.sum())
             if m == 0:
                 return np.empty((0, self.p), dtype=np.float64), index
-        X = _build_X(self.design_info, arrays, m, self.formula)
+        if self.design_info is None:  # built from arrays: the columns as they are, no patsy
+            X = _stack(arrays, list(self._score_columns), m, self.terms[:1] == ["Intercept"])
+        else:
+            X = _build_X(self.design_info, arrays, m, self.formula)
         if X.shape != (m, self.p):
             raise ValueError(
                 f"formula {self.formula!r} gave a design of shape {X.shape} for {_rows(m)} of "
@@ -317,6 +328,55 @@ class ModelFrame:
             )
         _check_design_finite(X, self.terms, index, self.formula, "newdata")
         return X, index
+
+    @classmethod
+    def from_arrays(
+        cls,
+        X: Any,
+        y: Any,
+        names: Sequence[str] | None = None,
+        levels: Sequence[Any] | None = None,
+        *,
+        response: str = "y",
+        positive: Any = None,
+        missing: str = "raise",
+    ) -> ModelFrame:
+        """The frame of ``y ~ x1 + ... + xp`` built from a score matrix and labels, without
+        parsing a formula or calling patsy (:mod:`evstat.formula.arrays`).
+
+        Equal to ``model_frame("y ~ x1 + ... + xp", data)`` on a DataFrame of the same columns:
+        the same ``X`` (intercept first), ``y`` codes, ``classes``, ``positive``, ``terms``,
+        ``score_columns`` and checks; :meth:`new_X` takes a 2-D array (the columns in order) or
+        a DataFrame with the named columns.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, p), or pandas.DataFrame
+            Numeric scores.
+        y : array-like of shape (n,)
+            Two classes.
+        names : sequence of str, optional
+            Column names (distinct); default ``x1 .. xp``. A name that is not a Python
+            identifier is ``Q('a b')`` in the formula and the terms, as patsy names it.
+        levels : sequence, optional
+            The two classes as ``(negative, positive)``; default R's order.
+        response : str, default "y"
+        positive : object, optional
+            The class coded 1 (as :func:`model_frame`).
+        missing : {"raise", "drop"}
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.array([[0.2, 1.0], [1.5, 0.0], [0.9, 2.0], [-0.3, 1.0]])
+        >>> mf = ModelFrame.from_arrays(X, ["M", "R", "R", "M"], names=["s", "t"])
+        >>> mf.formula, mf.terms, mf.classes, mf.y.tolist()
+        ('y ~ s + t', ['Intercept', 's', 't'], ('M', 'R'), [0.0, 1.0, 1.0, 0.0])
+        >>> mf.new_X(np.array([[1.0, 2.0]]))[0]
+        array([[1., 1., 2.]])
+        """
+        data = ArrayData(X, y, names=names, levels=levels, response=response)
+        return _evaluate(data.formula, data, positive, missing, False, None, two_levels=True)
 
     # -- persistence ---------------------------------------------------------------------------
 
@@ -506,7 +566,7 @@ def _make_frame(
 
 def model_frame(
     formula: str,
-    data: pd.DataFrame,
+    data: pd.DataFrame | ArrayData,
     positive: Any = None,
     missing: str = "raise",
     intercept_required: bool = False,
@@ -521,8 +581,9 @@ def model_frame(
         ``"y ~ center(s)"``, ``"y ~ 0 + s"`` (no intercept). The response must be a column name
         of ``data`` (``Q("name")`` for names that are not identifiers); see the module notes for
         the functions a formula may use.
-    data : pandas.DataFrame
-        The calibration data.
+    data : pandas.DataFrame or evstat.formula.arrays.ArrayData
+        The calibration data (an :class:`~evstat.formula.arrays.ArrayData` with its own
+        ``formula``: the frame of the arrays, no formula parsed; :meth:`ModelFrame.from_arrays`).
     positive : object, optional
         The response level coded 1. Default, as R's ``glm``: the second level in sorted order,
         so 1 for 0/1 responses, True for bool, ``"R"`` for ``"M"``/``"R"``; for a pandas
@@ -586,7 +647,7 @@ def model_frame(
 
 def _evaluate(
     formula: str,
-    data: pd.DataFrame,
+    data: pd.DataFrame | ArrayData,
     positive: Any,
     missing: str,
     intercept_required: bool,
@@ -599,6 +660,8 @@ def _evaluate(
     ``rank_checks=False`` (distance- and tree-based classifiers, which estimate no coefficient
     per design column) skips the three checks that only a regression needs: at least as many
     rows as design columns, no constant column, no collinear columns."""
+    if isinstance(data, ArrayData):
+        return _evaluate_arrays(formula, data, positive, missing, intercept_required, min_rows, two_levels, rank_checks)
     _check_missing_arg(missing)
     if not isinstance(data, pd.DataFrame):
         raise TypeError(
@@ -653,8 +716,7 @@ def _evaluate(
             f"{formula!r}; remove it from the terms"
         )
 
-    # -- values, missing and infinite values ----------------------------------------------------
-    n_all = len(data)
+    # -- values ------------------------------------------------------------------------------------
     index = data.index
     yser = _column(data, response, "data")
     arrays: dict[str, Any] = {}
@@ -666,6 +728,90 @@ def _evaluate(
             arrays[c] = _factor_values(ser, c, factors[c], "data")
         else:
             arrays[c] = _numeric_values(ser, c, "data")
+
+    def patsy_design(arrays: dict[str, Any], n: int) -> tuple[np.ndarray, list[str], Any]:
+        dm = _design(rhs, arrays, n, formula)
+        X = np.array(dm, dtype=np.float64, order="C")
+        if X.shape[0] != n:
+            if X.shape[0] == 1 and not used:  # terms that do not depend on data, e.g. 'y ~ 1'
+                X = np.ascontiguousarray(np.broadcast_to(X, (n, X.shape[1])))
+            else:
+                raise ValueError(
+                    f"formula {formula!r} gave a design with {X.shape[0]} rows for {_rows(n)} of "
+                    "data; every term must give one value per row"
+                )
+        return X, list(dm.design_info.column_names), dm.design_info
+
+    return _complete(
+        formula, response, index, yser, arrays, factors, positive, missing, intercept_required,
+        min_rows, two_levels, rank_checks, patsy_design,
+    )
+
+
+def _evaluate_arrays(
+    formula: str,
+    data: ArrayData,
+    positive: Any,
+    missing: str,
+    intercept_required: bool,
+    min_rows: int | None,
+    two_levels: bool,
+    rank_checks: bool,
+) -> ModelFrame:
+    """The evaluation of :func:`_evaluate` on :class:`~evstat.formula.arrays.ArrayData`: the
+    design of ``y ~ x1 + ... + xp`` (``- 1``: without the intercept) stacked from the columns,
+    no formula parsed, no patsy; the same checks and messages."""
+    _check_missing_arg(missing)
+    if min_rows is not None and (not isinstance(min_rows, numbers.Integral) or min_rows < 0):
+        raise ValueError(f"min_rows must be a non-negative integer or None, got {min_rows!r}")
+    intercept = data.intercept(formula)
+    if len(data) == 0:
+        raise ValueError(
+            "X has 0 rows: "
+            + ("calibration needs rows of both classes" if two_levels else "training needs rows of at least two classes")
+        )
+    names, terms = list(data.names), list(data.terms)
+
+    def stacked(arrays: dict[str, Any], n: int) -> tuple[np.ndarray, list[str], Any]:
+        return _stack(arrays, names, n, intercept), (["Intercept"] if intercept else []) + terms, None
+
+    return _complete(
+        formula, data.response, data.index, data[data.response], data.values(), {}, positive, missing,
+        intercept_required, min_rows, two_levels, rank_checks, stacked,
+    )
+
+
+def _stack(arrays: Mapping[str, Any], names: list[str], n: int, intercept: bool) -> np.ndarray:
+    """The design of a formula ``y ~ c1 + ... + cp``: an intercept column (if any), then the
+    columns; float64, C order (what patsy gives for it)."""
+    X = np.empty((n, len(names) + int(intercept)), dtype=np.float64)
+    if intercept:
+        X[:, 0] = 1.0
+    for j, c in enumerate(names):
+        X[:, j + int(intercept)] = arrays[c]
+    return X
+
+
+def _complete(
+    formula: str,
+    response: str,
+    index: pd.Index,
+    yser: pd.Series,
+    arrays: dict[str, Any],
+    factors: dict[str, list[Any]],
+    positive: Any,
+    missing: str,
+    intercept_required: bool,
+    min_rows: int | None,
+    two_levels: bool,
+    rank_checks: bool,
+    build: Any,
+) -> ModelFrame:
+    """The part of the evaluation shared by formulas and arrays: missing and infinite values,
+    factor levels, the response coding, the design (``build(arrays, n) -> (X, terms,
+    design_info)``) and its checks."""
+    used = list(arrays)
+    n_all = len(yser)
     na = np.zeros(n_all, dtype=bool)
     y_na = yser.isna().to_numpy(dtype=bool)
     if pd.api.types.is_numeric_dtype(yser.dtype) and not pd.api.types.is_bool_dtype(yser.dtype):
@@ -726,18 +872,7 @@ def _evaluate(
     y, classes, pos = code_classes(yser, response, positive, two_levels)
 
     # -- design -----------------------------------------------------------------------------------
-    dm = _design(rhs, arrays, n, formula)
-    design_info = dm.design_info
-    terms = list(design_info.column_names)
-    X = np.array(dm, dtype=np.float64, order="C")
-    if X.shape[0] != n:
-        if X.shape[0] == 1 and not used:  # terms that do not depend on data, e.g. 'y ~ 1'
-            X = np.ascontiguousarray(np.broadcast_to(X, (n, X.shape[1])))
-        else:
-            raise ValueError(
-                f"formula {formula!r} gave a design with {X.shape[0]} rows for {_rows(n)} of "
-                "data; every term must give one value per row"
-            )
+    X, terms, design_info = build(arrays, n)
     p = X.shape[1]
     if p == 0:
         raise ValueError(

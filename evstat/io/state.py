@@ -59,9 +59,11 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
+
 from evstat.io import schema
 
-__all__ = ["decode", "encode", "saved", "spec_of", "specs"]
+__all__ = ["assign", "decode", "encode", "floats", "saved", "spec_of", "specs", "to_json"]
 
 _NO_DEFAULT: Any = dataclasses.MISSING
 
@@ -112,6 +114,17 @@ def to_json(value: Any) -> Any:
     if callable(item) and not isinstance(value, (list, dict, str)):
         return item()
     return value
+
+
+def floats(value: Any) -> Any:
+    """A decoder: the stored list (or nested lists) as a float64 numpy array.
+
+    Examples
+    --------
+    >>> floats([1, 2.5]).dtype.name
+    'float64'
+    """
+    return np.asarray(value, dtype=np.float64)
 
 
 def spec_of(annotation: Any) -> schema.Spec:
@@ -187,3 +200,31 @@ def decode(state: type, d: Mapping[str, Any]) -> dict[str, Any]:
             values[f.name] = dec(d[f.name]) if dec else d[f.name]
     obj = state(**values)
     return {f.name: getattr(obj, f.name) for f in dataclasses.fields(state)}
+
+
+def assign(state: type, fit: Any, values: Mapping[str, Any]) -> None:
+    """Set the attributes of ``fit`` from decoded ``values`` of ``state`` (the inverse of
+    :func:`encode`, for constructors that take the saved fields as keyword arguments and store
+    them as they are); a field read from a dotted path cannot be set this way.
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True, kw_only=True)
+    ... class State:
+    ...     radius: float = saved(attribute="r")
+    >>> class Fit:
+    ...     pass
+    >>> fit = Fit()
+    >>> assign(State, fit, {"radius": 2.0})
+    >>> fit.r
+    2.0
+    """
+    known = {f.name: f for f in dataclasses.fields(state)}
+    for name, value in values.items():
+        if name not in known:
+            raise TypeError(f"{name!r} is not a field of {state.__qualname__}")
+        attribute = known[name].metadata.get("attribute") or name
+        if "." in attribute:
+            raise TypeError(f"field {name!r} is read from {attribute!r}, which assign cannot set")
+        setattr(fit, attribute, value)

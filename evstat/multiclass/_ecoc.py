@@ -14,7 +14,7 @@ schema).
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
@@ -23,10 +23,12 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from evstat import calibration
-from evstat.formula import schema
-from evstat.multiclass.base import MulticlassResults, score_design
+from evstat.formula.arrays import ArrayData
+from evstat.io import schema
+from evstat.io.state import floats, saved
+from evstat.multiclass.base import MulticlassResults, MulticlassState, score_design
 from evstat.multiclass.coupling import COUPLINGS, couple
-from evstat.results import Capabilities, Results, from_dict, not_fitted, register, schema_of
+from evstat.results import Capabilities, Results, not_fitted, register, saved_models
 
 __all__ = ["CALIBRATORS", "EcocCalibration", "ecoc"]
 
@@ -48,6 +50,9 @@ def _resolve(calibrator: Any, options: Mapping[str, Any]) -> tuple[str, Callable
     raise TypeError(f"calibrator must be a name {CALIBRATORS} or a function (formula, data) -> fitted model, got {type(calibrator).__name__}")
 
 
+_PER_TASK = schema.Ref("code.tasks", "the code has {n} tasks")
+
+
 class EcocCalibration(MulticlassResults):
     """Fitted ECOC calibration (binary calibrators coupled); created by :func:`ecoc`."""
 
@@ -65,7 +70,7 @@ class EcocCalibration(MulticlassResults):
         S = np.asarray(X, dtype=np.float64)[:, self.order]
         r = np.empty_like(S)
         for b, sub in enumerate(self.calibrators):
-            r[:, b] = np.asarray(sub.predict(pd.DataFrame({"s": S[:, b]}), type="prob"), dtype=np.float64)
+            r[:, b] = np.asarray(sub.predict(S[:, [b]], type="prob"), dtype=np.float64)  # an array: no formula
         return r
 
     def _probs_block(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -108,25 +113,16 @@ class EcocCalibration(MulticlassResults):
                 raise not_fitted(self, source, f"calibrators[{b}]", f"task {self.tasks[b]!r}'s model was not fitted on the task's rows")
             sub._verify_loaded(f"{source} (calibrators[{b}])")
 
-    def _state(self) -> dict[str, Any]:
-        return {"calibrator": self.calibrator_name, "coupling": self.coupling,
-                "weights": self.weights.tolist(), "calibrators": [c.to_dict() for c in self.calibrators]}
+    # ---- persistence
+    @dataclass(frozen=True, kw_only=True)
+    class State(MulticlassState):
+        """What a saved ecoc holds beyond its class frame (evstat.io.state): the settings, the
+        task weights and every task's model, saved whole."""
 
-    @classmethod
-    def _state_schema(cls) -> dict[str, schema.Spec]:
-        return {
-            "calibrator": schema.Str(max_len=200),
-            "coupling": schema.Str(choices=list(COUPLINGS)),
-            "weights": schema.List(schema.Float(min=0), min_len=1, what="weights"),
-            "calibrators": schema.List(schema.Lazy(schema_of), min_len=1, what="task models"),
-        }
-
-    def _set_state(self, d: Mapping[str, Any]) -> None:
-        self.calibrator_name, self.coupling = d["calibrator"], d["coupling"]
-        self.weights = np.asarray(d["weights"], dtype=np.float64)
-        self.calibrators = [from_dict(c) for c in d["calibrators"]]
-        if not (len(self.calibrators) == len(self.weights) == len(self.tasks)):
-            raise ValueError("the saved ecoc model has a task model and a weight per task of its code; these differ")
+        calibrator: str = saved(schema.Str(max_len=200), attribute="calibrator_name")
+        coupling: str = saved(schema.Str(choices=list(COUPLINGS)))
+        weights: list[float] = saved(schema.List(schema.Float(min=0), length=_PER_TASK, what="weights"), decode=floats)
+        calibrators: list[Any] = saved_models("task models", length=_PER_TASK)
 
 
 def ecoc(
@@ -189,9 +185,13 @@ def ecoc(
     for b, task in enumerate(codef.columns):
         side = psi[y, b]
         rows = side != 0
-        frame = pd.DataFrame({"y": (side[rows] == 1).astype(np.int64), "s": X[rows, order[b]]})
+        labels, scores = (side[rows] == 1).astype(np.int64), X[rows, order[b]]
+        if isinstance(calibrator, str):  # a named calibrator: the frame of "y ~ s" from arrays, no formula parsed
+            task_data: Any = ArrayData(scores[:, None], labels, names=["s"])
+        else:  # a function (formula, data) -> fitted model gets a DataFrame, as documented
+            task_data = pd.DataFrame({"y": labels, "s": scores})
         try:
-            sub = fn("y ~ s", frame)
+            sub = fn("y ~ s", task_data)
         except ValueError as err:
             raise ValueError(f"the {name} calibrator of task {task!r} (column {cf.terms[order[b]]!r}, {int(rows.sum())} rows) failed: {err}") from None
         if not isinstance(sub, Results) or not sub.is_binary:

@@ -25,7 +25,7 @@ unused category of a Categorical response) is refused: such a class cannot be ca
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -36,7 +36,8 @@ from evstat.formula import ClassFrame, class_frame
 from evstat.belief import check_dense_size
 from evstat.classifiers.base import ClassifierResults
 from evstat.results import Capabilities
-from evstat.formula import schema
+from evstat.io import schema, state
+from evstat.io.state import saved
 from evstat.multiclass.codes import KINDS, check_code, code_matrix
 from evstat.summary import Summary
 
@@ -153,12 +154,21 @@ def code_from_dict(d: Mapping[str, Any], levels: tuple) -> pd.DataFrame:
     return check_code(df)
 
 
+@dataclass(frozen=True, kw_only=True)
+class MulticlassState:
+    """What every saved multi-class calibrator holds beyond its class frame (evstat.io.state):
+    the code matrix and the score column of every task; the families' ``State`` extends it."""
+
+    code: dict[str, Any] = saved(CODE, encode=code_to_dict)
+    order: list[int] = saved(schema.List(schema.Int(min=0), min_len=1, what="positions"))
+
+
 class MulticlassResults(ClassifierResults):
     """Base class of the fitted multi-class calibrators (not instantiated directly).
 
     Subclasses implement ``_probs_block(X)`` (class probabilities of rows of the design, (m, K)),
-    ``_param_frame()`` (tidy rows), ``_state()`` / ``_state_schema()`` / ``_from_state`` for
-    persistence.
+    ``_param_frame()`` (tidy rows), and a ``State`` extending :class:`MulticlassState` for
+    persistence (with :meth:`_check_saved`).
     """
 
     method: ClassVar[str] = "multiclass"
@@ -171,10 +181,23 @@ class MulticlassResults(ClassifierResults):
         "are Bayesian (Bel = Pl = p), so every loss-based strategy decides the same"
     )
 
-    def __init__(self, cf: ClassFrame, code: pd.DataFrame, order: NDArray[np.intp]) -> None:
+    def __init__(self, cf: ClassFrame, code: Any, order: Any, **fields: Any) -> None:
+        """``code`` a code matrix (or its saved form), ``order`` the score column of every task;
+        ``fields``: the other fields of a saved fit (the class's :attr:`State`), set as they are
+        (nothing is estimated) and checked by :meth:`_check_saved`."""
         super().__init__(cf)
-        self.code = code
+        self.code = code if isinstance(code, pd.DataFrame) else code_from_dict(code, cf.levels)
         self.order = np.asarray(order, dtype=np.intp)
+        if fields:
+            if (self.order >= len(cf.terms)).any():
+                raise ValueError("the saved model's task columns are not columns of its formula")
+            assert self.State is not None
+            state.assign(self.State, self, fields)
+            self._check_saved()
+
+    def _check_saved(self) -> None:
+        """Raise ValueError when the fields of a saved fit do not fit together (lengths that the
+        schema cannot tie to the frame)."""
 
     @property
     def tasks(self) -> list[str]:
@@ -267,37 +290,3 @@ class MulticlassResults(ClassifierResults):
         for note in self._summary_notes():
             s.add_note(note)
         return s
-
-    # ---------------------------------------------------------------- persistence
-    def _state(self) -> dict[str, Any]:
-        raise NotImplementedError
-
-    @classmethod
-    def _state_schema(cls) -> dict[str, schema.Spec]:
-        raise NotImplementedError
-
-    def _to_dict(self) -> dict[str, Any]:
-        return {"code": code_to_dict(self.code), "order": self.order.astype(int).tolist(), **self._state()}
-
-    @classmethod
-    def _schema_fields(cls) -> dict[str, schema.Spec]:
-        return {
-            "code": CODE,
-            "order": schema.List(schema.Int(min=0), min_len=1, what="positions"),
-            **cls._state_schema(),
-        }
-
-    @classmethod
-    def _from_dict(cls, d: Mapping[str, Any]) -> MulticlassResults:
-        cf = cls._class_frame_from(d)
-        code = code_from_dict(d["code"], cf.levels)
-        order = np.asarray(d["order"], dtype=np.intp)
-        if (order >= len(cf.terms)).any():
-            raise ValueError("the saved model's task columns are not columns of its formula")
-        obj = cls.__new__(cls)
-        MulticlassResults.__init__(obj, cf, code, order)
-        obj._set_state(d)
-        return obj
-
-    def _set_state(self, d: Mapping[str, Any]) -> None:
-        raise NotImplementedError

@@ -42,18 +42,19 @@ outputs of a multi-class classifier). For task scores s_b (b = 1..B) and a code 
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from scipy import special, stats
+from scipy import special
 
-from evstat.formula import schema
+from evstat.io import schema
+from evstat.io.state import floats, saved
 from evstat.metrics.gebel import correctness_rate, one_minus_rmse, wcr
-from evstat.multiclass.base import MulticlassResults, score_design
+from evstat.multiclass.base import MulticlassResults, MulticlassState, score_design
 from evstat.multiclass.coupling import is_ovr
 from evstat.results import Capabilities, not_fitted, register
 
@@ -145,6 +146,11 @@ def _combine(P: NDArray[np.float64], psi: NDArray[np.int64], combine: str, trim:
     return out
 
 
+_POSITIVE = schema.Float(min=0)
+_PER_TASK = schema.Ref("order", "order lists {n} tasks")
+_PER_CLASS = schema.Ref("class_frame.levels", "the model has {n} classes")
+
+
 class GebelDirichlet(MulticlassResults):
     """Fitted Dirichlet calibration of Gebel (2009, 5.4); created by :func:`gebel_dirichlet`."""
 
@@ -180,6 +186,8 @@ class GebelDirichlet(MulticlassResults):
 
     def uniforms(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         """u (N, K) = F_Beta(r) of design rows (step 3), clipped to [1e-12, 1 - 1e-12]."""
+        from scipy import stats  # where first needed (import-time rules)
+
         u = stats.beta.cdf(self.combined(X), self.alpha, self.beta)
         return np.clip(u, _U_EPS, 1.0 - _U_EPS)
 
@@ -299,33 +307,21 @@ class GebelDirichlet(MulticlassResults):
             raise not_fitted(self, source, "m", f"{self.m} is outside the searched 1..2N = 1..{2 * self.nobs}")
 
     # ---- persistence
-    def _state(self) -> dict[str, Any]:
-        return {
-            "combine": self.combine, "rho": float(self.rho), "trim": float(self.trim), "m": int(self.m),
-            "m_search": self.m_search, "scale": self.scale.tolist(), "alpha": self.alpha.tolist(),
-            "beta": self.beta.tolist(), "prior": self.prior.tolist(),
-        }
+    @dataclass(frozen=True, kw_only=True)
+    class State(MulticlassState):
+        """What a saved gebel_dirichlet holds beyond its class frame (evstat.io.state)."""
 
-    @classmethod
-    def _state_schema(cls) -> dict[str, schema.Spec]:
-        pos = schema.Float(min=0)
-        return {
-            "combine": schema.Str(choices=list(COMBINES)), "rho": schema.Float(min=1), "trim": schema.Float(min=0, max=0.5),
-            "m": schema.Int(min=1), "m_search": schema.Str(choices=["grid", "refine", "fixed"]),
-            "scale": schema.List(pos, min_len=1), "alpha": schema.List(pos, min_len=2),
-            "beta": schema.List(pos, min_len=2), "prior": schema.List(schema.Float(min=0, max=1), min_len=2),
-        }
-
-    def _set_state(self, d: Mapping[str, Any]) -> None:
-        self.combine, self.rho, self.trim = d["combine"], float(d["rho"]), float(d["trim"])
-        self.m, self.m_search = int(d["m"]), d["m_search"]
-        self.scale = np.asarray(d["scale"], dtype=np.float64)
-        self.alpha = np.asarray(d["alpha"], dtype=np.float64)
-        self.beta = np.asarray(d["beta"], dtype=np.float64)
-        self.prior = np.asarray(d["prior"], dtype=np.float64)
-        k = self.n_classes
-        if not (len(self.alpha) == len(self.beta) == len(self.prior) == k and len(self.scale) == len(self.order)):
-            raise ValueError("the saved gebel_dirichlet model's parameters do not match its classes and tasks")
+        combine: str = saved(schema.Str(choices=list(COMBINES)))
+        rho: float = saved(schema.Float(min=1), encode=float)
+        trim: float = saved(schema.Float(min=0, max=0.5), encode=float)
+        m: int = saved(schema.Int(min=1), encode=int)
+        m_search: str = saved(schema.Str(choices=["grid", "refine", "fixed"]))
+        #: max |s| of every task's column (ones for "direct")
+        scale: list[float] = saved(schema.List(_POSITIVE, length=_PER_TASK), decode=floats)
+        #: the Beta parameters of every class's combined r, and the class shares
+        alpha: list[float] = saved(schema.List(_POSITIVE, length=_PER_CLASS), decode=floats)
+        beta: list[float] = saved(schema.List(_POSITIVE, length=_PER_CLASS), decode=floats)
+        prior: list[float] = saved(schema.List(schema.Float(min=0, max=1), length=_PER_CLASS), decode=floats)
 
 
 def gebel_dirichlet(

@@ -58,7 +58,7 @@ warns. Use ODIR (``dirichlet``) or fewer parameters (``temperature``) then.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 import warnings
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -66,14 +66,14 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
-from scipy import optimize
 
 from evstat.exceptions import EvstatWarning
 from evstat.likelihood import column_scale
-from evstat.formula import schema
+from evstat.io import schema
+from evstat.io.state import floats, saved
 from evstat.glm import GLM_TYPES, GlmVerbs
 from evstat.likelihood.multinomial import softmax
-from evstat.multiclass.base import MulticlassResults, score_design
+from evstat.multiclass.base import MulticlassResults, MulticlassState, score_design
 from evstat.multiclass.coupling import is_ovr
 from evstat.multiclass.simplex import SCORES, resolve_scores, scores_note, to_logs, warn_probabilities
 from evstat.results import Capabilities, register
@@ -169,6 +169,8 @@ def _fit_linear_softmax(
         return G2.T @ WG.reshape(n * k, p) + 2.0 * n * np.diag(pen)
 
     if lbfgs:
+        from scipy import optimize  # where first needed (import-time rules)
+
         res = optimize.minimize(f, theta0, jac=True, method="L-BFGS-B",
                                 options={"maxiter": 5000, "gtol": 1e-10, "ftol": 1e-15})
         t = res.x
@@ -353,39 +355,23 @@ class _ScalingBase(MulticlassResults, GlmVerbs):
         return s
 
     # ---- persistence
-    def _state(self) -> dict[str, Any]:
-        return {
-            "coef": [float(v) for v in self.coef],
-            "cov": None if self.cov is None else [[float(v) for v in row] for row in self.cov],
-            "converged": bool(self.converged),
-            "reg_lambda": float(self.reg_lambda),
-            "reg_mu": float(self.reg_mu),
-            "scores": self.scores,
-        }
+    @dataclass(frozen=True, kw_only=True)
+    class State(MulticlassState):
+        """What a saved scaling calibrator holds beyond its class frame (evstat.io.state)."""
 
-    @classmethod
-    def _schema_optional(cls) -> dict[str, schema.Spec]:
-        return {"scores": schema.Str(choices=[s for s in SCORES if s != "auto"])}  # absent before 0.x: "raw"
+        coef: list[float] = saved(schema.List(schema.Float(), min_len=1, what="coefficients"), decode=floats)
+        #: the inverse observed information; null with a penalty
+        cov: list[list[float]] | None = saved(schema.Nullable(schema.List(schema.List(schema.Float()), what="rows")),
+                                              decode=lambda v: None if v is None else floats(v))
+        converged: bool = saved(encode=bool)
+        reg_lambda: float = saved(schema.Float(min=0), encode=float)
+        reg_mu: float = saved(schema.Float(min=0), encode=float)
+        #: what the score columns are; absent in files of older evstat: raw scores
+        scores: str = saved(schema.Str(choices=[s for s in SCORES if s != "auto"]), default="raw")
 
-    @classmethod
-    def _state_schema(cls) -> dict[str, schema.Spec]:
-        return {
-            "coef": schema.List(schema.Float(), min_len=1, what="coefficients"),
-            "cov": schema.Nullable(schema.List(schema.List(schema.Float()), what="rows")),
-            "converged": schema.Bool(),
-            "reg_lambda": schema.Float(min=0),
-            "reg_mu": schema.Float(min=0),
-        }
-
-    def _set_state(self, d: Mapping[str, Any]) -> None:
-        self.reg_lambda = float(d["reg_lambda"])
-        self.reg_mu = float(d["reg_mu"])
-        self.scores = str(d.get("scores", "raw"))
-        self.coef = np.asarray(d["coef"], dtype=np.float64)
+    def _check_saved(self) -> None:
         if len(self.coef) != len(self._names()):
             raise ValueError(f"the saved {self.method} model has {len(self.coef)} coefficients, expected {len(self._names())}")
-        self.cov = None if d["cov"] is None else np.asarray(d["cov"], dtype=np.float64)
-        self.converged = bool(d["converged"])
 
 
 def _fit_model(

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import warnings
 from pathlib import Path
@@ -49,7 +50,8 @@ def render_report(
     queries: int = 10,
     draws: int = 5,
 ) -> str:
-    """The HTML text of a report (what :func:`report` writes); arguments as :func:`report`.
+    """The HTML text of a report (what :func:`report` writes); arguments as :func:`report`
+    (this signature is declared once, here: :func:`report` takes ``path`` and these).
 
     Examples
     --------
@@ -83,24 +85,7 @@ def old_order_error(path: Any) -> TypeError:
     )
 
 
-def report(
-    fits: Any,
-    path: str | Path,
-    newdata: pd.DataFrame | None = None,
-    y: Any = None,
-    title: str | None = None,
-    date: Any = None,
-    *,
-    reject_cost: float | None = None,
-    bins: int = 10,
-    grid: int | None = None,
-    seed: int | None = None,
-    provenance: Mapping[str, str] | None = None,
-    notes: Sequence[str] = (),
-    pool: pd.DataFrame | None = None,
-    queries: int = 10,
-    draws: int = 5,
-) -> Path:
+def report(fits: Any, path: str | Path, *args: Any, **kwargs: Any) -> Path:
     """Write a self-contained HTML report of one or several fitted models (object first, then
     the path: ``ev.report(fit, "report.html")``, the same as ``fit.report("report.html")``).
 
@@ -190,9 +175,18 @@ def report(
     path = Path(path)
     if path.parent and not path.parent.exists():
         raise FileNotFoundError(f"cannot write the report to {str(path)!r}: folder {str(path.parent)!r} does not exist")
-    html = render_report(
-        fits, newdata, y, title, date, reject_cost=reject_cost, bins=bins, grid=grid, seed=seed,
-        provenance=provenance, notes=notes, pool=pool, queries=queries, draws=draws,
-    )
+    html = render_report(fits, *args, **kwargs)
     write_text(path, html, encoding="utf-8", newline="\n")  # atomic: a failure leaves the old file
     return path
+
+
+def _report_signature() -> inspect.Signature:
+    """:func:`report`'s signature: :func:`render_report`'s (declared once, there) with ``path``
+    after ``fits`` (what ``help(ev.report)``, the API pages and editors show)."""
+    sig = inspect.signature(render_report)
+    fits, *rest = sig.parameters.values()
+    path = inspect.Parameter("path", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="str | Path")
+    return sig.replace(parameters=[fits, path, *rest], return_annotation="Path")
+
+
+setattr(report, "__signature__", _report_signature())  # noqa: B010 - mypy has no __signature__ on functions

@@ -50,9 +50,12 @@ FITS = {
     "bayescal_gauss": lambda y, d: ev.bayescal(f"{y} ~ s1", d, density="gauss"),
     "bayescal_logit": lambda y, d: ev.bayescal(f"{y} ~ s1", d, transform="logit"),
     "avcal": lambda y, d: ev.avcal(f"{y} ~ s1", d),
+    "venn_abers": lambda y, d: ev.venn_abers(f"{y} ~ s1", d),
+    "venn_abers_inductive": lambda y, d: ev.venn_abers(f"{y} ~ s1 + s2", d),
+    "venn_abers_cross": lambda y, d: ev.venn_abers(f"{y} ~ s1 + s2", d, method="cross", n_splits=3),
 }
 BINARY_ONLY = {"normcal", "isotonic", "evbinning", "evbinning_quantile", "plr", "bayescal", "bayescal_gauss",
-               "bayescal_logit", "avcal"}
+               "bayescal_logit", "avcal", "venn_abers", "venn_abers_inductive", "venn_abers_cross"}
 
 
 def _plr_weights_and_objective(d: dict) -> None:
@@ -133,6 +136,13 @@ CASES = [
     ("avcal", lambda d: d["partitions"]["n_opt"].__setitem__(1, d["partitions"]["n_opt"][1] + 1.0),
      r"partitions\.positive\.objective"),
     ("avcal", lambda d: d["partitions"]["n_opt"].__setitem__(1, 1e6), r"partitions\.positive\.n_opt"),
+    ("venn_abers", lambda d: d["c"].__setitem__(3, d["c"][3] + 1e-9), "whose c "),
+    ("venn_abers", lambda d: d["p1"].__setitem__(2, 1.0), "whose p1 "),
+    ("venn_abers_inductive", lambda d: d["coef"][1].__setitem__(0, d["coef"][1][0] + 0.2), r"coef\[1\]"),
+    ("venn_abers_inductive", lambda d: d["cal_rows"][0].__setitem__(0, d["cal_rows"][0][0] + 1), r"cal_rows\[0\]"),
+    ("venn_abers_cross", _mul("intercept", 2, 1.5), r"coef\[2\]"),
+    ("venn_abers_cross", lambda d: d.__setitem__("cal_rows", [d["cal_rows"][1], d["cal_rows"][0], d["cal_rows"][2]]),
+     r"cal_rows\[0\]"),
 ]
 
 

@@ -207,6 +207,20 @@ def test_the_old_argument_order_says_what_to_write(tmp_path):
     assert not old.exists()
 
 
+def test_report_takes_the_arguments_of_render_report_after_the_path():
+    """The options are declared once, on ``render_report``; ``report`` shows them with ``path``
+    after ``fits`` (help, the API pages) and passes them on."""
+    import inspect
+
+    from evstat.report import render_report, report
+
+    want = list(inspect.signature(render_report).parameters)
+    assert list(inspect.signature(report).parameters) == [want[0], "path", *want[1:]]
+    assert inspect.signature(report).parameters["bins"].default == 10
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bin'"):
+        report(fit_of("isotonic"), "never-written.html", bin=3)
+
+
 def test_comparison_of_several_calibrators():
     fits = {"joint logit": fit_of("evlogit"), "binning": fit_of("evbinning"), "disjoint": fit_of("disjoint")}
     ctx, _ = build_context(fits, TEST, "y", "Three calibrators", DATE, 0.15, 10, 6, 7, {"Command": "x"})
