@@ -34,8 +34,6 @@ from evstat.results import Results, contract_examples, registered
 
 from contract_data import contract_data, contract_fit
 
-dd = pytest.importorskip("dask.dataframe")
-
 EXAMPLES = contract_examples()
 #: models whose matrix takes more than about 5 s: evmultinom's predictive integrals, venn_abers
 #: (the venn-abers package predicts slowly), ecoc and disjoint (a model per task or per score)
@@ -70,6 +68,12 @@ def new() -> pd.DataFrame:
 _fit = contract_fit
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _dask_installed() -> None:
+    """Every test here needs Dask: skip without it (imported here, not at collection, issue 26)."""
+    pytest.importorskip("dask.dataframe")
+
+
 def loss_for(classes: list) -> pd.DataFrame:
     """An asymmetric loss matrix with a reject action: deciding class i when the truth is j
     costs 1 + 0.5 j (i != j), rejecting costs 0.35 whatever the truth."""
@@ -94,6 +98,8 @@ def decision_cases(fit: Results) -> list[tuple[str, dict]]:
 
 
 def _dask(frame: pd.DataFrame):
+    import dask.dataframe as dd
+
     return dd.from_pandas(frame, npartitions=3, sort=False)  # 4 rows per partition
 
 

@@ -5,6 +5,7 @@ time: the speed itself is measured by benchmarks/bench_startup.py."""
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -100,3 +101,63 @@ def test_command_of():
     assert _command_of(["--version"]) is None
     assert _command_of(["query", "y ~ s"]) == "query"
     assert _command_of(["-h", "report", "--help"]) == "report"
+
+
+#: imported inside the functions that need them, never at a module's top level (docs/architecture.md,
+#: "Import-time rules"); a module-level import would load them for every user of that module
+LAZY_ONLY = (
+    "statsmodels", "scipy.stats", "scipy.optimize", "scipy.integrate", "scipy.interpolate", "matplotlib",
+    "jinja2", "numba", "llvmlite", "tqdm", "sklearn", "dask", "distributed", "joblib", "pyarrow", "venn_abers",
+    "crepes",
+)
+#: the scikit-learn wrapper is the extra's own module: only a user of the extra imports it, and its
+#: classes derive from scikit-learn's
+TOP_LEVEL_ALLOWED = {"evstat/sklearn.py": {"sklearn"}}
+
+
+def _top_level_imports(tree: ast.Module) -> list[tuple[int, str]]:
+    """(line, module) of the imports that run when the module is imported: its top level and
+    class bodies, including ``if``/``try`` blocks there, but not ``if TYPE_CHECKING:`` nor
+    function bodies."""
+    found: list[tuple[int, str]] = []
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.Import):
+                found.extend((node.lineno, a.name) for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.extend((node.lineno, f"{node.module}.{a.name}") for a in node.names)
+            elif isinstance(node, ast.If):
+                if not (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"):
+                    visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                for part in (node.body, *(h.body for h in node.handlers), node.orelse, node.finalbody):
+                    visit(part)
+            elif isinstance(node, (ast.ClassDef, ast.With)):
+                visit(node.body)
+
+    visit(tree.body)
+    return found
+
+
+def test_top_level_imports_follow_the_import_time_rules():
+    """No module of evstat imports a LAZY_ONLY module at its top level (found statically, so
+    that a module no test imports is checked too)."""
+    bad = []
+    for path in sorted((ROOT / "evstat").rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        for line, name in _top_level_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            hit = next((m for m in LAZY_ONLY if name == m or name.startswith(m + ".")), None)
+            if hit is not None and hit not in TOP_LEVEL_ALLOWED.get(rel, set()):
+                bad.append(f"{rel}:{line} imports {name}")
+    assert bad == [], "import these inside the functions that need them:\n" + "\n".join(bad)
+
+
+def test_top_level_import_finder_sees_what_runs_at_import():
+    tree = ast.parse(
+        "import os\nfrom scipy import stats\nif TYPE_CHECKING:\n    import sklearn\n"
+        "try:\n    import dask\nexcept ImportError:\n    from numba import njit\n"
+        "class A:\n    import jinja2\ndef f():\n    import matplotlib\n"
+    )
+    assert _top_level_imports(tree) == [(1, "os"), (2, "scipy.stats"), (6, "dask"), (8, "numba.njit"), (10, "jinja2")]

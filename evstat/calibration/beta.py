@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import brentq
 from scipy.special import log_expit
 
 from evstat.calibration.base import CalibrationResults, score_axes
@@ -206,6 +205,8 @@ class BetaCalibration(LogitCalibration):
             return float("nan")
         if glo == 0.0:
             return float(np.exp(log_expit(lo)))
+        from scipy.optimize import brentq  # where first needed (import-time rules)
+
         u = brentq(g, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=500)
         return float(np.exp(log_expit(u)))
 

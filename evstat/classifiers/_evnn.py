@@ -57,7 +57,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import minimize
 from scipy.special import expit
 
 from evstat.belief import check_dense_size
@@ -715,6 +714,8 @@ def evnn(
     elif optimizer == "harris":
         theta, n_iter, conv = _harris(fun, theta0, maxiter, float(step), float(gain_min))
     else:
+        from scipy.optimize import minimize  # where first needed (import-time rules)
+
         res = minimize(fun, theta0, jac=True, method="L-BFGS-B", options={"maxiter": maxiter})
         theta, n_iter, conv = np.asarray(res.x), int(res.nit), bool(res.success)
     cost, _ = fun(theta)

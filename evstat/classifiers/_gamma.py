@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import minimize
 
 from evstat.io import schema
 from evstat.io.state import saved
@@ -126,6 +125,8 @@ def bounded_descent(fun: Callable[..., Any], jac: bool, eta0: NDArray[np.float64
     eta = np.clip(eta0, lo, hi)
     cost = cost_of(eta)
     n_iter, converged, message = 0, False, ""
+    from scipy.optimize import minimize  # where first needed (import-time rules)
+
     for _ in range(200):
         slo, shi = np.maximum(lo, eta - LOG_STEP), np.minimum(hi, eta + LOG_STEP)
         res = minimize(fun, eta, jac=True if jac else None, method="L-BFGS-B",

@@ -166,9 +166,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, log_expit, logsumexp
-from scipy.stats import chi2
 
 from evstat.likelihood import _kernels
+from evstat.likelihood.coefficient_profile import _chi2_ppf_1
 from evstat.likelihood.linear_profile import SWEEP_BLOCK, TILE, _columns, relative_loglik
 from evstat.likelihood.predictive import row_scale
 from evstat.likelihood.quadrature import adaptive_clenshaw_curtis
@@ -1957,7 +1957,7 @@ def coefficient_conf_int(lik: MultinomialLikelihood, j: int, level: float = 0.95
     level = float(level)
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must lie strictly between 0 and 1 (e.g. 0.95), got {level}")
-    drop = 0.5 * float(chi2.ppf(level, 1))
+    drop = 0.5 * _chi2_ppf_1(level)  # scipy.stats.chi2.ppf(level, 1), bit for bit
     est, se = float(lik.B_hat.ravel()[j]), float(np.sqrt(lik.cov[j, j]))
     ends = []
     for side in (-1.0, 1.0):

@@ -13,7 +13,6 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy import stats
 
 from evstat.metrics._binning import assign_bins, r_quantile_type7, r_seq_probs
 from evstat.metrics._validation import check_y_p
@@ -142,6 +141,8 @@ def hosmer_lemeshow(y: ArrayLike, p: ArrayLike, g: int = 10) -> HosmerLemeshowRe
     terms[~pos & (obs > 0)] = np.inf
     chisq = float(np.sum(terms))
     df = groups - 2
+    from scipy import stats  # where first needed (import-time rules, docs/architecture.md)
+
     pval = float(stats.chi2.sf(chisq, df))
     table = pd.DataFrame(
         {
@@ -196,4 +197,6 @@ def spiegelhalter_z(y: ArrayLike, p: ArrayLike) -> SpiegelhalterResult:
             "every predicted probability is 0, 0.5 or 1."
         )
     z = float(np.sum((yy - pp) * a) / np.sqrt(var))
+    from scipy import stats
+
     return SpiegelhalterResult(z, float(2.0 * stats.norm.sf(abs(z))))

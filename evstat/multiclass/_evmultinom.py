@@ -66,7 +66,6 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
-from scipy.stats import chi2, norm
 
 from evstat.belief import MassArray, loss_matrix
 from evstat.belief.decision import decide_bounds, label_columns
@@ -295,6 +294,8 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
             raise ValueError(f"level must lie strictly between 0 and 1 (e.g. 0.95), got {level}")
         est, se = self._lik.B_hat.ravel(), np.sqrt(np.diag(self._lik.cov))
         if method == "wald":
+            from scipy.stats import norm  # where first needed (import-time rules)
+
             z = norm.ppf(0.5 + level / 2.0)
             ci = np.c_[est - z * se, est + z * se]
         elif method == "profile":
@@ -566,6 +567,8 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
     def tidy(self, level: float = 0.95, conf_method: str = "profile") -> pd.DataFrame:
         """One row per coefficient: class, term, estimate, std_error, statistic, p_value,
         conf_low, conf_high (profile intervals by default)."""
+        from scipy.stats import norm  # where first needed (import-time rules)
+
         est, se = self._lik.B_hat.ravel(), np.sqrt(np.diag(self._lik.cov))
         ci = self.conf_int(level, method=conf_method)
         mi = self._flat_index()

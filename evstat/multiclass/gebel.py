@@ -49,7 +49,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from scipy import special, stats
+from scipy import special
 
 from evstat.io import schema
 from evstat.io.state import floats, saved
@@ -186,6 +186,8 @@ class GebelDirichlet(MulticlassResults):
 
     def uniforms(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         """u (N, K) = F_Beta(r) of design rows (step 3), clipped to [1e-12, 1 - 1e-12]."""
+        from scipy import stats  # where first needed (import-time rules)
+
         u = stats.beta.cdf(self.combined(X), self.alpha, self.beta)
         return np.clip(u, _U_EPS, 1.0 - _U_EPS)
 

@@ -66,7 +66,6 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
-from scipy import optimize
 
 from evstat.exceptions import EvstatWarning
 from evstat.likelihood import column_scale
@@ -170,6 +169,8 @@ def _fit_linear_softmax(
         return G2.T @ WG.reshape(n * k, p) + 2.0 * n * np.diag(pen)
 
     if lbfgs:
+        from scipy import optimize  # where first needed (import-time rules)
+
         res = optimize.minimize(f, theta0, jac=True, method="L-BFGS-B",
                                 options={"maxiter": 5000, "gtol": 1e-10, "ftol": 1e-15})
         t = res.x

@@ -10,8 +10,8 @@ import pytest
 import evstat as ev
 from evstat.comparison import reject_curves
 
-pytest.importorskip("venn_abers")
-pytest.importorskip("crepes")
+#: every test here needs evstat[peers] (skipped without it; imported by the fixture, not at collection)
+pytestmark = pytest.mark.usefixtures("peer_packages")
 
 
 def two_valued(k0: int, n0: int, k1: int, n1: int) -> pd.DataFrame:

@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-pytest.importorskip("venn_abers")
-pytest.importorskip("crepes")
+from evstat.cli import main
+from evstat.experiments import peers
 
-from evstat.cli import main  # noqa: E402
-from evstat.experiments import peers  # noqa: E402
+#: every test here needs evstat[peers] (skipped without it; imported by the fixture, not at collection)
+pytestmark = pytest.mark.usefixtures("peer_packages")
 
 
 def test_simulated_truths():
