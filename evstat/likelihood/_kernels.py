@@ -57,6 +57,8 @@ kernels are what is tested) or ``"numpy"`` (never the kernel, nothing compiled).
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import os
 import platform
@@ -65,8 +67,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-__all__ = ["COMPILE_IN_PROCESS_WORK", "MODES", "compile_kernels", "marker_path", "mode", "ready", "use_kernel"]
+__all__ = [
+    "COMPILE_IN_PROCESS_WORK", "MODES", "compile_kernels", "marker_path", "mode", "ready", "single_threaded_blas",
+    "use_kernel",
+]
 
 #: values of the environment variable ``EVSTAT_KERNELS``
 MODES = ("auto", "numba", "numpy")
@@ -97,19 +103,25 @@ def mode() -> str:
 
 
 def _key() -> str:
-    from importlib import metadata
-
-    try:
-        numba_version = metadata.version("numba")
-    except metadata.PackageNotFoundError:
-        numba_version = "none"
-    parts = [numba_version, sys.version, platform.machine()]
+    parts = [_numba_version(), sys.version, platform.machine()]
     here = Path(__file__).resolve().parent
     for module in KERNEL_MODULES:
         src = here / f"{module.rsplit('.', 1)[1]}.py"
         st = src.stat()
         parts += [str(src), str(st.st_mtime_ns), str(st.st_size)]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+
+
+@functools.lru_cache(maxsize=1)
+def _numba_version() -> str:
+    # looked up once per process: ready() is asked before every batch, and the lookup of the
+    # installed distributions costs about 3 ms
+    from importlib import metadata
+
+    try:
+        return metadata.version("numba")
+    except metadata.PackageNotFoundError:
+        return "none"
 
 
 def _marker_dir() -> Path:
@@ -160,6 +172,38 @@ def use_kernel(work: int, loaded: bool) -> bool:
         return True
     start_background_compile()
     return False
+
+
+def single_threaded_blas() -> contextlib.AbstractContextManager[Any]:
+    """A context in which numpy's BLAS runs on one thread: the numpy paths' matrix products.
+
+    The numpy paths multiply (problems x calibration rows) blocks by thin matrices, products
+    that OpenBLAS splits over every core. Split, they took twice the CPU for a small gain of
+    wall time on an idle machine, and more wall time on a busy one, in particular beside the
+    background compilation that the numpy path has just started on the other core (measured
+    on the first ``evstat report --example sonar``: 17.4 -> 9.1 s of CPU in the numpy path).
+    Uses threadpoolctl (a dependency); the libraries are looked up once per process.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> with single_threaded_blas():
+    ...     float((np.ones((300, 4)) @ np.ones((4, 300))).sum())
+    360000.0
+    """
+    controller = _blas_controller()
+    if controller is None:
+        return contextlib.nullcontext()
+    return controller.limit(limits=1, user_api="blas")
+
+
+@functools.lru_cache(maxsize=1)
+def _blas_controller() -> Any:
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:  # not installed (a dependency, but never fail over the thread count)
+        return None
+    return ThreadpoolController()
 
 
 def start_background_compile() -> bool:

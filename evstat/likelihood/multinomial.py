@@ -1348,7 +1348,8 @@ def functional_profile(
     def run(xb: NDArray, wb: NDArray, ub: NDArray, B0: NDArray, cl: NDArray, mle: bool,
             u0: NDArray, tan0: NDArray) -> tuple[NDArray, NDArray, NDArray]:
         if kern is None:  # the numpy path while the kernel compiles (evstat.likelihood._kernels)
-            return _profile_numpy(lik, xb, wb, ub, B0, mle, u0, float(tol), int(max_iter), bool(tail))
+            with _kernels.single_threaded_blas():
+                return _profile_numpy(lik, xb, wb, ub, B0, mle, u0, float(tol), int(max_iter), bool(tail))
         ok = np.zeros(ub.size, dtype=bool)
         ll, lam = np.full(ub.size, np.nan), np.zeros(ub.size)
         kern(Xc, Tt, int(lik.K), np.ascontiguousarray(xb), np.ascontiguousarray(wb), np.ascontiguousarray(ub),
