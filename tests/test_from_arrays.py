@@ -285,3 +285,15 @@ def test_label_masses_from_arrays(train):
     fit = ev.eknn.from_arrays(train[["s1", "s2"]].to_numpy(), train["y3"].to_numpy(), names=["s1", "s2"],
                               response="y3", k=5, label_masses=masses)
     assert json.dumps(fit.to_dict(), sort_keys=True) == json.dumps(ref.to_dict(), sort_keys=True)
+
+
+@pytest.mark.parametrize(("method", "k"), [("evlogit", 2), ("eknn", 3)])
+def test_augment_reads_arrays(method, k, train, new):
+    """``augment`` of a 2-D array: the score columns named, then the model's columns, as for the
+    DataFrame of those columns (with a RangeIndex)."""
+    fit, formula, _ = example_call(method, k, train)
+    _, names = plain_terms(formula)
+    got = fit.augment(new[names].to_numpy())
+    want = fit.augment(new[names].reset_index(drop=True))
+    pd.testing.assert_frame_equal(got, want)
+    assert list(got.columns[: len(names)]) == names
