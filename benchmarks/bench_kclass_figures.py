@@ -3,14 +3,23 @@
 Setting (the issue's): iris, a scikit-learn logistic regression trained on 30 rows, its
 ``predict_log_proba`` (log-probabilities of the three species, J = K = 3 score columns) as the
 scores; evmultinom fitted on ``--n`` calibration rows (default 50; with more rows than iris has
-left, the calibration rows are resampled with a little noise), test rows the remaining iris rows.
+left, a simulation: the 60 iris calibration rows resampled with Gaussian noise of sd 0.3 on the
+four measurements, seed 25, scored by the same regression; ``--n 1000`` is issue 25's size),
+test rows the remaining iris rows.
 Each figure is drawn by ``fit.plot(kind, newdata=test)`` with the defaults into a fresh figure,
 in one process, after one warm-up prediction (numba kernels compiled, imports done); the time of
 ``import pandas`` in a fresh interpreter is measured in the same run as a baseline of the
 machine's speed, and the load average is printed before and after.
 
     PYTHONPATH=$PWD python benchmarks/bench_kclass_figures.py
+    PYTHONPATH=$PWD python benchmarks/bench_kclass_figures.py --n 1000 --kinds decision_regions
     PYTHONPATH=/tmp/kp_before python benchmarks/bench_kclass_figures.py --kinds decision_regions
+
+The compiled kernels are timed (``EVSTAT_KERNELS=numba`` unless set: the warm-up compiles them
+if numba's cache lacks them), as in an installation whose background compilation has finished;
+under ``auto`` a fresh checkout answers on the numpy path for its first minutes
+(:mod:`evstat.likelihood._kernels`), which made the first n = 1000 measurement of issue 25
+several times slower than the kernel.
 
 ``--kinds`` limits the figures and ``--grid`` sets the region and map figures' grid: the
 revision before issue 25 took minutes per figure at its default grid of 80 x 80, so it was
@@ -29,6 +38,7 @@ import time
 import numpy as np
 import pandas as pd
 
+os.environ.setdefault("EVSTAT_KERNELS", "numba")  # module docstring: the compiled kernels are timed
 
 GRID_KINDS = ("decision_regions", "class_regions", "belief_map")
 
@@ -83,7 +93,8 @@ def main() -> None:
     import evstat as ev
     from evstat import plotting
 
-    print(f"evstat from {os.path.dirname(ev.__file__)}; load average {load()}")
+    print(f"evstat from {os.path.dirname(ev.__file__)}; load average {load()}; "
+          f"EVSTAT_KERNELS={os.environ['EVSTAT_KERNELS']}")
     print(f"baseline: import pandas in a fresh interpreter {import_pandas():.2f} s wall")
     cal, test = data(args.n)
     fit = ev.evmultinom("Species ~ s_setosa + s_versicolor + s_virginica", cal)

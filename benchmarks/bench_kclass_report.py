@@ -3,7 +3,10 @@
 Setting (the issue's, shared with ``bench_kclass_figures.py``): iris, a scikit-learn logistic
 regression trained on 30 rows, its ``predict_log_proba`` (the log-probabilities of the three
 species) as the scores; evmultinom fitted on ``--n`` calibration rows (default 50; more rows are
-resampled with a little noise), the remaining 60 iris rows as labelled new data. The report is
+the simulation of ``bench_kclass_figures.py``: the 60 iris calibration rows resampled with
+noise, seed 25; ``--n 1000`` is issue 25's size), the remaining 60 iris rows as labelled new
+data. The compiled kernels are timed (``EVSTAT_KERNELS=numba`` unless set; see
+``bench_kclass_figures.py``). The report is
 ``fit.report(path, newdata=test)`` with every default (grid, bins, the data-chosen reject cost),
 in one process after one warm-up prediction (numba kernels compiled, imports done), repeated
 ``--repeat`` times. With ``--cli`` the same report is also made by the command line in a fresh
@@ -13,6 +16,7 @@ pandas`` in a fresh interpreter is measured in the same run as a baseline of the
 (the machine is shared), and the load average is printed before and after.
 
     PYTHONPATH=$PWD python benchmarks/bench_kclass_report.py
+    PYTHONPATH=$PWD python benchmarks/bench_kclass_report.py --n 1000
     git archive 93b758e | tar -x -C /tmp/kr_before   # the revision before issue 25
     PYTHONPATH=/tmp/kr_before python benchmarks/bench_kclass_report.py
 """
@@ -43,7 +47,8 @@ def main() -> None:
     matplotlib.use("Agg")
     import evstat as ev
 
-    print(f"evstat from {os.path.dirname(ev.__file__)}; load average {load()}")
+    print(f"evstat from {os.path.dirname(ev.__file__)}; load average {load()}; "
+          f"EVSTAT_KERNELS={os.environ['EVSTAT_KERNELS']}")
     print(f"baseline: import pandas in a fresh interpreter {import_pandas():.2f} s wall")
     cal, test = data(args.n)
     formula = "Species ~ s_setosa + s_versicolor + s_virginica"

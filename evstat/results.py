@@ -243,6 +243,8 @@ def register(
         for evlogit): the command line, active learning and the scikit-learn wrapper fit models by
         name through :func:`fitter`. A model registered without one (the partial EkNN, which
         ``ev.eknn(..., label_masses=...)`` fits) is loaded and tested but not fitted by name.
+        Registration gives the fitter its array constructor, ``fitter.from_arrays(X, y, ...)``
+        (:func:`from_arrays`).
     """
     if fitter is not None and getattr(fitter, "__name__", None) != cls.method:
         raise ValueError(

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import evstat as ev
 from evstat.formula import ClassFrame, ModelFrame, class_frame, model_frame
+import evstat.formula.frame as formula_frame
 from evstat.formula.arrays import quote_name
 from evstat.results import contract_examples, fitters, registered
 
@@ -69,6 +70,10 @@ def example_call(method: str, k: int, train: pd.DataFrame) -> tuple[object, str,
     assert calls, f"the contract example of {method} does not call ev.{method}"
     formula, options = calls[0]
     return fit, formula, options
+
+
+def patsy_refused(*args, **kwargs):
+    raise AssertionError("patsy was called")
 
 
 def plain_terms(formula: str) -> tuple[str, list[str]]:
@@ -124,15 +129,20 @@ def test_from_arrays_is_the_formula_fit(method, k, train, new, monkeypatch):
 
 
 @pytest.mark.parametrize(("method", "k"), [("evlogit", 2), ("eknn", 3), ("isotonic", 2), ("temperature", 3)])
-def test_array_fits_save_and_load(method, k, train, new, tmp_path):
+def test_array_fits_save_and_load(method, k, train, new, tmp_path, monkeypatch):
     ref, formula, options = example_call(method, k, train)
     response, names = plain_terms(formula)
     fit = ev.from_arrays(method, train[names].to_numpy(), train[response].to_numpy(), names=names,
                          response=response, **options)
-    back = ev.load(fit.save(tmp_path / "fit.json"))
-    assert type(back) is type(fit) and back.formula == fit.formula
+    path = fit.save(tmp_path / "fit.json")
     rows = new[names].to_numpy()
-    pd.testing.assert_frame_equal(back.predict(rows, type="belief"), fit.predict(rows, type="belief"))
+    with monkeypatch.context() as m:  # loading and predicting an array fit runs no patsy either
+        for name in ("_design", "_build_X"):
+            m.setattr(formula_frame, name, patsy_refused)
+        back = ev.load(path)
+        back_belief = back.predict(rows, type="belief")
+    assert type(back) is type(fit) and back.formula == fit.formula
+    pd.testing.assert_frame_equal(back_belief, fit.predict(rows, type="belief"))
     pd.testing.assert_frame_equal(back.predict(new, type="belief"), ref.predict(new, type="belief"))
 
 
@@ -275,3 +285,15 @@ def test_label_masses_from_arrays(train):
     fit = ev.eknn.from_arrays(train[["s1", "s2"]].to_numpy(), train["y3"].to_numpy(), names=["s1", "s2"],
                               response="y3", k=5, label_masses=masses)
     assert json.dumps(fit.to_dict(), sort_keys=True) == json.dumps(ref.to_dict(), sort_keys=True)
+
+
+@pytest.mark.parametrize(("method", "k"), [("evlogit", 2), ("eknn", 3)])
+def test_augment_reads_arrays(method, k, train, new):
+    """``augment`` of a 2-D array: the score columns named, then the model's columns, as for the
+    DataFrame of those columns (with a RangeIndex)."""
+    fit, formula, _ = example_call(method, k, train)
+    _, names = plain_terms(formula)
+    got = fit.augment(new[names].to_numpy())
+    want = fit.augment(new[names].reset_index(drop=True))
+    pd.testing.assert_frame_equal(got, want)
+    assert list(got.columns[: len(names)]) == names

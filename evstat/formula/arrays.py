@@ -244,4 +244,4 @@ def rows_frame(rows: Any, columns: Sequence[str]) -> pd.DataFrame:
             f"{columns} (in this order): pass an array of {len(columns)} columns, or a DataFrame "
             "with these names"
         )
-    return pd.DataFrame(a, columns=pd.Index(columns, dtype=object))
+    return pd.DataFrame(a, columns=columns)

@@ -21,7 +21,7 @@ import patsy
 from evstat.formula import limits, schema, whitelist
 from evstat.formula._json import _index_from_json, _index_to_json, _json_scalar
 from evstat.formula._parse import KNOWN_NAMES, _lhs_name, _names_in, _rhs_codes, expand_dot, split_formula
-from evstat.formula.arrays import ArrayData, rows_frame
+from evstat.formula.arrays import ArrayData, plain_formula, quote_name, rows_frame
 from evstat.formula._util import _available, _check_missing_arg, _fmt_labels, _fmt_values, _rows
 from evstat.formula.design import (
     _build_X,
@@ -436,7 +436,9 @@ class ModelFrame:
         """Rebuild a :class:`ModelFrame` from :meth:`to_dict` output (e.g. after JSON).
 
         patsy is re-run on the stored calibration columns to recover the ``design_info``;
-        the rebuilt term names must equal the stored ones.
+        the rebuilt term names must equal the stored ones. A formula of plain score columns
+        (``y ~ s1 + s2``, what :meth:`from_arrays` builds; also with ``- 1``) is stacked again
+        without patsy (``design_info`` None), as :meth:`from_arrays` built it.
 
         Parameters
         ----------
@@ -489,24 +491,38 @@ class ModelFrame:
         n = len(y)
         if any(len(a) != n for a in data.values()):
             raise ValueError("inconsistent model frame description: column lengths differ from y")
-        dm = _design(rhs, data, n, formula)
-        design_info = dm.design_info
-        if list(design_info.column_names) != list(d["terms"]):
-            raise ValueError(
-                f"rebuilding formula {formula!r} gave terms {design_info.column_names}, but the "
-                f"saved terms are {d['terms']}; the description was made by an incompatible "
-                "version of patsy or evstat"
-            )
-        X = np.array(dm, dtype=np.float64, order="C")
-        if X.shape[0] != n:
-            X = np.ascontiguousarray(np.broadcast_to(X, (n, X.shape[1])))
+        plain = plain_formula(d["response"], columns) if columns else None
+        if not factors and plain is not None and formula in (plain, plain + " - 1"):
+            # the frame of arrays (ModelFrame.from_arrays), or a formula of plain score columns:
+            # stacked again as it was built, no patsy
+            intercept = formula == plain
+            terms = ["Intercept"] * intercept + [quote_name(c) for c in columns]
+            if terms != list(d["terms"]):
+                raise ValueError(
+                    f"formula {formula!r} has the terms {terms}, but the saved terms are {d['terms']}; "
+                    "the description was made by an incompatible version of evstat"
+                )
+            X, design_info = _stack(data, columns, n, intercept), None
+        else:
+            dm = _design(rhs, data, n, formula)
+            design_info = dm.design_info
+            terms = list(design_info.column_names)
+            if terms != list(d["terms"]):
+                raise ValueError(
+                    f"rebuilding formula {formula!r} gave terms {design_info.column_names}, but the "
+                    f"saved terms are {d['terms']}; the description was made by an incompatible "
+                    "version of patsy or evstat"
+                )
+            X = np.array(dm, dtype=np.float64, order="C")
+            if X.shape[0] != n:
+                X = np.ascontiguousarray(np.broadcast_to(X, (n, X.shape[1])))
         index = _index_from_json(d["index"])
         return _make_frame(
             formula=formula,
             response=d["response"],
             y=y,
             X=X,
-            terms=list(design_info.column_names),
+            terms=terms,
             design_info=design_info,
             classes=tuple(d["classes"]),
             positive=d["positive"],

@@ -1282,7 +1282,7 @@ def _wald_start(lik: MultinomialLikelihood, x: NDArray, w: NDArray, u: NDArray) 
 def functional_profile(
     lik: MultinomialLikelihood, x: ArrayLike, w: ArrayLike, u: ArrayLike,
     tol: float = 1e-10, max_iter: int = 60, chain: bool = False, start: ArrayLike | None = None,
-    tail: bool = False,
+    tail: bool = False, kernel: bool | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Fast path: ``l_p(u) = max {l(B) : logit h_w(x; B) = u}`` and its slope, for a batch.
 
@@ -1311,6 +1311,10 @@ def functional_profile(
         (``pl`` the contour at the point, ``dec <= TAIL_MAX_DEC``): the error bound of the
         quadrature's integrand rather than of the log-likelihood (:func:`_tail_converged_py`;
         the quadrature of :func:`predictive_bounds`).
+    kernel : bool, optional
+        Whether the compiled kernel runs (True) or the numpy path (False); default: decided
+        from this batch's size by :func:`evstat.likelihood._kernels.use_kernel`.
+        :func:`predictive_bounds` decides once for all the batches of a prediction.
 
     Returns
     -------
@@ -1335,8 +1339,9 @@ def functional_profile(
     Xc = _columns(np.asarray(lik.X, dtype=float))
     Tt = np.ascontiguousarray(np.asarray(lik.T, dtype=float).T)
     B_hat = np.ascontiguousarray(lik.B_hat, dtype=float)
-    compiled = _kernels.use_kernel(u.size * lik.n * (lik.K - 1), loaded=_KERNEL is not None)
-    kern = _kernel() if compiled else None
+    if kernel is None:
+        kernel = _kernels.use_kernel(u.size * lik.n * (lik.K - 1), loaded=_KERNEL is not None)
+    kern = _kernel() if kernel else None
     step = max(1, CHUNK_CELLS // max(lik.n, 1))
     passes = np.zeros(1, dtype=np.int64)
 
@@ -1474,6 +1479,93 @@ def _subspace_max(lik: MultinomialLikelihood, N: NDArray, max_iter: int = 100) -
         if dec <= 1e-22 or np.max(np.abs(size * step)) <= 1e-13 * (1.0 + np.max(np.abs(th))):
             break
     return cur, beta.reshape(K - 1, p)
+
+
+def _targets(lik: MultinomialLikelihood) -> NDArray:
+    return np.eye(lik.K)[lik.codes] if lik.T is None else np.asarray(lik.T, dtype=float)
+
+
+def _eta_batch(lik: MultinomialLikelihood, beta: NDArray) -> NDArray:
+    """Linear predictors (M, K, n) of M coefficient vectors (M, d), class 0's row zero."""
+    eta = beta.reshape(-1, lik.K - 1, lik.p) @ np.asarray(lik.X, dtype=float).T
+    return np.concatenate([np.zeros((eta.shape[0], 1, eta.shape[2])), eta], axis=1)
+
+
+def _loglik_batch(lik: MultinomialLikelihood, beta: NDArray, Y: NDArray) -> NDArray:
+    """:func:`multinomial_loglik` of the targets ``Y`` (n, K) at M coefficient vectors (M,)."""
+    z = _eta_batch(lik, beta)
+    mx = z.max(axis=1)
+    lse = mx + np.log(np.exp(z - mx[:, None, :]).sum(axis=1))
+    return np.einsum("mkn,nk->m", z, Y) - lse @ Y.sum(axis=1)
+
+
+def _score_info_batch(lik: MultinomialLikelihood, beta: NDArray, Y: NDArray) -> tuple[NDArray, NDArray]:
+    """Score (M, d) and information (M, d, d) of the targets ``Y`` at M coefficient vectors
+    (M, d): :func:`multinomial_score_info` for a batch."""
+    K, p = lik.K, lik.p
+    X = np.asarray(lik.X, dtype=float)
+    z = _eta_batch(lik, beta)
+    z -= z.max(axis=1, keepdims=True)
+    th = np.exp(z)
+    th /= th.sum(axis=1, keepdims=True)  # (M, K, n)
+    g = ((Y.T[None, 1:, :] - th[:, 1:, :]) @ X).reshape(beta.shape[0], -1)
+    info = np.zeros((beta.shape[0], K - 1, p, K - 1, p))
+    for a in range(1, K):
+        for b in range(a, K):
+            wts = th[:, a, :] * ((a == b) - th[:, b, :])  # (M, n)
+            blk = (wts[:, None, :] * X.T[None]) @ X
+            info[:, a - 1, :, b - 1, :] = blk
+            info[:, b - 1, :, a - 1, :] = np.swapaxes(blk, 1, 2)
+    return g, info.reshape(beta.shape[0], lik.d, lik.d)
+
+
+def _subspace_max_batch(lik: MultinomialLikelihood, N: NDArray, max_iter: int = 100) -> NDArray:
+    """:func:`_subspace_max` for M problems at once (``N`` (M, d, q), each orthonormal): the
+    maximising coefficients (M, d). The same damped Newton iteration problem by problem (start,
+    step, halving, stopping rules), with the likelihood, score and information of all the
+    problems still running in one vectorised pass over the calibration rows (chunks of
+    :data:`CHUNK_CELLS`): the face starts of a plot's grid are hundreds of such problems
+    (issue 25), each costing some 25 ms one at a time at n = 1000."""
+    K = lik.K
+    M = N.shape[0]
+    Y = _targets(lik)
+    out = np.empty((M, lik.d))
+    step_rows = max(1, CHUNK_CELLS // max(lik.n * K, 1))
+    for s0 in range(0, M, step_rows):
+        Nc = N[s0:s0 + step_rows]
+        th = np.einsum("mdq,d->mq", Nc, lik.B_hat.ravel())
+        beta = np.einsum("mdq,mq->md", Nc, th)
+        cur = _loglik_batch(lik, beta, Y)
+        live = np.arange(Nc.shape[0])
+        for _ in range(max_iter):
+            if not live.size:
+                break
+            Nl = Nc[live]
+            g, info = _score_info_batch(lik, beta[live], Y)
+            gs = np.einsum("mdq,md->mq", Nl, g)
+            H = np.einsum("mdq,mde,mer->mqr", Nl, info, Nl)
+            step = np.linalg.solve(H, gs[..., None])[..., 0]
+            dec = np.einsum("mq,mq->m", gs, step)
+            size = np.ones(live.size)
+            cand = th[live].copy()
+            new = np.empty(live.size)
+            todo = np.arange(live.size)
+            cl = cur[live]
+            while todo.size:  # halve each problem's step while it lowers l
+                cand[todo] = th[live[todo]] + size[todo, None] * step[todo]
+                bt = np.einsum("mdq,mq->md", Nl[todo], cand[todo])
+                new[todo] = _loglik_batch(lik, bt, Y)
+                done = (new[todo] >= cl[todo] - 1e-13 * (1.0 + np.abs(cl[todo]))) | (size[todo] < 1e-10)
+                size[todo[~done]] *= 0.5
+                todo = todo[~done]
+            ascent = new >= cl - 1e-13 * (1.0 + np.abs(cl))  # else no ascent left at rounding level
+            up = live[ascent]
+            th[up], cur[up] = cand[ascent], new[ascent]
+            beta[up] = np.einsum("mdq,mq->md", Nc[up], cand[ascent])
+            small = np.max(np.abs(size[:, None] * step), axis=1) <= 1e-13 * (1.0 + np.max(np.abs(cand), axis=1))
+            live = live[ascent & ~((dec <= 1e-22) | small)]
+        out[s0:s0 + Nc.shape[0]] = beta
+    return out
 
 
 def _pair_rows(K: int, p: int, v: NDArray, k: int, others: Any) -> NDArray:
@@ -1669,6 +1761,10 @@ def scaled_probs(B: NDArray, X: ArrayLike) -> NDArray[np.float64]:
 #: the Wald start alone, K = 4, n = 200, x = (1, r, r, r), Bel({d}) was 0.84 at r = 100 (r sd
 #: = 46), above 1 - Pl({b}) = 0.70, which coherence forbids; none at r sd <= 14)
 FACE_SCALE = 1.0
+#: profile problems of one row and one set of weights (two sides, a 17-node panel each, some
+#: bisected or widened; measured about 40 at n = 1000, J = K = 3), per start: the estimate
+#: of a prediction's work from which :func:`predictive_bounds` chooses the kernel or numpy
+PROBLEMS_PER_ROW = 40
 
 
 def _needs_faces(lik: MultinomialLikelihood, x: NDArray) -> NDArray[np.bool_]:
@@ -1715,14 +1811,19 @@ def face_starts(lik: MultinomialLikelihood, x: ArrayLike, w: ArrayLike) -> list[
     pairs = face_pairs(w[0])
     out = [np.empty((V.shape[0], lik.d)) for _ in pairs]
     fit_key = (lik.B_hat.tobytes(), float(lik.loglik_hat), lik.X.shape, "face")
+    keys = {fit_key + (v.tobytes(), k, j): (v, k, j) for v in V for (k, j) in pairs}
+    new = [key for key in keys if key not in _REGION_CACHE]
+    # every face not yet cached in one batch (_subspace_max_batch: the same Newton iteration)
+    found = dict(zip(new, _subspace_max_batch(lik, np.stack(
+        [null_space(_pair_rows(K, p, keys[key][0], keys[key][1], [keys[key][2]])) for key in new]
+    )))) if new else {}
     for i, v in enumerate(V):
         for f_i, (k, j) in enumerate(pairs):
             key = fit_key + (v.tobytes(), k, j)
-            if key not in _REGION_CACHE:
-                if len(_REGION_CACHE) >= _REGION_CACHE_SIZE:
-                    _REGION_CACHE.clear()
-                _REGION_CACHE[key] = _subspace_max(lik, null_space(_pair_rows(K, p, v, k, [j])))[1].ravel()
-            out[f_i][i] = _REGION_CACHE[key]
+            out[f_i][i] = found[key] if key in found else _REGION_CACHE[key]
+    if len(_REGION_CACHE) + len(found) > _REGION_CACHE_SIZE:
+        _REGION_CACHE.clear()
+    _REGION_CACHE.update(list(found.items())[-_REGION_CACHE_SIZE:])
     return out
 
 
@@ -1876,14 +1977,24 @@ def predictive_bounds(
             for f_i, st in enumerate(face_starts(lik, xs[rows_g], g)):
                 starts[f_i, rows_g] = st
 
+        # one kernel decision for the whole prediction, from its expected number of profile
+        # problems (each quadrature call alone is below the threshold of compiling in the
+        # process: a plot's grid of a few hundred rows, which needs some 10^5 problems at
+        # n = 1000, ran on the numpy path while numba compiled in the background; issue 25)
+        problems = PROBLEMS_PER_ROW * (idx.size + sum(len(face_pairs(g)) * int(np.all(ws[fidx] == g, axis=1).sum())
+                                                      for g in groups))
+        kernel = _kernels.use_kernel(problems * lik.n * (lik.K - 1), loaded=_KERNEL is not None)
+
         def profile(rows: NDArray, xx: NDArray, ww: NDArray, uu: NDArray) -> tuple[NDArray, NDArray]:
-            lp, sl = functional_profile(lik, xx, ww, uu, tol=NODE_TOL, chain=True, max_iter=NODE_MAX_ITER, tail=True)
+            lp, sl = functional_profile(lik, xx, ww, uu, tol=NODE_TOL, chain=True, max_iter=NODE_MAX_ITER, tail=True,
+                                        kernel=kernel)
             for st in starts:  # far-out rows: a local maximum on each face; keep the largest
                 sub = np.flatnonzero(~np.isnan(st[rows, 0]))
                 if not sub.size:
                     continue
                 l2, s2 = functional_profile(lik, xx[sub], ww[sub], uu[sub], tol=NODE_TOL, chain=True,
-                                            max_iter=NODE_MAX_ITER, start=st[rows[sub]][:, None, :], tail=True)
+                                            max_iter=NODE_MAX_ITER, start=st[rows[sub]][:, None, :], tail=True,
+                                            kernel=kernel)
                 better = l2 > np.where(np.isnan(lp[sub]), -np.inf, lp[sub])
                 lp[sub] = np.where(better, l2, lp[sub])
                 sl[sub] = np.where(better, s2, sl[sub])

@@ -183,6 +183,26 @@ def test_one_grid_prediction_per_figure_and_shared(kfit, iris_scores, monkeypatc
     assert calls == [36]  # no prediction beyond the grid's
 
 
+@pytest.mark.parametrize("space", ["simplex", "plane"])
+def test_grid_numbers_are_fit_predict_belief_on_the_same_rows(kfit, iris_scores, space):
+    """The figures' grid (one augment of the lattice, its far-out rows' face starts in one
+    batch) gives what ``fit.predict(rows, type="belief")`` gives for the same rows, row by
+    row (issue 25): no second, cheaper path behind the figures."""
+    from evstat.likelihood import multinomial as mm
+
+    G = plotting.region_grid(kfit, iris_scores[1], grid=6, space=space)
+    ok = np.flatnonzero(np.isfinite(G.scores.to_numpy()).all(axis=1))  # the plane's rows on the simplex
+    assert len(ok) >= 20 and np.isnan(G.theta[np.setdiff1d(np.arange(len(G.scores)), ok)]).all()
+    ok = ok[::3]  # one row in three, each predicted alone
+    rows = G.scores.iloc[ok]
+    assert mm._needs_faces(kfit.likelihood, kfit._design(rows)[0]).any()  # far-out rows included
+    mm._REGION_CACHE.clear()  # the direct predictions compute their own face starts
+    direct = pd.concat([kfit.predict(rows.iloc[[i]], type="belief") for i in range(len(rows))])
+    for stat, arr in (("theta", G.theta), ("bel", G.bel), ("pl", G.pl)):
+        np.testing.assert_allclose(arr[ok], direct[stat][list(kfit.classes)].to_numpy(), rtol=0, atol=1e-9)
+    assert np.all(G.bel[ok] <= G.theta[ok] + 1e-12) and np.all(G.theta[ok] <= G.pl[ok] + 1e-12)
+
+
 def test_second_panel_at_the_data_chosen_cost(kfit, iris_scores):
     test = iris_scores[1]
     G = plotting.region_grid(kfit, test, grid=6)
