@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
+from scipy.special import ndtri
 
 from evstat.metrics._binning import STRATEGIES, assign_bins, bin_edges
 from evstat.metrics._classes import class_inputs
@@ -273,9 +274,7 @@ def wilson_interval(
         raise ValueError("k and n must be finite counts.")
     if np.any(kk < 0) or np.any(kk > nn):
         raise ValueError("k must satisfy 0 <= k <= n for every proportion.")
-    from scipy import stats  # where first needed (import-time rules, docs/architecture.md)
-
-    z = stats.norm.isf((1.0 - lv) / 2.0)
+    z = -ndtri((1.0 - lv) / 2.0)  # scipy.stats.norm.isf, bit for bit, without importing scipy.stats
     z2 = z * z
     with np.errstate(divide="ignore", invalid="ignore"):
         q = kk / nn
