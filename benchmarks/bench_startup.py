@@ -6,6 +6,7 @@ fresh virtual environment that this script creates and fills with ``pip install 
     python benchmarks/bench_startup.py                       # this checkout
     python benchmarks/bench_startup.py --before e108179      # and a git revision, same run
     python benchmarks/bench_startup.py --quick               # no report measurement
+    python benchmarks/bench_startup.py --dry-run --before e108179   # check the fresh-venv path only
     python benchmarks/bench_startup.py --python /work/venv/bin/python --before e108179
         # no new environments: each version's source first on PYTHONPATH of that interpreter
         # (numba's cache still empty per measurement; for a machine too loaded to pip install)
@@ -72,13 +73,16 @@ def _wait_for_background(cache: Path, started: float, limit: float = 1800.0) -> 
     return None if not seen else float("nan")
 
 
-def _venv(version_dir: Path, tmp: Path, name: str) -> tuple[Path, float]:
+def _venv(version_dir: Path, tmp: Path, name: str, dry_run: bool = False) -> tuple[Path, float]:
     env_dir = tmp / f"venv-{name}"
     subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True)
     py = env_dir / "bin" / "python"
     t0 = time.perf_counter()
-    subprocess.run([str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(version_dir)],
-                   check=True, cwd=tmp)
+    cmd = [str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(version_dir)]
+    if dry_run:  # resolve and build the wheel, install nothing: prints what would be installed
+        cmd[4:4] = ["--dry-run"]
+        cmd.remove("-q")
+    subprocess.run(cmd, check=True, cwd=tmp)
     return py, time.perf_counter() - t0
 
 
@@ -140,6 +144,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--before", metavar="REV", help="also measure this git revision (e.g. e108179)")
     ap.add_argument("--reps", type=int, default=3, help="repetitions of the cheap measurements (median)")
     ap.add_argument("--quick", action="store_true", help="skip the report measurement")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="check the fresh-venv path only: create each environment and run 'pip install --dry-run' "
+                         "(resolves the dependencies and builds the wheel), measure nothing")
     ap.add_argument("--python", metavar="PY", help="use this interpreter with each version's source on PYTHONPATH "
                                                     "instead of new virtual environments")
     args = ap.parse_args(argv)
@@ -157,6 +164,11 @@ def main(argv: list[str] | None = None) -> int:
                     py = Path(args.python)
                     print(f"[{name}] {label}: {py} with PYTHONPATH={src} (load {load()})", flush=True)
                     results[name] = _measure(py, tmp, name, args.reps, not args.quick, src)
+                elif args.dry_run:
+                    py, install = _venv(src, tmp, name, dry_run=True)
+                    print(f"[{name}] {label}: fresh venv {py.parent.parent}, pip install --dry-run took {install:.1f} s",
+                          flush=True)
+                    results[name] = []
                 else:
                     py, install = _venv(src, tmp, name)
                     print(f"[{name}] {label}: fresh venv, pip install took {install:.1f} s (load {load()})", flush=True)
