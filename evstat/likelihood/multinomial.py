@@ -1120,7 +1120,8 @@ def _profile_numpy(lik: MultinomialLikelihood, xs: NDArray, ws: NDArray, us: NDA
     ``tol = 1e-10``: ``tests/multiclass/test_evmultinom_kernels.py``); a problem without
     convergence is reported unconverged (the caller falls back as for the kernel).
 
-    Returns ``loglik``, ``lambda`` and ``ok`` (m,) as the kernel fills them.
+    Returns ``loglik``, ``lambda`` and ``ok`` (m,) as the kernel fills them, and writes the
+    solutions into ``Bs`` (NaN where not converged), as the kernel does.
     """
     K, p = lik.K, lik.p
     d = (K - 1) * p
@@ -1234,6 +1235,8 @@ def _profile_numpy(lik: MultinomialLikelihood, xs: NDArray, ws: NDArray, us: NDA
         prev_B[go], prev_step[go], prev_l[go], size[go] = B[go], sol[~conv, :d], ll[~conv], 1.0
         stalled = retract_from(go, prev_B, prev_step)
         live[stalled] = False
+    B[~ok] = np.nan
+    Bs[...] = B.reshape(Bs.shape)
     return out_l, out_lam, ok
 
 
@@ -1282,7 +1285,7 @@ def _wald_start(lik: MultinomialLikelihood, x: NDArray, w: NDArray, u: NDArray) 
 def functional_profile(
     lik: MultinomialLikelihood, x: ArrayLike, w: ArrayLike, u: ArrayLike,
     tol: float = 1e-10, max_iter: int = 60, chain: bool = False, start: ArrayLike | None = None,
-    tail: bool = False, kernel: bool | None = None,
+    tail: bool = False, kernel: bool | None = None, solutions: NDArray | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Fast path: ``l_p(u) = max {l(B) : logit h_w(x; B) = u}`` and its slope, for a batch.
 
@@ -1315,6 +1318,10 @@ def functional_profile(
         Whether the compiled kernel runs (True) or the numpy path (False); default: decided
         from this batch's size by :func:`evstat.likelihood._kernels.use_kernel`.
         :func:`predictive_bounds` decides once for all the batches of a prediction.
+    solutions : array (..., d), optional
+        Filled with the maximisers found (flattened coefficients; NaN where the problem fell
+        back to the reference path or failed): the starts of the continuation of
+        :func:`_continued_profile`.
 
     Returns
     -------
@@ -1336,6 +1343,7 @@ def functional_profile(
     links = links.reshape(-1)
     out_l = np.full(u.size, np.nan)
     out_s = np.zeros(u.size)
+    out_B = np.full((u.size, lik.d), np.nan)
     Xc = _columns(np.asarray(lik.X, dtype=float))
     Tt = np.ascontiguousarray(np.asarray(lik.T, dtype=float).T)
     B_hat = np.ascontiguousarray(lik.B_hat, dtype=float)
@@ -1353,15 +1361,17 @@ def functional_profile(
         ok = np.zeros(ub.size, dtype=bool)
         ll, lam = np.full(ub.size, np.nan), np.zeros(ub.size)
         kern(Xc, Tt, int(lik.K), np.ascontiguousarray(xb), np.ascontiguousarray(wb), np.ascontiguousarray(ub),
-             np.ascontiguousarray(B0), cl, mle, B_hat, np.ascontiguousarray(u0), np.ascontiguousarray(tan0),
+             B0, cl, mle, B_hat, np.ascontiguousarray(u0), np.ascontiguousarray(tan0),
              float(lik.loglik_hat), float(tol), int(max_iter), bool(tail), ll, lam, ok, passes)
+        B0[~ok] = np.nan  # the kernel leaves each problem's solution in its start
         return ll, lam, ok
 
     for s0 in range(0, u.size, step):
         sl = slice(s0, s0 + step)
         g0, tan0 = _wald_path(lik, x[sl], w[sl])
         wald = start is None
-        B0 = lik.B_hat.reshape(1, -1) + tan0 * (u[sl] - g0)[:, None] if start is None else start[sl]
+        B0 = np.array(lik.B_hat.reshape(1, -1) + tan0 * (u[sl] - g0)[:, None] if start is None else start[sl],
+                      dtype=float, order="C")  # a copy: it receives the solutions
         cl = links[sl].copy()
         if cl.size:
             cl[0] = False
@@ -1372,13 +1382,17 @@ def functional_profile(
             ll1, lam1, ok1 = run(x[sl][bad], w[sl][bad], u[sl][bad], B1, np.zeros(bad.size, dtype=bool), False,
                                  g0[bad], tan0[bad])
             ll[bad], lam[bad], ok[bad] = ll1, lam1, ok1
+            B0[bad] = B1
             bad = bad[~ok1]
         if bad.size:
             ll[bad] = functional_profile_reference(lik, x[sl][bad], w[sl][bad], u[sl][bad])
             lam[bad] = np.nan
         out_l[sl] = ll
         out_s[sl] = lam
+        out_B[sl] = B0
     _PASSES[0] += int(passes[0])
+    if solutions is not None:
+        solutions[...] = out_B.reshape(shape + (lik.d,))
     return out_l.reshape(shape), out_s.reshape(shape)
 
 
@@ -1854,17 +1868,33 @@ def _side_ends(u_hat: NDArray, sigma: NDArray, side: int, width: NDArray) -> tup
 def _panels(
     lik: MultinomialLikelihood, x: NDArray, w: NDArray, a: NDArray, b: NDArray, side: int, acc: float,
     profile: Any, max_depth: int = 40, ids: NDArray | None = None,
+    seen: dict[int, tuple[list[NDArray], list[NDArray]]] | None = None,
 ) -> tuple[NDArray, NDArray]:
     """Adaptive Clenshaw-Curtis integral of pl_w(expit u) t (1 - t) over [a, b] for every row
     (:func:`evstat.likelihood.quadrature.adaptive_clenshaw_curtis`, the integrator shared with
     evlogit), and the bound on the mass beyond the far end (``a`` for side -1, ``b`` for side
     +1; module docstring). The nodes of a panel are solved as a chain from the end nearest
-    ``u_hat``."""
+    ``u_hat``.
+
+    *Monotone envelope* (K >= 3). Every value computed is the log-likelihood of a feasible
+    point, a lower bound of the profile at its node; and on this side of the mode ``u_hat`` the
+    profile is monotone: for side -1 and ``u' <= u <= u_hat``, ``{g <= u'}`` is contained in
+    ``{g <= u}``, and the sup over the constraint ``g = u`` equals the sup over ``g <= u``
+    there (the contour's level sets are convex and contain B_hat, where ``g = u_hat > u``: a
+    path from a point with ``g < u`` to B_hat crosses ``g = u`` at a higher contour), so
+    ``pl(u) >= pl(u')``. Hence ``pl(u) >= max {computed pl(u') : u' between u and the far
+    end}``: each node's value is replaced by the running maximum of the values computed so far
+    on the side (this batch's and the earlier ones', kept per row in ``seen``) at nodes
+    farther from ``u_hat``. Still a lower bound of the profile, and never below the computed
+    one; it repairs nodes whose Newton solves all stopped on a lower local maximum (the
+    constraint set is not convex for K >= 3; :func:`_continued_profile`)."""
     ids = np.arange(x.shape[0]) if ids is None else ids
 
     def evaluate(rows: NDArray, uu: NDArray) -> tuple[NDArray, NDArray]:
         lp, _ = profile(ids[rows], x[rows][:, None, :], w[rows][:, None, :], uu)
         logpl = relative_loglik(lik.loglik_hat, lp)
+        if seen is not None and lik.K > 2:
+            logpl = _envelope(ids[rows], uu, logpl, side, seen)
         return np.exp(logpl + log_expit(uu) + log_expit(-uu)), logpl
 
     integral, uu, _, logpl = adaptive_clenshaw_curtis(a, b, evaluate, side, acc, max_depth)
@@ -1872,6 +1902,79 @@ def _panels(
     far = np.exp(lend) * expit(-np.abs(end))
     far = np.where(np.abs(end) >= U_MAX, np.minimum(far, np.exp(-U_MAX)), far)
     return integral, far
+
+
+def _envelope(ids: NDArray, uu: NDArray, logpl: NDArray, side: int,
+              seen: dict[int, tuple[list[NDArray], list[NDArray]]]) -> NDArray:
+    """The monotone envelope of :func:`_panels`: ``logpl`` (rows, nodes) at nodes ``uu`` of one
+    side raised to the running maximum of the values at nodes at least as far from the mode
+    (this batch's and those recorded in ``seen`` for the row id), which is updated."""
+    out = np.array(logpl, dtype=float)
+    for r, i in enumerate(ids):
+        us, ls = seen.setdefault(int(i), ([], []))
+        us.append(uu[r].copy())
+        ls.append(np.where(np.isnan(out[r]), -np.inf, out[r]))
+        ua, la = np.concatenate(us), np.concatenate(ls)
+        key = -side * ua  # ascending = from the far end toward the mode
+        order = np.argsort(key, kind="stable")
+        run = np.maximum.accumulate(la[order])
+        pos = np.searchsorted(key[order], -side * uu[r], side="right") - 1
+        out[r] = np.maximum(out[r], run[pos])
+    return out
+
+
+def _continued_profile(lik: MultinomialLikelihood, xx: NDArray, ww: NDArray, uu: NDArray, starts: NDArray,
+                       kernel: bool) -> tuple[NDArray, NDArray]:
+    """The profile at the nodes ``uu`` (rows, nodes; in path order, outward from ``u_hat``) of
+    the quadrature: the largest of several local maxima, continued along the nodes.
+
+    For K >= 3 the set ``{B : g(B) <= u}`` is not convex (``log(1 - theta_k)`` is a difference
+    of convex functions of B), so ``max l`` on ``g = u`` can have several local maxima, and the
+    branch of the global one can change from node to node (issue found at n = 1000 in the
+    setting of ``benchmarks/bench_kclass_figures.py``: from the Wald chain and the two face
+    starts the computed profile jumped between branches, was not monotone on a side of its mode,
+    and the adaptive quadrature bisected to its depth limit on an underestimated profile). Each
+    node is solved from (1) the Wald chain from the MLE (:func:`functional_profile`,
+    ``chain=True``) and, for the rows with starts (``starts`` (f, rows, d), NaN for none: the
+    face starts of far-out rows), (2) each start, chained along the nodes; then (3) the
+    continuation: the nodes are solved again from the best maximiser found at the neighbouring
+    node, walking outward from the mode and then inward from the far end, so that a branch found
+    at one node (the global one there) is followed to its neighbours; the largest value at each
+    node is kept. Every value is the log-likelihood of a feasible point, so more starts can only
+    raise it toward the profile. Rows without starts (ordinary rows) are the Wald chain alone.
+    """
+    kw: dict[str, Any] = dict(tol=NODE_TOL, max_iter=NODE_MAX_ITER, tail=True, kernel=kernel)
+    m = uu.shape[-1]
+    sol = np.full(uu.shape + (lik.d,), np.nan)
+    lp, sl = functional_profile(lik, xx, ww, uu, chain=True, solutions=sol, **kw)
+    multi = np.flatnonzero(np.any(~np.isnan(starts[..., 0]), axis=0)) if len(starts) else np.empty(0, dtype=int)
+    if not multi.size or lik.K < 3:
+        return lp, sl
+
+    def keep(rows: NDArray, cols: Any, l2: NDArray, s2: NDArray, b2: NDArray) -> None:
+        old = lp[rows, cols]
+        better = l2 > np.where(np.isnan(old), -np.inf, old)
+        lp[rows, cols] = np.where(better, l2, old)
+        sl[rows, cols] = np.where(better, s2, sl[rows, cols])
+        sol[rows, cols] = np.where(better[..., None], b2, sol[rows, cols])
+
+    for st in starts:  # each start chained along the nodes
+        sub = multi[~np.isnan(st[multi, 0])]
+        if not sub.size:
+            continue
+        b2 = np.full((sub.size, m, lik.d), np.nan)
+        l2, s2 = functional_profile(lik, xx[sub], ww[sub], uu[sub], chain=True, start=st[sub][:, None, :],
+                                    solutions=b2, **kw)
+        keep(sub, slice(None), l2, s2, b2)
+    # the continuation: outward from the mode, then inward from the far end
+    for j, k in [*((j, j - 1) for j in range(1, m)), *((j, j + 1) for j in range(m - 2, -1, -1))]:
+        sub = multi[~np.isnan(sol[multi, k, 0])]
+        if sub.size:
+            b2 = np.full((sub.size, 1, lik.d), np.nan)
+            l2, s2 = functional_profile(lik, xx[sub], ww[sub], uu[sub, j:j + 1], start=sol[sub, k][:, None, :],
+                                        solutions=b2, **kw)
+            keep(sub, slice(j, j + 1), l2, s2, b2)
+    return lp, sl
 
 
 def _reference_bounds(lik: MultinomialLikelihood, x: NDArray, w: NDArray, h_hat: NDArray) -> tuple[NDArray, NDArray]:
@@ -1986,25 +2089,14 @@ def predictive_bounds(
         kernel = _kernels.use_kernel(problems * lik.n * (lik.K - 1), loaded=_KERNEL is not None)
 
         def profile(rows: NDArray, xx: NDArray, ww: NDArray, uu: NDArray) -> tuple[NDArray, NDArray]:
-            lp, sl = functional_profile(lik, xx, ww, uu, tol=NODE_TOL, chain=True, max_iter=NODE_MAX_ITER, tail=True,
-                                        kernel=kernel)
-            for st in starts:  # far-out rows: a local maximum on each face; keep the largest
-                sub = np.flatnonzero(~np.isnan(st[rows, 0]))
-                if not sub.size:
-                    continue
-                l2, s2 = functional_profile(lik, xx[sub], ww[sub], uu[sub], tol=NODE_TOL, chain=True,
-                                            max_iter=NODE_MAX_ITER, start=st[rows[sub]][:, None, :], tail=True,
-                                            kernel=kernel)
-                better = l2 > np.where(np.isnan(lp[sub]), -np.inf, lp[sub])
-                lp[sub] = np.where(better, l2, lp[sub])
-                sl[sub] = np.where(better, s2, sl[sub])
-            return lp, sl
+            return _continued_profile(lik, xx, ww, uu, starts[:, rows], kernel)
 
         out = {}
         for side in (-1, 1):
             wd = np.full(idx.size, float(width))
             a, b = _side_ends(u_hat, sig, side, wd)
-            val, far = _panels(lik, xs, ws, a, b, side, acc, profile)
+            seen: dict[int, tuple[list[NDArray], list[NDArray]]] = {}  # the side's nodes so far, per row
+            val, far = _panels(lik, xs, ws, a, b, side, acc, profile, seen=seen)
             todo = np.flatnonzero(far > tol)
             for _ in range(max_widen):  # integrate the extension to a doubled width only
                 if not todo.size:
@@ -2017,7 +2109,7 @@ def predictive_bounds(
                 else:
                     lo_, hi_ = b[todo], np.maximum(b2, b[todo])
                     b[todo] = hi_
-                v, far = _panels(lik, xs[todo], ws[todo], lo_, hi_, side, acc, profile, ids=todo)
+                v, far = _panels(lik, xs[todo], ws[todo], lo_, hi_, side, acc, profile, ids=todo, seen=seen)
                 val[todo] += v
                 todo = todo[far > tol]
             out[side] = val

@@ -1,0 +1,122 @@
+"""evmultinom's profile of theta_k has several local maxima for K >= 3 (the set
+{B : theta_k(x; B) <= t} is not convex): the quadrature's nodes must follow the global one.
+
+Found at n = 1000 calibration rows in the setting of ``benchmarks/bench_kclass_figures.py``
+(iris scored by a logistic regression trained on 30 rows, calibration rows resampled with
+noise, seed 25), on the grid row of the ``decision_regions`` figure with scores about
+(0.74, 0.04, 0.22): the Newton solves from the Wald chain and the two face starts landed on
+different local maxima from node to node, the computed profile of P(virginica) was not
+monotone on the side below its mode (u = 2.8: -1.18, u = 3.6: -4.84), the adaptive quadrature
+bisected to its depth limit (53 s CPU) and Bel came out too high. At n = 100 and 300 the
+isolated solves show the two branches too, but the chained nodes of the quadrature stay on the
+global one; n = 1000 is the smallest size tried that makes Bel wrong.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.optimize import minimize
+
+import evstat as ev
+from evstat.likelihood import multinomial as mm
+
+ROW = np.array([0.0, -2.94904062, -1.20757412])  # log-ratios of the grid row (0.74, 0.04, 0.22)
+
+
+def _data(n: int, seed: int = 25) -> pd.DataFrame:
+    """The calibration rows of ``benchmarks/bench_kclass_figures.py --n n``."""
+    from sklearn.linear_model import LogisticRegression
+
+    iris = ev.datasets.load("iris")
+    y = iris["Species"].astype(str).to_numpy()
+    X = iris.drop(columns=["Species"]).to_numpy(dtype=float)
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(y))
+    tr, cal = order[:30], order[30:90]
+    clf = LogisticRegression(max_iter=1000).fit(X[tr], y[tr])
+
+    def frame(rows: np.ndarray, noise: float = 0.0) -> pd.DataFrame:
+        Xr = X[rows] + noise * rng.standard_normal((len(rows), X.shape[1]))
+        lp = clf.predict_log_proba(Xr)
+        return pd.DataFrame({f"s_{c}": lp[:, j] for j, c in enumerate(clf.classes_)} | {"Species": y[rows]})
+
+    return pd.concat([frame(cal), frame(rng.choice(cal, n - 60), noise=0.3)], ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def case():
+    fit = ev.evmultinom("Species ~ s_setosa + s_versicolor + s_virginica", _data(1000))
+    z = ROW - np.log(np.exp(ROW).sum())
+    x, _ = fit._design(pd.DataFrame({"s_setosa": [z[0]], "s_versicolor": [z[1]], "s_virginica": [z[2]]}))
+    return fit.likelihood, np.asarray(x, dtype=float), np.eye(3)[2]
+
+
+def _slow_profile(lik: mm.MultinomialLikelihood, x: np.ndarray, w: np.ndarray, u: float, starts: int = 12) -> float:
+    """max l(B) s.t. logit theta_w(x; B) = u by SLSQP on the equality constraint from the MLE
+    and random starts up to 30 standard errors away, the best feasible solution kept."""
+    rng = np.random.default_rng(0)
+    K, p = lik.K, lik.p
+
+    def f(b: np.ndarray) -> tuple[float, np.ndarray]:
+        B = b.reshape(K - 1, p)
+        g, _ = mm.multinomial_score_info(B, lik.X, lik.codes, K, lik.T)
+        return -float(mm.multinomial_loglik(B, lik.X, lik.codes, K, lik.T)), -g
+
+    def c(b: np.ndarray) -> float:
+        return float(mm._grad_g(b.reshape(1, K - 1, p), x[None], w[None])[0][0] - u)
+
+    def cj(b: np.ndarray) -> np.ndarray:
+        return mm._grad_g(b.reshape(1, K - 1, p), x[None], w[None])[1][0]
+
+    L = np.linalg.cholesky(lik.cov)
+    best = -np.inf
+    for s in range(starts):
+        b0 = lik.B_hat.ravel() + (s > 0) * rng.choice([1.0, 3.0, 10.0, 30.0]) * (L @ rng.standard_normal(lik.d))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = minimize(f, b0, jac=True, method="SLSQP", constraints=[{"type": "eq", "fun": c, "jac": cj}],
+                         options={"maxiter": 500, "ftol": 1e-12})
+        if abs(c(r.x)) < 1e-8:
+            best = max(best, -float(r.fun))
+    return best - float(lik.loglik_hat)
+
+
+def _quadrature_nodes(lik, x, w, monkeypatch):
+    """predictive_bounds, and the (side, u, log pl) of every node its quadrature used."""
+    seen: list[tuple[int, np.ndarray, np.ndarray]] = []
+    envelope = mm._envelope
+
+    def spy(ids, uu, logpl, side, memo):
+        out = envelope(ids, uu, logpl, side, memo)
+        seen.append((side, uu[0].copy(), out[0].copy()))
+        return out
+
+    monkeypatch.setattr(mm, "_envelope", spy)
+    bounds = mm.predictive_bounds(lik, x, w)
+    return bounds, seen
+
+
+@pytest.mark.slow  # about 50 s: the slow SLSQP maximisations at n = 1000
+def test_profile_at_the_quadrature_nodes_is_monotone_and_global(case, monkeypatch):
+    lik, x, w = case
+    (h, bel, pl), seen = _quadrature_nodes(lik, x, w, monkeypatch)
+    u_hat = float(mm._wald_u(lik, x, w[None])[0][0])
+    for side in (-1, 1):
+        u = np.concatenate([s[1] for s in seen if s[0] == side])
+        lp = np.concatenate([s[2] for s in seen if s[0] == side])
+        order = np.argsort(side * (u - u_hat))  # from the mode outward
+        assert np.all(np.diff(lp[order]) <= 1e-9), side  # non-increasing away from the mode
+    # the nodes below the mode against the slow global maximisation (the isolated solves from
+    # the three starts gave -4.84 at u = 3.6 and -25.6 / -3.8 / -25.7 at u = -9.1)
+    u = np.concatenate([s[1] for s in seen if s[0] == -1])
+    lp = np.concatenate([s[2] for s in seen if s[0] == -1])
+    pick = np.unique(np.searchsorted(np.sort(u), [-9.1, -3.0, 2.8, 3.6, 6.0, 9.0]).clip(0, u.size - 1))
+    for i in np.argsort(u)[pick]:
+        slow = _slow_profile(lik, x[0], w, float(u[i]))
+        assert lp[i] >= slow - 1e-5, (u[i], lp[i], slow)  # the node is as high as the global maximum
+        assert lp[i] <= slow + 1e-3, (u[i], lp[i], slow)  # and a value of the profile
+    assert 0.0 <= bel[0] <= h[0] <= pl[0] <= 1.0
