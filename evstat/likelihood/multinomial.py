@@ -140,7 +140,14 @@ the wrong face (K = 4, n = 200, x = (1, 100, 100, 100): Bel({d}) = 0.84 although
 demands Bel({d}) = 1 - Pl({a, b, c}) <= 1 - Pl({b}) = 0.70); rows with ``r sd > FACE_SCALE``
 (1) also start every node from the maximiser of l on each face ``(B v)_k = (B v)_j`` with
 ``w_k != w_j`` (:func:`face_starts`, retracted) and keep the largest value (the reference
-path likewise). Ordinary rows do not pay for it (r sd = 0.13 to 0.44 for the benchmark's
+path likewise). For these rows the branch of the global maximum can also change from node to
+node, away from the faces (a grid row at n = 1000 in the setting of
+``benchmarks/bench_kclass_figures.py``: the computed profile was not monotone on a side of its
+mode, Bel 0.8063 instead of 0.8022, the quadrature bisected to its depth limit, 53 s CPU): the
+quadrature's nodes are solved again from the best neighbouring maximiser, outward and inward
+(:func:`_continued_profile`), and raised to the running maximum from the far end
+(:func:`_panels`, a valid lower bound since the profile is monotone on each side of its mode).
+Ordinary rows do not pay for it (r sd = 0.13 to 0.44 for the benchmark's
 rows, n = 1000). Finite r against the limit (measured, not
 proved; tests/multiclass/test_evmultinom_extreme.py): where the maximiser of pi over a class
 region lies on a face between two regions (the K = 2 geometry) the difference falls like
