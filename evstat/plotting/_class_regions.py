@@ -55,9 +55,12 @@ def _label(value: Any) -> str:
 DECIDED_SHARE = 0.1
 
 
-def _codes(results: Any, newdata: pd.DataFrame | None, y: Any) -> np.ndarray | None:
-    """The class positions of the rows to draw (None when unknown); checked before predicting."""
+def class_codes(results: Any, newdata: pd.DataFrame | None, y: Any = None) -> np.ndarray | None:
+    """Class positions 0..K-1 of the rows' observed classes, or None when unknown; checked before
+    predicting. ``y``: None (newdata's response column, or the training labels when newdata is
+    None), the name of a column of newdata, or one label per row."""
     classes = list(results.classes)
+    fix = "pass labels that are classes of the fit"
     if newdata is None:
         if y is not None:
             raise ValueError(
@@ -68,13 +71,12 @@ def _codes(results: Any, newdata: pd.DataFrame | None, y: Any) -> np.ndarray | N
     if y is None:
         if results.response not in newdata.columns:
             return None
-        return code_response(newdata[results.response], classes, f"column {results.response!r} of newdata",
-                             "pass labels that are classes of the fit")
+        return code_response(newdata[results.response], classes, f"column {results.response!r} of newdata", fix)
     if isinstance(y, str):
         if y not in newdata.columns:
             raise ValueError(f"y = {y!r} is not a column of newdata; pass the label column's name or an array of labels")
-        return code_response(newdata[y], classes, f"column {y!r} of newdata", "pass labels that are classes of the fit")
-    codes = code_response(y, classes, "y", "pass labels that are classes of the fit")
+        return code_response(newdata[y], classes, f"column {y!r} of newdata", fix)
+    codes = code_response(y, classes, "y", fix)
     if codes.size != len(newdata):
         raise ValueError(f"y has {codes.size} labels but newdata has {len(newdata)} rows: give one label per row")
     return codes
@@ -252,7 +254,7 @@ def class_regions(
     """
     strategy = results.capabilities.default_strategy if strategy is None else strategy
     rho = float(decide_args.pop("rho", 0.5))
-    codes = _codes(results, newdata, y)
+    codes = class_codes(results, newdata, y)
     G = _grid_of(results, grid, newdata, scores, fixed, space)
     decided = G.decide(strategy, reject_cost, rho, **decide_args)
     second: float | None = None
@@ -375,7 +377,7 @@ def class_contours(
         j = next(i for i, c in enumerate(classes) if cls == c)
     if int(levels) < 2:
         raise ValueError(f"levels must be at least 2, got {levels!r}")
-    codes = _codes(results, newdata, y)
+    codes = class_codes(results, newdata, y)
     G = _grid_of(results, grid, newdata, scores, fixed, space)
     if stat == "ignorance":
         if G.ignorance is None:

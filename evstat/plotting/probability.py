@@ -16,10 +16,9 @@ import numpy as np
 import pandas as pd
 
 from evstat import metrics
-from evstat.formula import code_response
 from evstat.plotting.data import data_description, predictions
 from evstat.plotting._style import BAND_COLOR, OKABE_ITO, finish, mpl_text, new_axes
-from evstat.plotting._class_regions import class_colors
+from evstat.plotting._class_regions import class_codes, class_colors
 
 __all__ = [
     "class_belief",
@@ -64,29 +63,6 @@ def class_belief(results: Any, newdata: pd.DataFrame | None = None) -> tuple[np.
         th, be, p = (b[c].to_numpy(dtype=float) for c in ("theta", "bel", "pl"))
         return np.column_stack([1.0 - th, th]), np.column_stack([1.0 - p, be]), np.column_stack([1.0 - be, p])
     return tuple(b[s].to_numpy(dtype=float) for s in ("theta", "bel", "pl"))
-
-
-def class_codes(results: Any, newdata: pd.DataFrame | None, y: Any = None) -> np.ndarray | None:
-    """Class positions 0..K-1 of the rows' observed classes, or None when unknown."""
-    classes = list(results.classes)
-    fix = "pass labels that are classes of the fit"
-    if newdata is None:
-        if y is not None:
-            raise ValueError(
-                "y was given without newdata: the training labels are used when newdata is None; "
-                "pass the rows the labels belong to as newdata"
-            )
-        return np.asarray(results.training_codes(), dtype=np.intp)
-    if y is None:
-        if results.response not in newdata.columns:
-            return None
-        return code_response(newdata[results.response], classes, f"column {results.response!r} of newdata", fix)
-    if isinstance(y, str) and y in newdata.columns:
-        return code_response(newdata[y], classes, f"column {y!r} of newdata", fix)
-    codes = code_response(y, classes, "y", fix)
-    if codes.size != len(newdata):
-        raise ValueError(f"y has {codes.size} labels but newdata has {len(newdata)} rows: give one label per row")
-    return codes
 
 
 def _need_labels(codes: np.ndarray | None, results: Any, what: str) -> np.ndarray:
