@@ -111,7 +111,7 @@ def test_profile_at_the_quadrature_nodes_is_monotone_and_global(case, monkeypatc
         u = np.concatenate([s[1] for s in seen if s[0] == side])
         lp = np.concatenate([s[2] for s in seen if s[0] == side])
         order = np.argsort(side * (u - u_hat))  # from the mode outward
-        assert np.all(np.diff(lp[order]) <= 1e-9), side  # non-increasing away from the mode
+        assert np.all(np.diff(lp[order]) <= 1e-6), side  # non-increasing away from the mode (to NODE_TOL)
     # the nodes below the mode against the slow global maximisation (the isolated solves from
     # the three starts gave -4.84 at u = 3.6 and -25.6 / -3.8 / -25.7 at u = -9.1)
     u = np.concatenate([s[1] for s in seen if s[0] == -1])
