@@ -86,16 +86,18 @@ def _slow_profile(lik: mm.MultinomialLikelihood, x: np.ndarray, w: np.ndarray, u
 
 
 def _quadrature_nodes(lik, x, w, monkeypatch):
-    """predictive_bounds, and the (side, u, log pl) of every node its quadrature used."""
+    """predictive_bounds, and the (side, u, log pl) of every node its quadrature integrated."""
     seen: list[tuple[int, np.ndarray, np.ndarray]] = []
-    envelope = mm._envelope
+    integrate = mm.adaptive_clenshaw_curtis
 
-    def spy(ids, uu, logpl, side, memo):
-        out = envelope(ids, uu, logpl, side, memo)
-        seen.append((side, uu[0].copy(), out[0].copy()))
-        return out
+    def spy(a, b, evaluate, side, *args, **kw):
+        def recorded(rows, uu):
+            f, logpl = evaluate(rows, uu)
+            seen.append((side, uu[0].copy(), np.asarray(logpl)[0].copy()))
+            return f, logpl
+        return integrate(a, b, recorded, side, *args, **kw)
 
-    monkeypatch.setattr(mm, "_envelope", spy)
+    monkeypatch.setattr(mm, "adaptive_clenshaw_curtis", spy)
     bounds = mm.predictive_bounds(lik, x, w)
     return bounds, seen
 
@@ -109,7 +111,7 @@ def test_profile_at_the_quadrature_nodes_is_monotone_and_global(case, monkeypatc
         u = np.concatenate([s[1] for s in seen if s[0] == side])
         lp = np.concatenate([s[2] for s in seen if s[0] == side])
         order = np.argsort(side * (u - u_hat))  # from the mode outward
-        assert np.all(np.diff(lp[order]) <= 1e-9), side  # non-increasing away from the mode
+        assert np.all(np.diff(lp[order]) <= 1e-6), side  # non-increasing away from the mode (to NODE_TOL)
     # the nodes below the mode against the slow global maximisation (the isolated solves from
     # the three starts gave -4.84 at u = 3.6 and -25.6 / -3.8 / -25.7 at u = -9.1)
     u = np.concatenate([s[1] for s in seen if s[0] == -1])
@@ -120,3 +122,9 @@ def test_profile_at_the_quadrature_nodes_is_monotone_and_global(case, monkeypatc
         assert lp[i] >= slow - 1e-5, (u[i], lp[i], slow)  # the node is as high as the global maximum
         assert lp[i] <= slow + 1e-3, (u[i], lp[i], slow)  # and a value of the profile
     assert 0.0 <= bel[0] <= h[0] <= pl[0] <= 1.0
+    # Bel({virginica}) of an independent computation (the layer-cake integral by Simpson's rule
+    # on 801 nodes over u_hat - 20 sd .. u_hat, each node the best of independent Newton solves
+    # from 30 random starts up to 30 standard errors away, the two face starts and the Wald
+    # start; 198 s CPU, /tmp script of the fix): 0.802151; before the fix 0.8063
+    np.testing.assert_allclose(bel[0], 0.802151, atol=5e-6)
+    assert pl[0] > 1.0 - 1e-6
