@@ -166,8 +166,13 @@ def test_unknown_columns_in_newdata(fit, cal):
 
 
 def test_newdata_not_a_dataframe(fit, cal):
-    with pytest.raises(TypeError, match=r"newdata must be a pandas DataFrame with the score columns \['x1', 'x2'\], got ndarray"):
-        fit.predict(cal[["x1", "x2"]].to_numpy())
+    # a 2-D array is read as the score columns in order (from_arrays, issue 24): same answer
+    pd.testing.assert_series_equal(fit.predict(cal[["x1", "x2"]].to_numpy()).reset_index(drop=True),
+                                   fit.predict(cal).reset_index(drop=True), check_names=False)
+    with pytest.raises(TypeError, match=r"newdata must be a pandas DataFrame with the score columns \['x1', 'x2'\] \(or a 2-D array of them in this order\), got list"):
+        fit.predict(cal[["x1", "x2"]].to_numpy().tolist())
+    with pytest.raises(ValueError, match=r"3 columns|2 score columns|columns"):
+        fit.predict(np.zeros((2, 3)))
 
 
 def test_non_numeric_newdata(fit, cal):

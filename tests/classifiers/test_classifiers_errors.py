@@ -116,7 +116,9 @@ def test_newdata_lacks_a_column():
     with pytest.raises(ValueError, match=r"newdata \(1 row\) lacks column\(s\) \['t'\]"):
         fit.predict(pd.DataFrame({"s": [1.0]}))
     with pytest.raises(TypeError, match="newdata must be a pandas DataFrame"):
-        fit.predict(np.zeros((2, 2)))
+        fit.predict([[0.0, 0.0], [0.0, 0.0]])
+    with pytest.raises(ValueError, match="columns"):
+        fit.predict(np.zeros((2, 3)))  # a 2-D array must have one column per score column
 
 
 def test_no_score_terms():
