@@ -449,7 +449,7 @@ class AssignmentValueCalibration(PointCalibration):
         prescale: str = saved(schema.Str(choices=list(_PRESCALE)))
         rho: float = saved(schema.Float(min=1.0))
         max_candidates: int = saved(schema.Int(min=2))
-        #: max |s| of the calibration scores; null without pre-scaling
+        #: ``max |s|`` of the calibration scores; null without pre-scaling
         scale: float | None = saved(schema.Float(nullable=True, min=1e-300))
         #: the partitions table, a list of two (negative, positive) per column; NaN as null
         partitions: dict[str, list[Any]] = saved(

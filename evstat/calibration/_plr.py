@@ -57,7 +57,7 @@ from evstat.summary import Summary, format_number
 __all__ = ["PiecewiseLogisticCalibration", "plr", "plr_basis", "plr_log_odds", "plr_objective"]
 
 _TARGETS = ("platt", "binary")
-#: largest |w| (log-odds at a knot) accepted with 0/1 targets before calling the data separated
+#: largest ``|w|`` (log-odds at a knot) accepted with 0/1 targets before calling the data separated
 _SEPARATION_LOGIT = 30.0
 #: the load check's bound on the objective's gradient at the saved weights, per calibration row
 GRADIENT_TOL = 1e-7

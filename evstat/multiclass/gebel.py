@@ -316,7 +316,7 @@ class GebelDirichlet(MulticlassResults):
         trim: float = saved(schema.Float(min=0, max=0.5), encode=float)
         m: int = saved(schema.Int(min=1), encode=int)
         m_search: str = saved(schema.Str(choices=["grid", "refine", "fixed"]))
-        #: max |s| of every task's column (ones for "direct")
+        #: ``max |s|`` of every task's column (ones for "direct")
         scale: list[float] = saved(schema.List(_POSITIVE, length=_PER_TASK), decode=floats)
         #: the Beta parameters of every class's combined r, and the class shares
         alpha: list[float] = saved(schema.List(_POSITIVE, length=_PER_CLASS), decode=floats)
