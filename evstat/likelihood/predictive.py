@@ -85,15 +85,24 @@ __all__ = [
 ]
 
 def _wald_mode(eta_hat: NDArray, sigma: NDArray, lo: NDArray, hi: NDArray) -> NDArray:
-    """Mode of ``-(eta - eta_hat)^2 / (2 sigma^2) + log theta(1-theta)`` clamped to [lo, hi]."""
+    """Mode of ``-(eta - eta_hat)^2 / (2 sigma^2) + log theta(1-theta)`` clamped to [lo, hi].
+
+    Bisection, at most 80 halvings; from the 48th it stops once a halving changes no bracket
+    (every bracket is then two adjacent floats or one: each further halving would repeat the same
+    one), so the result is the same as after all 80 (usually after about 60).
+    """
     a = np.maximum(eta_hat - sigma**2, lo)
     b = np.minimum(eta_hat + sigma**2, hi)
     a, b = np.minimum(a, b), np.maximum(a, b)
-    for _ in range(80):
+    s2 = sigma**2
+    for i in range(80):
         m = 0.5 * (a + b)
-        h = -(m - eta_hat) / sigma**2 + 1.0 - 2.0 * expit(m)
-        a = np.where(h > 0, m, a)
-        b = np.where(h > 0, b, m)
+        up = -(m - eta_hat) / s2 + 1.0 - 2.0 * expit(m) > 0
+        a_new = np.where(up, m, a)
+        b_new = np.where(up, b, m)
+        if i >= 48 and np.array_equal(a_new, a) and np.array_equal(b_new, b):
+            break
+        a, b = a_new, b_new
     return np.clip(0.5 * (a + b), lo, hi)
 
 

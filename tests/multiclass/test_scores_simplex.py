@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import optimize, special
+from scipy import special
 
 import evstat as ev
 from evstat.multiclass.scaling import ODIR_GRID, stratified_folds
@@ -166,6 +166,8 @@ def test_scaling_warns_on_probabilities_and_uses_their_logs(name: str) -> None:
 def test_temperature_on_probabilities_is_softmax_of_log_p_over_t() -> None:
     """Independent: scipy's bounded search of T in softmax(ln p / T) (the issue's T = 0.13 came
     from taking p itself as logits)."""
+    from scipy import optimize
+
     d = _probs(200, 9)
     with pytest.warns(ProbabilityScoresWarning):
         fit = ev.temperature(FORMULA, d)
