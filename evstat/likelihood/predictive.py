@@ -106,13 +106,21 @@ def _wald_mode(eta_hat: NDArray, sigma: NDArray, lo: NDArray, hi: NDArray) -> ND
     return np.clip(0.5 * (a + b), lo, hi)
 
 
-def _side_interval(eta_hat: NDArray, sigma: NDArray, side: int, width: NDArray) -> tuple[NDArray, NDArray]:
-    """Integration interval of one side: ``width`` Wald scales of f around its Wald mode."""
+def _side_mode(eta_hat: NDArray, sigma: NDArray, side: int) -> NDArray:
+    """The Wald mode of f on one side of ``eta_hat`` (the centre of that side's interval)."""
     inf = np.full_like(eta_hat, np.inf)
     if side < 0:
-        mode = _wald_mode(eta_hat, sigma, -inf, eta_hat)
-    else:
-        mode = _wald_mode(eta_hat, sigma, eta_hat, inf)
+        return _wald_mode(eta_hat, sigma, -inf, eta_hat)
+    return _wald_mode(eta_hat, sigma, eta_hat, inf)
+
+
+def _side_interval(
+    eta_hat: NDArray, sigma: NDArray, side: int, width: NDArray, mode: NDArray | None = None,
+) -> tuple[NDArray, NDArray]:
+    """Integration interval of one side: ``width`` Wald scales of f around its Wald mode
+    (``mode``, :func:`_side_mode`, computed here unless given)."""
+    if mode is None:
+        mode = _side_mode(eta_hat, sigma, side)
     th = expit(mode)
     sig_f = 1.0 / np.sqrt(1.0 / sigma**2 + th * (1.0 - th))
     if side < 0:
@@ -151,13 +159,14 @@ def _side_integral_adaptive(
     width: NDArray,
     acc: float,
     max_depth: int = 40,
+    mode: NDArray | None = None,
 ) -> tuple[NDArray, NDArray]:
     """Adaptive, vectorised Clenshaw-Curtis integral of f over one side of eta_hat
     (:func:`evstat.likelihood.quadrature.adaptive_clenshaw_curtis`, the integrator shared with
     evmultinom), from one panel per row. Returns the integrals and the tail bounds at the
-    interval ends.
+    interval ends. ``mode``: the rows' :func:`_side_mode`, if known.
     """
-    lo, hi = _side_interval(eta_hat, sigma, side, width)
+    lo, hi = _side_interval(eta_hat, sigma, side, width, mode)
 
     def evaluate(rows: NDArray, path: NDArray) -> tuple[NDArray, NDArray]:
         # each panel's nodes as one continuation path, from the end nearer eta_hat outwards; a
@@ -376,8 +385,13 @@ def _regular_belief(
         integral = np.empty(A.shape[0])
         todo = np.arange(A.shape[0])
         w = np.full(A.shape[0], float(width))
+        # the interval's centre does not depend on its width: found once, not on every widening
+        # (the bisection is elementwise, so the same values as found row by row)
+        mode = _side_mode(eta_hat, sigma, side)
         for attempt in range(max_widen + 1):
-            val, tail = _side_integral_adaptive(lik, A[todo], eta_hat[todo], sigma[todo], side, w[todo], acc)
+            val, tail = _side_integral_adaptive(
+                lik, A[todo], eta_hat[todo], sigma[todo], side, w[todo], acc, mode=mode[todo],
+            )
             integral[todo] = val
             ok = tail <= tol
             todo = todo[~ok]

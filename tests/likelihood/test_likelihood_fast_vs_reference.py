@@ -293,3 +293,21 @@ def test_wald_mode_early_stop_is_bit_identical_to_80_halvings(scale):
         got = _wald_mode(eta_hat, sigma, lo, hi)
         np.testing.assert_array_equal(got, _wald_mode_80(eta_hat, sigma, lo, hi))
         assert np.all((got >= lo) & (got <= hi))
+
+
+def test_side_mode_found_once_gives_the_intervals_found_row_by_row():
+    """_regular_belief finds each side's Wald mode once for all rows and reuses it for the rows
+    it widens: the intervals are those that a bisection of the widened rows alone gives."""
+    from evstat.likelihood.predictive import _side_interval, _side_mode
+
+    rng = np.random.default_rng(3)
+    eta_hat = rng.normal(0.0, 4.0, 60)
+    sigma = np.abs(rng.normal(0.0, 2.0, 60)) + 1e-3
+    sub = np.flatnonzero(rng.random(60) < 0.3)
+    for side in (-1, 1):
+        mode = _side_mode(eta_hat, sigma, side)
+        w = np.full(sub.size, 14.0)
+        alone = _side_interval(eta_hat[sub], sigma[sub], side, w)
+        reused = _side_interval(eta_hat[sub], sigma[sub], side, w, mode[sub])
+        np.testing.assert_array_equal(alone[0], reused[0])
+        np.testing.assert_array_equal(alone[1], reused[1])
