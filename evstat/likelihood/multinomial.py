@@ -1955,6 +1955,15 @@ def _continued_profile(lik: MultinomialLikelihood, xx: NDArray, ww: NDArray, uu:
     at one node (the global one there) is followed to its neighbours; the largest value at each
     node is kept. Every value is the log-likelihood of a feasible point, so more starts can only
     raise it toward the profile. Rows without starts (ordinary rows) are the Wald chain alone.
+
+    The inward walk skips a node where it would only retrace a chain's step (:func:`_same_branch`:
+    the maximiser kept at the farther node is a chain's, and that chain reached the value kept at
+    this node along one branch): 74,000 of 76,000 inward solves of the n = 1000 figure's grid,
+    its Bel and Pl unchanged (to 3e-12), 21 % fewer passes. The outward walk is not thinned:
+    a solve there from the neighbour's maximiser can land on another branch even where the
+    chains' steps were smooth (grid row 142 of that figure: +0.005 at a panel's far end, then up
+    to +10 in the log on the way back; Bel 5.4e-5 too high when both walks were thinned), and
+    agreeing starts are no reason to skip it either (test_evmultinom_branches.py).
     """
     kw: dict[str, Any] = dict(tol=NODE_TOL, max_iter=NODE_MAX_ITER, tail=True, kernel=kernel)
     m = uu.shape[-1]
@@ -1963,31 +1972,78 @@ def _continued_profile(lik: MultinomialLikelihood, xx: NDArray, ww: NDArray, uu:
     multi = np.flatnonzero(np.any(~np.isnan(starts[..., 0]), axis=0)) if len(starts) else np.empty(0, dtype=int)
     if not multi.size or lik.K < 3:
         return lp, sl
+    cl, cs = [lp.copy()], [sl.copy()]  # each chain's values and slopes (NaN where it did not run)
+    src = np.zeros(uu.shape, dtype=np.intp)  # the chain whose maximiser is kept (-1: the continuation)
 
-    def keep(rows: NDArray, cols: Any, l2: NDArray, s2: NDArray, b2: NDArray, margin: float = 0.0) -> None:
+    def keep(rows: NDArray, cols: Any, l2: NDArray, s2: NDArray, b2: NDArray, label: int,
+             margin: float = 0.0) -> None:
         old = lp[rows, cols]
         better = l2 > np.where(np.isnan(old), -np.inf, old) + margin
         lp[rows, cols] = np.where(better, l2, old)
         sl[rows, cols] = np.where(better, s2, sl[rows, cols])
         sol[rows, cols] = np.where(better[..., None], b2, sol[rows, cols])
+        src[rows, cols] = np.where(better, label, src[rows, cols])
 
-    for st in starts:  # each start chained along the nodes
+    for c, st in enumerate(starts, start=1):  # each start chained along the nodes
+        cl.append(np.full(uu.shape, np.nan))
+        cs.append(np.full(uu.shape, np.nan))
         sub = multi[~np.isnan(st[multi, 0])]
         if not sub.size:
             continue
         b2 = np.full((sub.size, m, lik.d), np.nan)
         l2, s2 = functional_profile(lik, xx[sub], ww[sub], uu[sub], chain=True, start=st[sub][:, None, :],
                                     solutions=b2, **kw)
-        keep(sub, slice(None), l2, s2, b2)
-    # the continuation: outward from the mode, then inward from the far end
+        cl[c][sub], cs[c][sub] = l2, s2
+        keep(sub, slice(None), l2, s2, b2, c)
+    L, S = np.stack(cl), np.stack(cs)
+
+    def redundant(rows: NDArray, j: int, k: int) -> NDArray[np.bool_]:
+        """Where solving node j again from node k's maximiser would repeat a chain's step: the
+        maximiser kept at k is chain c's, c's value at j is the one kept there, and c stayed on
+        one branch between the two nodes (:func:`_same_branch`)."""
+        c = np.maximum(src[rows, k], 0)
+        same = _same_branch(L[c, rows, k], L[c, rows, j], S[c, rows, k], S[c, rows, j], uu[rows, j] - uu[rows, k])
+        return (src[rows, k] >= 0) & (L[c, rows, j] >= lp[rows, j] - NODE_TOL) & same
+
+    # the continuation: outward from the mode (every node: a solve from the neighbour's maximiser
+    # can land on another branch, which the inward walk then follows), then inward from the far
+    # end, skipped where it would retrace a chain's step (_CONTINUATION counts solves run, skipped)
     for j, k in [*((j, j - 1) for j in range(1, m)), *((j, j + 1) for j in range(m - 2, -1, -1))]:
         sub = multi[~np.isnan(sol[multi, k, 0])]
+        if j < k:
+            skip = redundant(sub, j, k)
+            _CONTINUATION[1] += int(skip.sum())
+            sub = sub[~skip]
         if sub.size:
+            _CONTINUATION[0] += sub.size
             b2 = np.full((sub.size, 1, lik.d), np.nan)
             l2, s2 = functional_profile(lik, xx[sub], ww[sub], uu[sub, j:j + 1], start=sol[sub, k][:, None, :],
                                         solutions=b2, **kw)
-            keep(sub, slice(j, j + 1), l2, s2, b2, margin=NODE_TOL)  # another branch, not the noise
+            keep(sub, slice(j, j + 1), l2, s2, b2, -1, margin=NODE_TOL)  # another branch, not the noise
     return lp, sl
+
+
+#: continuation solves of :func:`_continued_profile` run and skipped in this process (profiling)
+_CONTINUATION = [0, 0]
+
+
+def _same_branch(l_k: NDArray, l_j: NDArray, s_k: NDArray, s_j: NDArray, h: NDArray) -> NDArray[np.bool_]:
+    """Whether a chain's step from node k to node j (``h = u_j - u_k``) stayed on one branch of
+    local maxima: its change of profile log-likelihood ``l_j - l_k`` lies between the changes its
+    slopes at the two ends predict, ``h s_k`` and ``h s_j`` (to ``2 NODE_TOL``; the slopes are
+    the multipliers ``d l_p / d u``). Along one smooth branch whose slope is monotone between
+    the nodes this holds by the mean value theorem; a jump to another branch (a value off the
+    path of the slopes) breaks it. NaN (a chain that did not run) gives False.
+
+    Examples
+    --------
+    >>> _same_branch(np.array([-1.0, -1.0]), np.array([-1.5, -0.2]), np.array([-0.4, -0.4]),
+    ...              np.array([-0.6, -0.6]), np.array([1.0, 1.0])).tolist()   # smooth; a jump up
+    [True, False]
+    """
+    lo, hi = np.minimum(s_k * h, s_j * h), np.maximum(s_k * h, s_j * h)
+    with np.errstate(invalid="ignore"):
+        return (l_j - l_k >= lo - 2.0 * NODE_TOL) & (l_j - l_k <= hi + 2.0 * NODE_TOL)
 
 
 def _reference_bounds(lik: MultinomialLikelihood, x: NDArray, w: NDArray, h_hat: NDArray) -> tuple[NDArray, NDArray]:

@@ -161,3 +161,35 @@ def test_agreeing_starts_do_not_make_the_continuation_redundant(case):
     slow = _slow_profile(lik, x[0], w[0], float(uu[0, j]))  # and it is the global maximum there
     assert full[0, j] - lik.loglik_hat >= slow - 1e-5
     assert full[0, j] - lik.loglik_hat <= slow + 1e-3
+
+
+def test_inward_walk_skips_only_retraced_steps(case, monkeypatch):
+    """The inward walk of the continuation skips a node where the kept maximiser at the farther
+    node is a chain's and that chain reached this node's value along one branch
+    (mm._same_branch): on both panels below the modes of the case row and of grid row 144 the
+    values equal those of the walk without the shortcut, and the shortcut is taken."""
+    lik = case[0]
+    for x in (case[1], np.array([[1.0, -0.73352354403526232, 0.0]])):
+        w = np.array([[0.0, 0.0, 1.0]])
+        u_hat, sig = mm._wald_u(lik, x, w)
+        a, b = mm._side_ends(u_hat, sig, -1, np.array([7.0]))
+        uu = (a[:, None] + (b - a)[:, None] * CC16[0][None, :])[:, ::-1]
+        starts = np.stack(mm.face_starts(lik, x, w[0]))
+        run0, skip0 = mm._CONTINUATION
+        fast, _ = mm._continued_profile(lik, x[:, None], w[:, None], uu, starts, True)
+        run1, skip1 = mm._CONTINUATION
+        assert skip1 - skip0 >= 8 and run1 - run0 >= 16  # outward: every node; inward: some skipped
+        with monkeypatch.context() as mp:
+            mp.setattr(mm, "_same_branch", lambda *args: np.zeros(np.shape(args[0]), dtype=bool))
+            full, _ = mm._continued_profile(lik, x[:, None], w[:, None], uu, starts, True)
+        np.testing.assert_allclose(fast, full, atol=1e-9, rtol=0)
+
+
+def test_same_branch_rule():
+    h = np.array([0.5, 0.5, -0.5, 0.5, 0.5])
+    s_k = np.array([-1.0, -1.0, 1.0, -1.0, np.nan])
+    s_j = np.array([-2.0, -2.0, 2.0, -2.0, -2.0])
+    l_k = np.zeros(5)
+    # smooth descent (between -1 and -0.5); a jump up; a smooth step backwards; a fall too far; NaN
+    l_j = np.array([-0.7, 0.3, -0.7, -3.0, -0.7])
+    assert mm._same_branch(l_k, l_j, s_k, s_j, h).tolist() == [True, False, True, False, False]
