@@ -99,10 +99,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
-from sklearn.linear_model import LogisticRegression
-from sklearn.multiclass import OneVsRestClassifier
-from sklearn.preprocessing import StandardScaler
-from sklearn.svm import SVC
 
 import evstat.datasets as evd
 
@@ -213,6 +209,9 @@ def make_scores(name: str, seed: int = SEED) -> pd.DataFrame:
     >>> df.shape, df["set"].value_counts().sort_index().to_dict()
     ((158, 7), {'calibration': 79, 'test': 79})
     """
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
     X, y, labels = load_raw(name, seed)
     rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
     roles = assign_roles(y, rng)
@@ -265,6 +264,11 @@ def make_kclass_scores(name: str, seed: int = SEED) -> pd.DataFrame:
     >>> df["set"].value_counts().sort_index().to_dict()
     {'calibration': 51, 'test': 51, 'train': 48}
     """
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
     if name not in KCLASS:
         raise ValueError(f"unknown K-class dataset {name!r}; choose one of: {', '.join(KCLASS)}")
     frame = evd.load(name)

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.spatial.distance import cdist
 
 __all__ = ["sq_distances", "nearest", "knn", "ball_counts"]
 
@@ -32,6 +31,10 @@ def sq_distances(A: NDArray[np.float64], B: NDArray[np.float64]) -> NDArray[np.f
     B = np.asarray(B, dtype=np.float64)
     if A.shape[0] == 0 or B.shape[0] == 0:
         return np.zeros((A.shape[0], B.shape[0]))
+    # where first needed (import-time rules): scipy.spatial brings scipy.linalg and scipy.sparse,
+    # about 0.25 s, into every report through evstat.classifiers
+    from scipy.spatial.distance import cdist
+
     with np.errstate(over="ignore"):
         return cdist(A, B, "sqeuclidean")
 

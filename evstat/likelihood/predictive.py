@@ -85,25 +85,42 @@ __all__ = [
 ]
 
 def _wald_mode(eta_hat: NDArray, sigma: NDArray, lo: NDArray, hi: NDArray) -> NDArray:
-    """Mode of ``-(eta - eta_hat)^2 / (2 sigma^2) + log theta(1-theta)`` clamped to [lo, hi]."""
+    """Mode of ``-(eta - eta_hat)^2 / (2 sigma^2) + log theta(1-theta)`` clamped to [lo, hi].
+
+    Bisection, at most 80 halvings; from the 48th it stops once a halving changes no bracket
+    (every bracket is then two adjacent floats or one: each further halving would repeat the same
+    one), so the result is the same as after all 80 (usually after about 60).
+    """
     a = np.maximum(eta_hat - sigma**2, lo)
     b = np.minimum(eta_hat + sigma**2, hi)
     a, b = np.minimum(a, b), np.maximum(a, b)
-    for _ in range(80):
+    s2 = sigma**2
+    for i in range(80):
         m = 0.5 * (a + b)
-        h = -(m - eta_hat) / sigma**2 + 1.0 - 2.0 * expit(m)
-        a = np.where(h > 0, m, a)
-        b = np.where(h > 0, b, m)
+        up = -(m - eta_hat) / s2 + 1.0 - 2.0 * expit(m) > 0
+        a_new = np.where(up, m, a)
+        b_new = np.where(up, b, m)
+        if i >= 48 and np.array_equal(a_new, a) and np.array_equal(b_new, b):
+            break
+        a, b = a_new, b_new
     return np.clip(0.5 * (a + b), lo, hi)
 
 
-def _side_interval(eta_hat: NDArray, sigma: NDArray, side: int, width: NDArray) -> tuple[NDArray, NDArray]:
-    """Integration interval of one side: ``width`` Wald scales of f around its Wald mode."""
+def _side_mode(eta_hat: NDArray, sigma: NDArray, side: int) -> NDArray:
+    """The Wald mode of f on one side of ``eta_hat`` (the centre of that side's interval)."""
     inf = np.full_like(eta_hat, np.inf)
     if side < 0:
-        mode = _wald_mode(eta_hat, sigma, -inf, eta_hat)
-    else:
-        mode = _wald_mode(eta_hat, sigma, eta_hat, inf)
+        return _wald_mode(eta_hat, sigma, -inf, eta_hat)
+    return _wald_mode(eta_hat, sigma, eta_hat, inf)
+
+
+def _side_interval(
+    eta_hat: NDArray, sigma: NDArray, side: int, width: NDArray, mode: NDArray | None = None,
+) -> tuple[NDArray, NDArray]:
+    """Integration interval of one side: ``width`` Wald scales of f around its Wald mode
+    (``mode``, :func:`_side_mode`, computed here unless given)."""
+    if mode is None:
+        mode = _side_mode(eta_hat, sigma, side)
     th = expit(mode)
     sig_f = 1.0 / np.sqrt(1.0 / sigma**2 + th * (1.0 - th))
     if side < 0:
@@ -142,13 +159,14 @@ def _side_integral_adaptive(
     width: NDArray,
     acc: float,
     max_depth: int = 40,
+    mode: NDArray | None = None,
 ) -> tuple[NDArray, NDArray]:
     """Adaptive, vectorised Clenshaw-Curtis integral of f over one side of eta_hat
     (:func:`evstat.likelihood.quadrature.adaptive_clenshaw_curtis`, the integrator shared with
     evmultinom), from one panel per row. Returns the integrals and the tail bounds at the
-    interval ends.
+    interval ends. ``mode``: the rows' :func:`_side_mode`, if known.
     """
-    lo, hi = _side_interval(eta_hat, sigma, side, width)
+    lo, hi = _side_interval(eta_hat, sigma, side, width, mode)
 
     def evaluate(rows: NDArray, path: NDArray) -> tuple[NDArray, NDArray]:
         # each panel's nodes as one continuation path, from the end nearer eta_hat outwards; a
@@ -367,8 +385,13 @@ def _regular_belief(
         integral = np.empty(A.shape[0])
         todo = np.arange(A.shape[0])
         w = np.full(A.shape[0], float(width))
+        # the interval's centre does not depend on its width: found once, not on every widening
+        # (the bisection is elementwise, so the same values as found row by row)
+        mode = _side_mode(eta_hat, sigma, side)
         for attempt in range(max_widen + 1):
-            val, tail = _side_integral_adaptive(lik, A[todo], eta_hat[todo], sigma[todo], side, w[todo], acc)
+            val, tail = _side_integral_adaptive(
+                lik, A[todo], eta_hat[todo], sigma[todo], side, w[todo], acc, mode=mode[todo],
+            )
             integral[todo] = val
             ok = tail <= tol
             todo = todo[~ok]

@@ -53,7 +53,12 @@ Scores as users have them (:mod:`evstat.multiclass.simplex`, ``scores=``): a pro
 
 Separation. When a linear rule separates the classes perfectly the likelihood has no maximum
 (coefficients grow without bound); the fit stops where the gradient vanishes numerically and
-warns. Use ODIR (``dirichlet``) or fewer parameters (``temperature``) then.
+warns. Use ODIR (``dirichlet``) or fewer parameters (``temperature``) then. ODIR does not
+help when the scores already rank every calibration row's class first: the diagonal of W is not
+penalised, W = c I separates the rows, and the penalised likelihood has no maximum either. A fit
+that stopped on such a flat tail is recognised by the objective still decreasing along its
+unpenalised coefficients (doubling them lowers it; convexity forbids that at a minimum):
+``converged`` is False and the fit warns.
 """
 
 from __future__ import annotations
@@ -140,6 +145,29 @@ def fit_linear_softmax(
     return u / d, H * np.outer(d, d), converged
 
 
+def _diverges_along_free(
+    f: Any, t: NDArray[np.float64], val: float, pen: NDArray[np.float64], certain: bool
+) -> bool:
+    """True when the objective still decreases along the ray of the unpenalised coefficients.
+
+    The objective is convex, so at its minimum ``f(t + r) >= f(t)`` for every ``r``; with
+    ``r`` the part of ``t`` the penalty leaves free (all of ``t`` without a penalty, the
+    diagonal of W for ODIR), a decrease means ``t`` is no minimum: on separable scores the
+    optimiser stops on the flat tail of a likelihood that has no maximum (its gradient is tiny
+    there, so the gradient test alone reports convergence). When every training row is
+    already certain, no increase at all counts (the loss then lives in the last digits of
+    ``f``, or has underflowed to 0, which no finite minimum of a softmax likelihood can reach).
+    """
+    ray = np.where(pen == 0.0, t, 0.0)
+    if not np.any(ray):
+        return False
+    with np.errstate(over="ignore", invalid="ignore"):
+        ahead = float(f(t + ray)[0])
+    if not np.isfinite(ahead):
+        return False
+    return ahead < val - 1e-9 * max(1.0, abs(val)) or (certain and ahead <= val)
+
+
 def _fit_linear_softmax(
     G: NDArray[np.float64],
     Y: NDArray[np.float64],
@@ -200,13 +228,19 @@ def _fit_linear_softmax(
     if not converged and np.max(np.abs(g)) < 1e-6 * max(1.0, n):
         converged = True
     ptrue = np.sum(softmax((G2 @ t).reshape(n, k)) * Y, axis=1)
-    if not penalised and np.all(ptrue > 1.0 - 1e-6):  # every training row certain: separation
+    certain = bool(np.all(ptrue > 1.0 - 1e-6))  # every training row certain: separation
+    if not penalised and certain:
+        converged = False
+    if converged and _diverges_along_free(f, t, val, pen, certain):
         converged = False
     if not converged or np.max(np.abs(t)) > 1e6:
         warnings.warn(
             f"{who}: the maximum-likelihood fit did not converge (largest gradient {np.max(np.abs(g * scale)):.3g}, "
             f"largest coefficient {np.max(np.abs(t / scale)):.3g}); the classes may be separable by the scores. "
-            + ("ODIR leaves the diagonal of W unpenalised: a larger reg_lambda or temperature scaling"
+            + ("The penalty leaves some coefficients free (ODIR does not penalise the diagonal of W, whatever "
+               "reg_lambda), and the scores separate the calibration rows along them, so the penalised likelihood "
+               "has no maximum and the probabilities run to 0 and 1: more calibration rows, or a model with fewer "
+               "free coefficients"
                if penalised else
                "Consider a model with fewer parameters or regularisation (dirichlet with reg_lambda > 0)"),
             ScalingFitWarning,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import integrate
 
 import evstat as ev
 from evstat.active import criterion, query, simulate, update
@@ -14,6 +13,8 @@ from evstat.active._query import _eir_binning, _eir_refit, pool_belief
 
 def _hand_ignorance(k: int, n: int) -> float:
     """Pl - Bel = integral of the binomial contour over [0, 1] (eqs. 25-26), by quadrature."""
+    from scipy import integrate
+
     th = k / n
 
     def pl(u: float) -> float:

@@ -163,3 +163,23 @@ def test_fast_outlook_equals_the_straightforward_computation(scores):
     assert fast.attrs["draws"] == 3
     # 3 strategies x 3 draws x 3 queries = 27 states after a query, some shared
     assert fast.attrs["refits"] + fast.attrs["refits_reused"] == 27 and fast.attrs["refits_reused"] > 0
+
+
+@pytest.mark.slow
+def test_benchmark_setting_forecast_is_unchanged():
+    """benchmarks/bench_outlook.py's setting (issue 26, item 4): evlogit on the sonar scores'
+    calibration rows, the 79 test rows as the pool, 10 queries, 5 draws, seed 0. The mean
+    ignorance after 10 queries per strategy, recorded before the speed work of issue 26 and kept
+    by every change since (benchmarks/README.md); the speed-ups must not move it. Also the
+    work counted in ``attrs``: every (strategy, draw, step) state refitted or shared once."""
+    table = ev.datasets.load("sonar_scores")
+    cal = table[table["set"] == "calibration"][["y", "svm1", "svm2", "svm3"]].reset_index(drop=True)
+    pool = table[table["set"] == "test"][["svm1", "svm2", "svm3"]].reset_index(drop=True)
+    assert len(pool) == 79
+    fit = ev.evlogit("y ~ svm1 + svm2 + svm3", data=cal)
+    f = outlook(fit, pool, queries=10, draws=5, seed=0)
+    last = f[f["queries"] == 10].groupby("strategy")["ignorance"].mean()
+    np.testing.assert_allclose(last[["hartley", "pignistic", "random"]].to_numpy(), [0.196339, 0.206411, 0.206211],
+                               rtol=0, atol=5e-7)
+    assert f.attrs["draws"] == 5
+    assert f.attrs["refits"] + f.attrs["refits_reused"] == 3 * 5 * 10

@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
 import evstat as ev
@@ -31,6 +30,7 @@ def u_shaped(seed: int = 0) -> pd.DataFrame:
 
 def scipy_mle(Z: np.ndarray, t: np.ndarray) -> np.ndarray:
     """Direct maximum likelihood: minimise the negative log-likelihood with scipy."""
+    from scipy.optimize import minimize
 
     def nll(beta):
         eta = Z @ beta

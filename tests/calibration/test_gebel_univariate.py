@@ -13,7 +13,6 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import optimize, stats
 from scipy.special import betainc, expit
 
 import evstat as ev
@@ -93,6 +92,8 @@ def cross_entropy_objective(w, s, t, knots, lam):
 
 
 def brute_force_plr(s, y, targets, step, lam=0.001):
+    from scipy import optimize
+
     q = np.unique(np.quantile(s[y == 1], np.arange(1, round(1 / step)) * step))
     q = q[(q > s.min()) & (q < s.max())]
     best = (np.inf, None, None)
@@ -170,6 +171,8 @@ def test_plr_bad_input():
 
 # ------------------------------------------------------------------ bayescal
 def test_bayescal_gauss_is_bayes_rule():
+    from scipy import stats
+
     cal = svm_like(300, seed=3)
     fit = ev.bayescal("y ~ s", cal, density="gauss")
     s = np.array([-2.0, 0.1, 1.5])
@@ -184,6 +187,8 @@ def test_bayescal_gauss_is_bayes_rule():
 def direct_alap_mle(x):
     """Maximise the asymmetric Laplace likelihood (scipy's laplace_asymmetric) numerically over
     (beta, gamma) for each candidate mode strictly inside the range."""
+    from scipy import optimize, stats
+
     best = (-np.inf, None)
     for m in np.unique(x)[1:-1]:
         def nll(v):
@@ -197,6 +202,8 @@ def direct_alap_mle(x):
 
 
 def test_alap_fit_against_direct_likelihood():
+    from scipy import stats
+
     rng = np.random.default_rng(4)
     x = np.r_[rng.exponential(0.5, 25) + 1.0, 1.0 - rng.exponential(2.0, 15)]
     mode, beta, gamma, ll = alap_fit(x)
@@ -255,6 +262,8 @@ def test_bayescal_bad_input():
 def reference_av(p, y, max_n=None):
     """Algorithm 2, looped with scipy.stats.beta: returns calibrated P(positive) per row and the
     chosen N per partition (maximising correct + Ac on the partition)."""
+    from scipy import stats
+
     assigned = (p > 0.5).astype(int)
     out = p.copy()
     nopt = {}

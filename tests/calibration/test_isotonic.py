@@ -9,8 +9,6 @@ import pandas as pd
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from scipy.optimize import isotonic_regression
-from sklearn.isotonic import IsotonicRegression
 
 import evstat as ev
 from evstat.calibration import IsotonicCalibration, pav_blocks
@@ -70,6 +68,8 @@ def test_pav_blocks_direct():
 
 
 def test_ties_pooled():
+    from sklearn.isotonic import IsotonicRegression
+
     cal = pd.DataFrame({"s": [1.0, 1.0, 2.0, 2.0, 3.0], "y": [1, 0, 0, 0, 1]})
     fit = ev.isotonic("y ~ s", cal)
     # groups (k, n): (1, 2), (0, 2), (1, 1) -> (1, 4), (1, 1)
@@ -84,6 +84,9 @@ def test_ties_pooled():
 
 
 def test_against_sklearn_scipy_and_minmax(pima):
+    from scipy.optimize import isotonic_regression
+    from sklearn.isotonic import IsotonicRegression
+
     cal, _ = pima
     for col in ("svm1", "svm2", "svm3"):
         fit = ev.isotonic(f"y ~ {col}", cal)

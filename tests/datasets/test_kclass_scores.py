@@ -12,10 +12,6 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
-from sklearn.svm import SVC
 
 import evstat as ev
 from evstat.datasets import load, names
@@ -185,6 +181,11 @@ def test_main_twice_gives_byte_identical_files(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", sorted(TABLES))
 def test_scores_match_an_independent_refit(name: str) -> None:
     """Slow path: rebuild the split and refit both classifiers as scikit-learn pipelines."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
     class_column, classes, _, _ = TABLES[name]
     table = load(f"{name}_scores")
     source = load(name)

@@ -13,9 +13,6 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
-from sklearn.svm import SVC
 
 from evstat.datasets import load, simulate_gaussian
 from make_scores_helpers import CHECKOUT_DATA, import_script
@@ -117,6 +114,10 @@ def test_values_have_at_most_ten_significant_digits(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", ["sonar", "simulated"])
 def test_scores_match_an_independent_refit(name: str) -> None:
     """Slow path: rebuild the partition and refit each SVM as a scikit-learn pipeline."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
     table = ms.make_scores(name, ms.SEED)
     class_column, positive = ms.POSITIVE[name]
     source = simulate_gaussian(360, seed=ms.SEED) if name == "simulated" else load(name)

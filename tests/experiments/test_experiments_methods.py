@@ -8,7 +8,6 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.integrate import quad
 
 import evstat as ev
 from evstat.experiments.ensemble import (
@@ -88,6 +87,8 @@ LAT_TEST = pd.DataFrame({
 
 def _binomial_betp(k: int, n: int) -> float:
     """(Bel + Pl)/2 of the binomial likelihood contour, by quadrature of eqs. 25-26 (notes s. 3)."""
+    from scipy.integrate import quad
+
     th = k / n
 
     def pl(u: float) -> float:

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import integrate
 from scipy.special import comb
 
 from evstat.likelihood import bernoulli_belief, binomial_belief, binomial_contour
@@ -19,6 +18,8 @@ from evstat.likelihood import bernoulli_belief, binomial_belief, binomial_contou
 
 def quad_belief(k: int, n: int) -> tuple[float, float]:
     """Bel/Pl by adaptive quadrature of the binomial contour (eqs. 25-26), not the closed form."""
+    from scipy import integrate
+
     th = k / n
     sd = np.sqrt(max(th * (1 - th), 1.0 / n) / n)
     pts = np.clip(th + sd * np.array([-8, -4, -2, -1, 1, 2, 4, 8]), 1e-300, 1 - 1e-16)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.optimize import minimize_scalar
 from scipy.special import expit, logit
 
 import evstat as ev
@@ -93,6 +92,8 @@ def test_predictive_contour_equals_profile_definition(fit2, new2):
 
 def test_predictive_contour_eq45_in_the_papers_convention():
     """Eq. 45 with sigma = -beta: pl(theta | s) = sup_sigma1 pl(ln(1/theta - 1) - sigma1 s, sigma1)."""
+    from scipy.optimize import minimize_scalar
+
     cal = ev.datasets.simulate_gaussian(20, seed=11)
     fit = ev.evlogit("y ~ x1", data=cal)
     s = 0.8

@@ -265,3 +265,49 @@ def test_compiled_newton_is_fork_safe():
         lp_child, nu_child = pool.map(_profile_in_child, [(lik, A, e)])[0]
     np.testing.assert_array_equal(lp_child, lp)
     np.testing.assert_array_equal(nu_child, nu)
+
+
+def _wald_mode_80(eta_hat, sigma, lo, hi):
+    """The bisection of ``_wald_mode`` as it was: always 80 halvings (issue 26: it now stops once
+    a halving changes no bracket)."""
+    a = np.maximum(eta_hat - sigma**2, lo)
+    b = np.minimum(eta_hat + sigma**2, hi)
+    a, b = np.minimum(a, b), np.maximum(a, b)
+    for _ in range(80):
+        m = 0.5 * (a + b)
+        h = -(m - eta_hat) / sigma**2 + 1.0 - 2.0 * expit(m)
+        a = np.where(h > 0, m, a)
+        b = np.where(h > 0, b, m)
+    return np.clip(0.5 * (a + b), lo, hi)
+
+
+@pytest.mark.parametrize("scale", [1e-3, 0.3, 1.0, 30.0, 1e4])
+def test_wald_mode_early_stop_is_bit_identical_to_80_halvings(scale):
+    from evstat.likelihood.predictive import _wald_mode
+
+    rng = np.random.default_rng(int(scale * 1000) % 2**32)
+    eta_hat = np.concatenate([rng.normal(0.0, 5.0, 200), [0.0, 40.0, -40.0, 1e3]])
+    sigma = np.abs(rng.normal(0.0, scale, eta_hat.size)) + 1e-300
+    inf = np.full(eta_hat.size, np.inf)
+    for lo, hi in ((-inf, eta_hat), (eta_hat, inf)):
+        got = _wald_mode(eta_hat, sigma, lo, hi)
+        np.testing.assert_array_equal(got, _wald_mode_80(eta_hat, sigma, lo, hi))
+        assert np.all((got >= lo) & (got <= hi))
+
+
+def test_side_mode_found_once_gives_the_intervals_found_row_by_row():
+    """_regular_belief finds each side's Wald mode once for all rows and reuses it for the rows
+    it widens: the intervals are those that a bisection of the widened rows alone gives."""
+    from evstat.likelihood.predictive import _side_interval, _side_mode
+
+    rng = np.random.default_rng(3)
+    eta_hat = rng.normal(0.0, 4.0, 60)
+    sigma = np.abs(rng.normal(0.0, 2.0, 60)) + 1e-3
+    sub = np.flatnonzero(rng.random(60) < 0.3)
+    for side in (-1, 1):
+        mode = _side_mode(eta_hat, sigma, side)
+        w = np.full(sub.size, 14.0)
+        alone = _side_interval(eta_hat[sub], sigma[sub], side, w)
+        reused = _side_interval(eta_hat[sub], sigma[sub], side, w, mode[sub])
+        np.testing.assert_array_equal(alone[0], reused[0])
+        np.testing.assert_array_equal(alone[1], reused[1])

@@ -7,8 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.optimize import brentq, minimize_scalar
-from scipy.stats import chi2, norm
 
 import evstat as ev
 from evstat.likelihood import CoefficientProfile, profile_conf_int, profile_loglik_reference
@@ -25,6 +23,8 @@ def fit1():
 
 
 def test_profile_table_columns_and_monotone_z(fit):
+    from scipy.stats import chi2
+
     for term in fit.terms:
         prof = fit.profile(term)
         tab = prof.table
@@ -57,6 +57,8 @@ def test_profile_table_signed_root_and_constrained_maximisers(fit):
 
 
 def test_profile_alpha_and_maxsteps(fit):
+    from scipy.stats import chi2
+
     short = fit.profile("x1", maxsteps=3)
     assert len(short.table) <= 2 * 2 + 1
     wide = fit.profile("x1", alpha=0.001)
@@ -68,6 +70,8 @@ def test_profile_alpha_and_maxsteps(fit):
 
 @pytest.mark.parametrize("level", [0.8, 0.9, 0.95, 0.99])
 def test_profile_interval_ends_are_exact_roots(fit, level):
+    from scipy.stats import chi2
+
     ci = fit.conf_int(level=level, method="profile")
     assert list(ci.columns) == ["lower", "upper"] and list(ci.index) == fit.terms
     lik = fit.likelihood
@@ -103,6 +107,9 @@ def test_profile_conf_int_function(fit):
 def test_J1_slope_interval_against_brute_force_grid(fit1):
     """Statsmodels-free: profile of the slope by maximising over the intercept with
     scipy.optimize.minimize_scalar on a dense grid, then the LR interval."""
+    from scipy.optimize import brentq, minimize_scalar
+    from scipy.stats import chi2
+
     lik = fit1.likelihood
 
     def lp_slope(b1: float) -> float:
@@ -129,6 +136,8 @@ def test_J1_slope_interval_against_brute_force_grid(fit1):
 
 
 def test_wald_interval_is_estimate_pm_z_se(fit):
+    from scipy.stats import norm
+
     for level in (0.9, 0.95):
         ci = fit.conf_int(level=level, method="wald")
         z = norm.ppf(0.5 + level / 2)
@@ -139,6 +148,8 @@ def test_wald_interval_is_estimate_pm_z_se(fit):
 
 
 def test_bse_is_inverse_information(fit):
+    from scipy.stats import norm
+
     lik = fit.likelihood
     from evstat.likelihood.logistic import information
 

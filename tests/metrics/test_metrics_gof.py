@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import stats
 
 from evstat.metrics import HosmerLemeshowResult, hosmer_lemeshow, spiegelhalter_z
 from evstat.metrics._binning import r_quantile_type7, r_seq_probs
@@ -53,6 +52,8 @@ def r_bincode(v, breaks):
 
 
 def r_hoslem(y, yhat, g):
+    from scipy import stats
+
     qq = sorted(set(r_quantile7(yhat, r_seq(g))))  # unique(quantile(...)); cut sorts the breaks
     if len(qq) < 2:
         return None  # R: cut() stops with "invalid number of intervals"

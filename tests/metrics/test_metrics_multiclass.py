@@ -7,8 +7,6 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.metrics import brier_score_loss
-from sklearn.metrics import log_loss as sk_log_loss
 
 import evstat.metrics as M
 
@@ -32,6 +30,8 @@ def slow_ece(y01, p, bins):
 
 
 def test_brier_matches_sklearn_and_binary():
+    from sklearn.metrics import brier_score_loss
+
     y, p = dirichlet_data()
     labels = np.array(["a", "b", "c"])
     assert M.brier_score(y, p) == pytest.approx(brier_score_loss(labels[y], p, labels=list(labels)), rel=1e-12)
@@ -46,6 +46,8 @@ def test_brier_matches_sklearn_and_binary():
 
 
 def test_log_loss_matches_sklearn():
+    from sklearn.metrics import log_loss as sk_log_loss
+
     y, p = dirichlet_data(seed=2)
     assert M.log_loss(y, p) == pytest.approx(sk_log_loss(y, p, labels=[0, 1, 2]), rel=1e-12)
     df = pd.DataFrame(p, columns=["lo", "mid", "hi"])

@@ -9,8 +9,6 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.metrics import accuracy_score, brier_score_loss
-from sklearn.metrics import log_loss as sk_log_loss
 
 from evstat.metrics import brier_decomposition, brier_score, error_rate, log_loss
 
@@ -46,6 +44,8 @@ def test_error_rate_hand_example():
 
 
 def test_error_rate_matches_sklearn_accuracy():
+    from sklearn.metrics import accuracy_score
+
     y, p = _data(500, 1)
     for t in (0.1, 0.5, 0.73):
         assert error_rate(y, p, threshold=t) == pytest.approx(
@@ -74,6 +74,8 @@ def test_brier_hand_example():
 
 
 def test_brier_matches_sklearn():
+    from sklearn.metrics import brier_score_loss
+
     y, p = _data(300, 2)
     assert brier_score(y, p) == pytest.approx(brier_score_loss(y, p), abs=1e-15)
 
@@ -207,6 +209,8 @@ def test_log_loss_hand_example():
 
 
 def test_log_loss_matches_sklearn_including_clipping():
+    from sklearn.metrics import log_loss as sk_log_loss
+
     y, p = _data(400, 6)
     p[:5] = [0.0, 1.0, 0.0, 1.0, 1e-300]
     y[:5] = [1, 0, 0, 1, 1]

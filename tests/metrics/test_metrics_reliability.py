@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.calibration import calibration_curve
 
 import evstat.metrics.reliability as rel_mod
 from evstat.metrics import BootstrapEstimate, ece, mce, reliability_table, wilson_interval
@@ -83,6 +82,8 @@ def test_ece_mce_match_slow_path(strategy, bins):
 
 @pytest.mark.parametrize("strategy", ["uniform", "quantile"])
 def test_ece_from_sklearn_calibration_curve(strategy):
+    from sklearn.calibration import calibration_curve
+
     y, p = _data(400, 11, skew=1.5)
     prob_true, prob_pred = calibration_curve(y, p, n_bins=8, strategy=strategy)
     t = reliability_table(y, p, bins=8, strategy=strategy)

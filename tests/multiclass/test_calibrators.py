@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from scipy import optimize, special, stats
+from scipy import special
 
 import evstat as ev
 from evstat.multiclass import ScalingFitWarning
@@ -41,6 +41,8 @@ def _nll(logits, y):
 
 # ---------------------------------------------------------------- scaling against scipy
 def test_temperature_against_direct_scipy_optimisation() -> None:
+    from scipy import optimize
+
     d = _scores(300, 1)
     fit = ev.temperature("y ~ s_a + s_b + s_c", d)
     Z = d[["s_a", "s_b", "s_c"]].to_numpy()
@@ -54,6 +56,8 @@ def test_temperature_against_direct_scipy_optimisation() -> None:
 
 
 def test_vector_scaling_against_direct_scipy_optimisation() -> None:
+    from scipy import optimize
+
     d = _scores(300, 2)
     fit = ev.vector_scaling("y ~ s_a + s_b + s_c", d)
     Z = d[["s_a", "s_b", "s_c"]].to_numpy()
@@ -82,6 +86,8 @@ def test_matrix_scaling_is_statsmodels_mnlogit() -> None:
 
 @pytest.mark.slow
 def test_dirichlet_against_direct_scipy_optimisation() -> None:
+    from scipy import optimize
+
     d = _probs(300, 4)
     cols = ["p_a", "p_b", "p_c"]
     y = pd.Categorical(d["y"]).codes
@@ -127,6 +133,8 @@ def test_separable_classes_warn() -> None:
 # ---------------------------------------------------------------- Gebel's Dirichlet calibration by hand
 @pytest.mark.parametrize("combine", ["prod", "gmean", "gtrim"])
 def test_gebel_dirichlet_by_hand(combine) -> None:
+    from scipy import stats
+
     d = _scores(80, 7, k=3)
     fit = ev.gebel_dirichlet("y ~ s_a + s_b + s_c", d, code="pairs" if False else None, combine=combine, m=17)
     S = d[["s_a", "s_b", "s_c"]].to_numpy()

@@ -7,7 +7,6 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import optimize
 
 from evstat.multiclass import check_code, code_matrix, couple, n_tasks
 
@@ -115,6 +114,8 @@ def _softmax(t):
 
 @pytest.mark.parametrize("kind,k", [("ovr", 3), ("ovr", 5), ("pairs", 4), ("complete", 3), ("sparse", 8)])
 def test_zadrozny_solves_its_defining_equations(kind, k) -> None:
+    from scipy import optimize
+
     code = code_matrix(k, kind, seed=1)
     psi = code.to_numpy()
     R = _random_r(5, psi.shape[1], 11)
@@ -147,6 +148,8 @@ def test_zadrozny_solves_its_defining_equations(kind, k) -> None:
 
 
 def test_hastie_tibshirani_minimises_weighted_kl() -> None:
+    from scipy import optimize
+
     code = code_matrix(list("abcd"), "pairs")
     psi = code.to_numpy()
     R = _random_r(6, 6, 5)
@@ -165,6 +168,8 @@ def test_hastie_tibshirani_minimises_weighted_kl() -> None:
 
 
 def test_wu_lin_weng_minimises_its_quadratic() -> None:
+    from scipy import optimize
+
     code = code_matrix(5, "pairs")
     psi = code.to_numpy()
     R = _random_r(6, 10, 8)

@@ -17,8 +17,6 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.optimize import brentq, minimize
-from scipy.stats import chi2
 
 import evstat as ev
 from evstat.belief import MassArray, decide, decide_bounds, loss_matrix
@@ -227,6 +225,9 @@ def test_estimates_equal_r_nnet_multinom() -> None:
 
 @pytest.mark.slow
 def test_profile_intervals_equal_direct_root_finding() -> None:
+    from scipy.optimize import brentq, minimize
+    from scipy.stats import chi2
+
     d = _data(40, 3, 1, seed=11)
     fit = ev.evmultinom("y ~ s1", d, targets="binary")  # the labels' likelihood, as `direct` below
     lik = fit.likelihood

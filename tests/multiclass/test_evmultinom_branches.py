@@ -19,7 +19,6 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.optimize import minimize
 
 import evstat as ev
 from evstat.likelihood import multinomial as mm
@@ -59,6 +58,8 @@ def case():
 def _slow_profile(lik: mm.MultinomialLikelihood, x: np.ndarray, w: np.ndarray, u: float, starts: int = 12) -> float:
     """max l(B) s.t. logit theta_w(x; B) = u by SLSQP on the equality constraint from the MLE
     and random starts up to 30 standard errors away, the best feasible solution kept."""
+    from scipy.optimize import minimize
+
     rng = np.random.default_rng(0)
     K, p = lik.K, lik.p
 

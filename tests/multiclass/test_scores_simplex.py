@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import optimize, special
+from scipy import special
 
 import evstat as ev
 from evstat.multiclass.scaling import ODIR_GRID, stratified_folds
@@ -166,6 +166,8 @@ def test_scaling_warns_on_probabilities_and_uses_their_logs(name: str) -> None:
 def test_temperature_on_probabilities_is_softmax_of_log_p_over_t() -> None:
     """Independent: scipy's bounded search of T in softmax(ln p / T) (the issue's T = 0.13 came
     from taking p itself as logits)."""
+    from scipy import optimize
+
     d = _probs(200, 9)
     with pytest.warns(ProbabilityScoresWarning):
         fit = ev.temperature(FORMULA, d)
@@ -249,10 +251,21 @@ def test_dirichlet_plain_fit_and_the_separated_case() -> None:
     sep = pd.DataFrame(special.softmax(z, axis=1), columns=COLS).assign(y=np.array(list("abc"))[y])
     with pytest.warns(ev.multiclass.ScalingFitWarning, match="did not converge"):
         runaway = ev.dirichlet(FORMULA, sep, reg_lambda=0)
+    # ODIR leaves the diagonal of W free: the rows' log-probabilities put every row's class
+    # first, so W = c I separates them and the penalised likelihood has no maximum either (it
+    # was reported converged, coefficients where the optimiser's tolerance stopped it)
+    with pytest.warns(ev.multiclass.ScalingFitWarning, match="diagonal of W"):
+        default = ev.dirichlet(FORMULA, sep)
+    assert not default.converged and not runaway.converged
+    W = default.params.to_numpy().reshape(3, 4)[:, 1:]
+    assert np.all(np.diag(W) > 3 * np.abs(W - np.diag(np.diag(W))).max())  # the free diagonal ran
+    # one row of each class whose largest score is another class's: no longer separable along
+    # the diagonal, so the penalised fit has its minimum and is quiet
+    mixed = pd.concat([sep, sep.iloc[[0, 6, 12]].assign(y=["b", "c", "a"])], ignore_index=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ev.multiclass.ScalingFitWarning)
-        default = ev.dirichlet(FORMULA, sep)  # the penalised fit has a minimum: no warning
-    assert default.converged and not runaway.converged
+        quiet = ev.dirichlet(FORMULA, mixed, reg_lambda=1e-2)
+    assert quiet.converged
 
 
 def test_dirichlet_log_probabilities_and_cv_errors() -> None:

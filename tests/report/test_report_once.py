@@ -11,7 +11,6 @@ import re
 
 import numpy as np
 import pytest
-from scipy import stats
 
 import evstat as ev
 from evstat import metrics
@@ -141,6 +140,8 @@ def test_coverage_line_says_what_to_expect(fit, html, sonar):
 
 
 def test_poisson_binomial_against_binomial_and_enumeration():
+    from scipy import stats
+
     np.testing.assert_allclose(_coverage.poisson_binomial_pmf(np.full(12, 0.3)), stats.binom.pmf(np.arange(13), 12, 0.3),
                                rtol=1e-12, atol=1e-15)
     p = np.array([0.1, 0.5, 0.9, 0.33, 0.7])

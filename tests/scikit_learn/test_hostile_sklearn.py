@@ -6,15 +6,16 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.linear_model import LogisticRegression
-
-from evstat.sklearn import EvidentialCalibratedClassifierCV
 
 
 @pytest.mark.parametrize("ensemble", [True, False])
 def test_constant_held_out_scores_name_the_base_estimator(ensemble):
     """LogisticRegression on X of 1e300 returns decision values of 0: the calibrator used to
     report "design column 's' is constant", a column the user never named."""
+    from sklearn.linear_model import LogisticRegression
+
+    from evstat.sklearn import EvidentialCalibratedClassifierCV
+
     g = np.random.default_rng(0)
     X = g.normal(size=(80, 2))
     y = (X[:, 0] + g.normal(size=80) > 0).astype(int)

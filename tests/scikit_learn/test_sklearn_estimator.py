@@ -9,51 +9,51 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.base import clone
-from sklearn.datasets import make_classification
-from sklearn.frozen import FrozenEstimator
-from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_predict
-from sklearn.naive_bayes import GaussianNB
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
+import estimator_check_ids
 import evstat as ev
-import evstat.sklearn as evsk
 from evstat.metrics import decide_binary, decision_metrics
-from evstat.sklearn import EvidentialCalibratedClassifierCV, evidential_scorer
-
-#: scikit-learn checks that do not apply, with the reason (none today: every check passes; the
-#: array-API check is skipped by scikit-learn itself unless SCIPY_ARRAY_API=1)
-NOT_APPLICABLE: dict[str, str] = {}
 
 
-def _expected_failed(estimator):
-    return NOT_APPLICABLE
-
-
-@parametrize_with_checks(
-    [
-        EvidentialCalibratedClassifierCV(LogisticRegression(), method="evlogit", cv=3),
-        EvidentialCalibratedClassifierCV(GaussianNB(), method="isotonic", cv=3, ensemble=False),
-        # K classes (the checks then use multi-class data too): evmultinom, and temperature
-        EvidentialCalibratedClassifierCV(LogisticRegression(), cv=3),
-        EvidentialCalibratedClassifierCV(GaussianNB(), method="temperature", cv=3, ensemble=False),
-    ],
-    expected_failed_checks=_expected_failed,
-)
-def test_sklearn_estimator_checks(estimator, check):
+@pytest.mark.parametrize("check_id", estimator_check_ids.check_ids())
+def test_sklearn_estimator_checks(check_id, request):
+    """scikit-learn's checks (``parametrize_with_checks``), built when the first one runs
+    (estimator_check_ids.py: not at collection)."""
+    found = estimator_check_ids.checks().get(check_id)
+    assert found is not None, (f"scikit-learn generates no check {check_id!r}: regenerate the list with "
+                               "python tests/scikit_learn/estimator_check_ids.py")
+    estimator, check, marks = found
+    for mark in marks:  # expected failures (NOT_APPLICABLE), as parametrize_with_checks marks them
+        request.applymarker(mark)
     check(estimator)
+
+
+def test_check_ids_are_scikit_learns():
+    """The recorded ids are exactly those that scikit-learn generates for the estimators, in order
+    (so that no check is missed or stale), and there are checks of all four estimators."""
+    generated = list(estimator_check_ids.checks())
+    recorded = estimator_check_ids.check_ids()
+    assert recorded == generated, (
+        f"missing {sorted(set(generated) - set(recorded))[:5]}, stale {sorted(set(recorded) - set(generated))[:5]}; "
+        "regenerate with python tests/scikit_learn/estimator_check_ids.py")
+    names = {k.split(")-", 1)[0] + ")" for k in recorded}
+    assert len(names) == 4 and len(recorded) > 4 * 40
 
 
 @pytest.fixture(scope="module")
 def data():
+    from sklearn.datasets import make_classification
+
     X, y = make_classification(340, n_features=6, n_informative=3, random_state=3)
     return X[:300], y[:300], X[300:], y[300:]
 
 
 def test_prefit_equals_direct_evlogit_on_the_scores(data):
+    from sklearn.frozen import FrozenEstimator
+    from sklearn.linear_model import LogisticRegression
+
+    from evstat.sklearn import EvidentialCalibratedClassifierCV
+
     X, y, Xt, _ = data
     base = LogisticRegression().fit(X[:150], y[:150])
     clf = EvidentialCalibratedClassifierCV(base, cv="prefit").fit(X[150:], y[150:])
@@ -75,6 +75,11 @@ def test_prefit_equals_direct_evlogit_on_the_scores(data):
 
 @pytest.mark.slow
 def test_ensemble_averages_the_members_masses(data):
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold
+
+    from evstat.sklearn import EvidentialCalibratedClassifierCV
+
     X, y, Xt, _ = data
     clf = EvidentialCalibratedClassifierCV(LogisticRegression(), cv=4).fit(X, y)
     assert len(clf.calibrated_classifiers_) == 4
@@ -97,6 +102,11 @@ def test_ensemble_averages_the_members_masses(data):
 
 
 def test_no_ensemble_calibrates_the_out_of_fold_scores(data):
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+
+    from evstat.sklearn import EvidentialCalibratedClassifierCV
+
     X, y, Xt, _ = data
     clf = EvidentialCalibratedClassifierCV(LogisticRegression(), cv=3, ensemble=False).fit(X, y)
     cv = StratifiedKFold(3)
@@ -110,6 +120,10 @@ def test_no_ensemble_calibrates_the_out_of_fold_scores(data):
 
 @pytest.mark.slow
 def test_predict_with_and_without_reject_and_string_labels(data):
+    from sklearn.linear_model import LogisticRegression
+
+    from evstat.sklearn import EvidentialCalibratedClassifierCV
+
     X, y, Xt, _ = data
     labels = np.where(y == 1, "spam", "ham")
     clf = EvidentialCalibratedClassifierCV(LogisticRegression(), cv=3, reject_label="?").fit(X, labels)
@@ -130,6 +144,14 @@ def test_predict_with_and_without_reject_and_string_labels(data):
 
 @pytest.mark.slow
 def test_pipeline_gridsearch_clone_and_scorers(data):
+    from sklearn.base import clone
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from evstat.sklearn import EvidentialCalibratedClassifierCV, evidential_scorer
+
     X, y, Xt, yt = data
     pipe = make_pipeline(StandardScaler(), EvidentialCalibratedClassifierCV(LogisticRegression(), cv=3))
     grid = GridSearchCV(
@@ -161,6 +183,10 @@ def test_pipeline_gridsearch_clone_and_scorers(data):
 
 
 def test_fitted_estimator_copies_through_the_json_description(data):
+    from sklearn.linear_model import LogisticRegression
+
+    from evstat.sklearn import EvidentialCalibratedClassifierCV
+
     X, y, Xt, _ = data
     clf = EvidentialCalibratedClassifierCV(LogisticRegression(), cv=3).fit(X, y)
     for other in (pickle.loads(pickle.dumps(clf)), copy.deepcopy(clf)):
@@ -170,6 +196,10 @@ def test_fitted_estimator_copies_through_the_json_description(data):
 
 
 def test_isotonic_method(data):
+    from sklearn.linear_model import LogisticRegression
+
+    from evstat.sklearn import EvidentialCalibratedClassifierCV
+
     X, y, Xt, _ = data
     base = LogisticRegression().fit(X[:150], y[:150])
     clf = EvidentialCalibratedClassifierCV(base, method="isotonic", cv="prefit").fit(X[150:], y[150:])
@@ -181,6 +211,10 @@ def test_isotonic_method(data):
 
 
 def test_estimator_without_decision_function_uses_predict_proba(data):
+    from sklearn.naive_bayes import GaussianNB
+
+    from evstat.sklearn import EvidentialCalibratedClassifierCV
+
     X, y, Xt, _ = data
     clf = EvidentialCalibratedClassifierCV(GaussianNB(), cv="prefit")
     assert not hasattr(clf, "decision_function")
@@ -193,6 +227,10 @@ def test_estimator_without_decision_function_uses_predict_proba(data):
 
 
 def test_bad_input_messages(data):
+    from sklearn.linear_model import LogisticRegression
+
+    from evstat.sklearn import EvidentialCalibratedClassifierCV, evidential_scorer
+
     X, y, _, _ = data
     with pytest.raises(ValueError, match=r"Only binary classification is supported by method 'evlogit' \(it calibrates two classes\), but y has 3: use one of \('sigmoid', "):
         EvidentialCalibratedClassifierCV(LogisticRegression(), method="evlogit").fit(X, y + (np.arange(len(y)) % 3 == 0))
@@ -219,4 +257,6 @@ def test_bad_input_messages(data):
 
 
 def test_docstring_examples(doctests):
+    import evstat.sklearn as evsk
+
     doctests(evsk)

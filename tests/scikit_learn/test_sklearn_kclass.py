@@ -9,20 +9,18 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.special import log_softmax
-from sklearn.datasets import load_iris, make_classification
-from sklearn.linear_model import LogisticRegression
-from sklearn.naive_bayes import GaussianNB
-from sklearn.svm import LinearSVC
 
 import evstat as ev
 from evstat.belief import decide_bounds
-from evstat.sklearn import EvidentialCalibratedClassifierCV, methods
 
 LABELS = np.array(["setosa", "versicolor", "virginica"])
 
 
 @pytest.fixture(scope="module")
 def iris():
+    from sklearn.datasets import load_iris
+    from sklearn.linear_model import LogisticRegression
+
     X, y = load_iris(return_X_y=True)
     rng = np.random.default_rng(0)
     idx = rng.permutation(150)
@@ -32,12 +30,16 @@ def iris():
 
 
 def test_methods_are_the_registry() -> None:
+    from evstat.sklearn import methods
+
     assert methods(3) == ("sigmoid", *ev.results.fitters(n_classes=3))
     assert methods(2) == ("sigmoid", *ev.results.fitters(n_classes=2))
     assert "evlogit" in methods(2) and "evlogit" not in methods(3)
 
 
 def test_sigmoid_is_evmultinom_on_the_k_minus_1_logits(iris) -> None:
+    from evstat.sklearn import EvidentialCalibratedClassifierCV
+
     base, Xc, yc, Xt = iris
     clf = EvidentialCalibratedClassifierCV(base, cv="prefit").fit(Xc, yc)
     assert clf.method_ == "evmultinom" and clf.classes_.tolist() == LABELS.tolist()
@@ -57,6 +59,8 @@ def test_sigmoid_is_evmultinom_on_the_k_minus_1_logits(iris) -> None:
 
 
 def test_temperature_on_log_softmax_and_dirichlet_on_probabilities(iris) -> None:
+    from evstat.sklearn import EvidentialCalibratedClassifierCV
+
     base, Xc, yc, Xt = iris
     codes = pd.Categorical(yc, categories=LABELS).codes
     cols = ["s_0", "s_1", "s_2"]
@@ -71,6 +75,10 @@ def test_temperature_on_log_softmax_and_dirichlet_on_probabilities(iris) -> None
 
 
 def test_ensemble_averages_k_class_members_and_decides_with_reject(iris) -> None:
+    from sklearn.svm import LinearSVC
+
+    from evstat.sklearn import EvidentialCalibratedClassifierCV
+
     _, Xc, yc, Xt = iris
     clf = EvidentialCalibratedClassifierCV(LinearSVC(), method="eknn", cv=3, reject_label="?").fit(Xc, yc)
     members = [p.calibrator.predict(p._frame(Xt), type="belief") for p in clf.calibrated_classifiers_]
@@ -88,6 +96,8 @@ def test_ensemble_averages_k_class_members_and_decides_with_reject(iris) -> None
 
 
 def test_k_class_errors_name_the_choices(iris) -> None:
+    from evstat.sklearn import EvidentialCalibratedClassifierCV
+
     base, Xc, yc, _ = iris
     with pytest.raises(ValueError, match=r"Only binary classification is supported by method 'isotonic' \(it calibrates two classes\), but y has 3: use one of \('sigmoid'"):
         EvidentialCalibratedClassifierCV(base, method="isotonic", cv="prefit").fit(Xc, yc)
@@ -96,6 +106,11 @@ def test_k_class_errors_name_the_choices(iris) -> None:
 
 
 def test_calibration_display_two_classes() -> None:
+    from sklearn.datasets import make_classification
+    from sklearn.naive_bayes import GaussianNB
+
+    from evstat.sklearn import EvidentialCalibratedClassifierCV
+
     import matplotlib
 
     matplotlib.use("Agg")
