@@ -1878,7 +1878,7 @@ def _side_ends(u_hat: NDArray, sigma: NDArray, side: int, width: NDArray) -> tup
 def _panels(
     lik: MultinomialLikelihood, x: NDArray, w: NDArray, a: NDArray, b: NDArray, side: int, acc: float,
     profile: Any, max_depth: int = 40, ids: NDArray | None = None,
-    seen: dict[int, tuple[list[NDArray], list[NDArray]]] | None = None,
+    seen: _Seen | None = None,
 ) -> tuple[NDArray, NDArray]:
     """Adaptive Clenshaw-Curtis integral of pl_w(expit u) t (1 - t) over [a, b] for every row
     (:func:`evstat.likelihood.quadrature.adaptive_clenshaw_curtis`, the integrator shared with
@@ -1915,24 +1915,61 @@ def _panels(
     return integral, far
 
 
-def _envelope(ids: NDArray, uu: NDArray, logpl: NDArray, side: int,
-              seen: dict[int, tuple[list[NDArray], list[NDArray]]]) -> NDArray:
+class _Seen:
+    """The nodes of one side computed so far, per row id ``0 .. rows - 1`` (their keys ``-side u``,
+    ascending from the far end toward the mode, and raw log-contours), padded to a common
+    capacity (keys ``+inf``, values ``-inf``): the record of the monotone envelope."""
+
+    def __init__(self, rows: int) -> None:
+        self.keys = np.full((rows, 0), np.inf)
+        self.vals = np.full((rows, 0), -np.inf)
+        self.count = np.zeros(rows, dtype=np.intp)
+
+    def add(self, ids: NDArray, keys: NDArray, vals: NDArray) -> None:
+        """Append the nodes (len(ids), m) of distinct row ids."""
+        m = keys.shape[1]
+        need = int(self.count[ids].max(initial=0)) + m
+        if need > self.keys.shape[1]:
+            grow = max(need, 2 * self.keys.shape[1]) - self.keys.shape[1]
+            self.keys = np.pad(self.keys, ((0, 0), (0, grow)), constant_values=np.inf)
+            self.vals = np.pad(self.vals, ((0, 0), (0, grow)), constant_values=-np.inf)
+        cols = self.count[ids][:, None] + np.arange(m)
+        self.keys[ids[:, None], cols] = keys
+        self.vals[ids[:, None], cols] = vals
+        self.count[ids] += m
+
+
+#: rows per block of the envelope's comparisons (rows x nodes x recorded nodes booleans)
+ENVELOPE_BLOCK = 64
+
+
+def _envelope(ids: NDArray, uu: NDArray, logpl: NDArray, side: int, seen: _Seen) -> NDArray:
     """The monotone envelope of :func:`_panels`: ``logpl`` (rows, nodes) at nodes ``uu`` of one
-    side raised to the running maximum of the values at nodes at least as far from the mode
-    (this batch's and those recorded in ``seen`` for the row id), which is updated."""
+    side raised to the largest value recorded for the row id at nodes at least as far from the
+    mode (``seen``: the earlier batches' and, in batch order, this batch's rows of that id up
+    to this one, its own nodes included), where it exceeds the value by more than NODE_TOL;
+    ``seen`` is updated with the values as computed. Rows of one id are taken in batch order
+    (level by level: the k-th row of each id at once), all else at once."""
     out = np.array(logpl, dtype=float)
-    for r, i in enumerate(ids):
-        us, ls = seen.setdefault(int(i), ([], []))
-        us.append(uu[r].copy())
-        ls.append(np.where(np.isnan(out[r]), -np.inf, out[r]))
-        ua, la = np.concatenate(us), np.concatenate(ls)
-        key = -side * ua  # ascending = from the far end toward the mode
-        order = np.argsort(key, kind="stable")
-        run = np.maximum.accumulate(la[order])
-        pos = np.searchsorted(key[order], -side * uu[r], side="right") - 1
-        # a deficit within the node tolerance is the solver's noise, not a missed branch (for
-        # rows near WIDE_SCALE a running maximum of the noise moved Pl by 1.6e-7)
-        out[r] = np.where(run[pos] > out[r] + NODE_TOL, run[pos], out[r])
+    raw = np.where(np.isnan(out), -np.inf, out)
+    key = -side * uu  # ascending = from the far end toward the mode
+    order = np.argsort(ids, kind="stable")
+    sid = ids[order]
+    first = np.r_[True, sid[1:] != sid[:-1]] if sid.size else np.zeros(0, dtype=bool)
+    start = np.maximum.accumulate(np.where(first, np.arange(sid.size), 0)) if sid.size else first
+    level = np.empty(ids.size, dtype=np.intp)
+    level[order] = np.arange(sid.size) - start
+    for lv in range(int(level.max(initial=-1)) + 1):
+        rs = np.flatnonzero(level == lv)
+        seen.add(ids[rs], key[rs], raw[rs])
+        for c0 in range(0, rs.size, ENVELOPE_BLOCK):
+            r = rs[c0:c0 + ENVELOPE_BLOCK]
+            n_rec = int(seen.count[ids[r]].max())
+            hk, hv = seen.keys[ids[r], :n_rec], seen.vals[ids[r], :n_rec]
+            run = np.max(np.where(hk[:, None, :] <= key[r][:, :, None], hv[:, None, :], -np.inf), axis=2)
+            # a deficit within the node tolerance is the solver's noise, not a missed branch (for
+            # rows near WIDE_SCALE a running maximum of the noise moved Pl by 1.6e-7)
+            out[r] = np.where(run > out[r] + NODE_TOL, run, out[r])
     return out
 
 
@@ -2171,7 +2208,7 @@ def predictive_bounds(
         for side in (-1, 1):
             wd = np.full(idx.size, float(width))
             a, b = _side_ends(u_hat, sig, side, wd)
-            seen: dict[int, tuple[list[NDArray], list[NDArray]]] = {}  # the side's nodes so far, per row
+            seen = _Seen(idx.size)  # the side's nodes so far, per row
             # the side's integral is at most its length in t (pl <= 1): h_hat below the mode,
             # 1 - h_hat above; a side shorter than tol is neglected as the tail beyond its far
             # end is (rows whose theta_hat is within tol of 0 or 1: a third of a figure's grid)

@@ -87,3 +87,37 @@ def test_coherent_on_random_rows_near_and_far(lik, s, scale, members):
     hc, belc, plc = mm.predictive_bounds(lik, x, 1.0 - w)  # the complement
     assert abs(h[0] + hc[0] - 1.0) <= 1e-12
     assert abs(bel[0] - (1.0 - plc[0])) <= 1e-12 and abs(pl[0] - (1.0 - belc[0])) <= 1e-12
+
+
+def _envelope_reference(ids, uu, logpl, side, seen):
+    """The envelope row by row (the implementation before it was vectorised)."""
+    out = np.array(logpl, dtype=float)
+    for r, i in enumerate(ids):
+        us, ls = seen.setdefault(int(i), ([], []))
+        us.append(uu[r].copy())
+        ls.append(np.where(np.isnan(out[r]), -np.inf, out[r]))
+        ua, la = np.concatenate(us), np.concatenate(ls)
+        key = -side * ua
+        order = np.argsort(key, kind="stable")
+        run = np.maximum.accumulate(la[order])
+        pos = np.searchsorted(key[order], -side * uu[r], side="right") - 1
+        out[r] = np.where(run[pos] > out[r] + mm.NODE_TOL, run[pos], out[r])
+    return out
+
+
+@pytest.mark.parametrize("side", [-1, 1])
+def test_vectorised_envelope_equals_the_row_by_row_one(side):
+    rng = np.random.default_rng(side + 5)
+    rows = 150
+    fast, ref = mm._Seen(rows), {}
+    for _ in range(6):  # batches as the quadrature makes them: bisected panels repeat their row
+        ids = np.sort(rng.choice(rows, size=90))
+        a = rng.uniform(-20, 20, ids.size)
+        uu = a[:, None] + rng.uniform(0.1, 5.0, ids.size)[:, None] * np.linspace(0.0, 1.0, 17)[None, :]
+        uu = uu[:, ::-1] if side < 0 else uu
+        logpl = -np.abs(rng.normal(0.0, 3.0, uu.shape)) - 1e-7 * rng.integers(0, 20, uu.shape)
+        logpl[rng.random(uu.shape) < 0.03] = np.nan
+        got = mm._envelope(ids, uu, logpl, side, fast)
+        want = _envelope_reference(ids, uu, logpl, side, ref)
+        np.testing.assert_array_equal(got, want)
+        assert np.any(got > logpl)  # it raised some nodes
