@@ -22,6 +22,7 @@ import pytest
 
 import evstat as ev
 from evstat.likelihood import multinomial as mm
+from evstat.likelihood.quadrature import CC16
 
 ROW = np.array([0.0, -2.94904062, -1.20757412])  # log-ratios of the grid row (0.74, 0.04, 0.22)
 
@@ -129,3 +130,67 @@ def test_profile_at_the_quadrature_nodes_is_monotone_and_global(case, monkeypatc
     # start; 198 s CPU, /tmp script of the fix): 0.802151; before the fix 0.8063
     np.testing.assert_allclose(bel[0], 0.802151, atol=5e-6)
     assert pl[0] > 1.0 - 1e-6
+
+
+def test_agreeing_starts_do_not_make_the_continuation_redundant(case):
+    """The shortcut "skip the continuation where the Wald start and the face starts reach the
+    same maximiser" (weighed for issues 25/26 and rejected): on another grid row the three chains
+    agree at every node of a panel, all on a lower branch, and only the continuation from the
+    neighbouring nodes finds the global one (Bel 0.8978 without it, 0.8817 with it)."""
+    lik = case[0]
+    # grid row 144 of `bench_kclass_figures.py --n 1000` (scores log(0.405, 0.195, 0.405) up to
+    # a constant: the log-ratios below), P(virginica), the first panel below the mode
+    x = np.array([[1.0, -0.73352354403526232, 0.0]])
+    w = np.array([[0.0, 0.0, 1.0]])
+    assert mm._needs_faces(lik, x)[0]
+    u_hat, sig = mm._wald_u(lik, x, w)
+    a, b = mm._side_ends(u_hat, sig, -1, np.array([7.0]))
+    uu = (a[:, None] + (b - a)[:, None] * CC16[0][None, :])[:, ::-1]  # from the mode down
+    kw = dict(tol=mm.NODE_TOL, max_iter=mm.NODE_MAX_ITER, tail=True, kernel=True)
+    chains = [mm.functional_profile(lik, x[:, None], w[:, None], uu, chain=True, **kw)[0][0]]
+    starts = mm.face_starts(lik, x, w[0])
+    for st_ in starts:
+        chains.append(mm.functional_profile(lik, x[:, None], w[:, None], uu, chain=True,
+                                            start=st_[:, None, :], **kw)[0][0])
+    chains = np.array(chains) - lik.loglik_hat
+    assert np.abs(chains - chains[0]).max() <= 1e-6  # the three starts agree at every node
+    full, _ = mm._continued_profile(lik, x[:, None], w[:, None], uu, np.stack(starts), True)
+    gain = full[0] - lik.loglik_hat - chains[0]
+    assert gain.min() >= -1e-9
+    j = int(np.argmax(gain))
+    assert gain[j] > 0.5  # yet the continuation finds a higher branch
+    slow = _slow_profile(lik, x[0], w[0], float(uu[0, j]))  # and it is the global maximum there
+    assert full[0, j] - lik.loglik_hat >= slow - 1e-5
+    assert full[0, j] - lik.loglik_hat <= slow + 1e-3
+
+
+def test_inward_walk_skips_only_retraced_steps(case, monkeypatch):
+    """The inward walk of the continuation skips a node where the kept maximiser at the farther
+    node is a chain's and that chain reached this node's value along one branch
+    (mm._same_branch): on both panels below the modes of the case row and of grid row 144 the
+    values equal those of the walk without the shortcut, and the shortcut is taken."""
+    lik = case[0]
+    for x in (case[1], np.array([[1.0, -0.73352354403526232, 0.0]])):
+        w = np.array([[0.0, 0.0, 1.0]])
+        u_hat, sig = mm._wald_u(lik, x, w)
+        a, b = mm._side_ends(u_hat, sig, -1, np.array([7.0]))
+        uu = (a[:, None] + (b - a)[:, None] * CC16[0][None, :])[:, ::-1]
+        starts = np.stack(mm.face_starts(lik, x, w[0]))
+        run0, skip0 = mm._CONTINUATION
+        fast, _ = mm._continued_profile(lik, x[:, None], w[:, None], uu, starts, True)
+        run1, skip1 = mm._CONTINUATION
+        assert skip1 - skip0 >= 8 and run1 - run0 >= 16  # outward: every node; inward: some skipped
+        with monkeypatch.context() as mp:
+            mp.setattr(mm, "_same_branch", lambda *args: np.zeros(np.shape(args[0]), dtype=bool))
+            full, _ = mm._continued_profile(lik, x[:, None], w[:, None], uu, starts, True)
+        np.testing.assert_allclose(fast, full, atol=1e-9, rtol=0)
+
+
+def test_same_branch_rule():
+    h = np.array([0.5, 0.5, -0.5, 0.5, 0.5])
+    s_k = np.array([-1.0, -1.0, 1.0, -1.0, np.nan])
+    s_j = np.array([-2.0, -2.0, 2.0, -2.0, -2.0])
+    l_k = np.zeros(5)
+    # smooth descent (between -1 and -0.5); a jump up; a smooth step backwards; a fall too far; NaN
+    l_j = np.array([-0.7, 0.3, -0.7, -3.0, -0.7])
+    assert mm._same_branch(l_k, l_j, s_k, s_j, h).tolist() == [True, False, True, False, False]
