@@ -2178,7 +2178,11 @@ def predictive_bounds(
         # Pl(not A) holds exactly: the multi-start maximisation (K >= 3, several local maxima;
         # :func:`_continued_profile`) need not find the same branch for the two (1e-4 apart
         # at K = 4, tests/multiclass/test_evmultinom_extreme.py)
-        flip = np.array([tuple(1.0 - r) < tuple(r) for r in w[idx]], dtype=bool)
+        comp = 1.0 - w[idx]
+        differ = comp != w[idx]
+        first = np.argmax(differ, axis=1)  # the first class where w and 1 - w differ (tuple order)
+        rows = np.arange(idx.size)
+        flip = differ[rows, first] & (comp[rows, first] < w[idx][rows, first])
         xs, ws = x[idx], np.where(flip[:, None], 1.0 - w[idx], w[idx])
         u_hat, sig = _wald_u(lik, xs, ws)
         if not np.all(np.isfinite(u_hat)) or not np.all(np.isfinite(sig)):
