@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import platform
 import re
@@ -16,6 +17,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from evstat import metrics
+from evstat._config import get_config
 from evstat.calibration.peers import ConformalSets, VennAbersCalibration
 from evstat.comparison import compare, named_fits
 from evstat.plotting import applicable_kinds
@@ -28,7 +30,8 @@ from evstat.report._explorer import Explorer, explorer
 from evstat.report._figures import ReportFigure, comparison_figure, fit_figures
 from evstat.report._glossary import GLANCE, GOF_OF_GLANCE, INFO_OF_GLANCE, SHOWN_ELSEWHERE
 from evstat.report._kclass import kclass_comparison, kclass_decisions, kclass_eval, kclass_figures, kclass_tables
-from evstat.report._outlook import outlook_section
+from evstat.io.workers import ForkedCall
+from evstat.report._outlook import forecasts, outlook_section
 from evstat.report.tables import Table, cell, table
 
 #: the reject-cost slider's script (inlined in the page)
@@ -573,7 +576,9 @@ def build_context(
     date_text = _date_text(date)
     import evstat
 
-    with warnings.catch_warnings(record=True) as caught, prediction_cache():
+    if pool is not None and not isinstance(pool, pd.DataFrame):
+        raise TypeError(f"pool must be a pandas DataFrame, got {type(pool).__name__}")
+    with warnings.catch_warnings(record=True) as caught, prediction_cache(), contextlib.ExitStack() as stack:
         warnings.simplefilter("always")
         sections: list[FitSection] = []
         evals: dict[str, tuple] = {}
@@ -588,6 +593,12 @@ def build_context(
                           + (f" and, beside it, at Minary et al.'s R_rej = {CONVENTIONAL_COST:g}" if len(costs) > 1 else ""))
         else:
             costs, costs_text = [rc], f"at reject cost R_rej = {rc:g}"
+        # the labelling outlook's forecast (about 40 % of a report with a pool) in a forked child
+        # on the second core while this process makes the sections; the same numbers either way
+        # (it is deterministic), its warnings re-issued here when it is collected below, in the
+        # order of a computation in this process; no fork where it is unsafe (ForkedCall)
+        forecast = None if pool is None else stack.enter_context(ForkedCall(
+            forecasts, named, pool, queries, draws, seed, fork=get_config()["parallel_report"]))
         for i, (name, fit) in enumerate(named.items()):
             if not fit.is_binary:
                 sec, row = _kclass_section(fit, name, i, kclass_eval(fit, newdata, y), newdata, rc, bins, kgrid, used,
@@ -636,7 +647,7 @@ def build_context(
                 "calibration rows": f"{fit.nobs} ({_counts_text(fit)})",
                 "J": len(fit.score_columns), "positive class": str(fit.positive),
             })
-        outlook = None if pool is None else outlook_section(named, pool, queries, draws, seed)
+        outlook = None if forecast is None else outlook_section(named, pool, queries, draws, seed, forecast.result())
         if len(named) > 1 and all(f.is_binary for f in named.values()):
             comparison = _comparison(named, evals, rc)
         else:

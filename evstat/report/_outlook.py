@@ -14,7 +14,7 @@ from evstat.report._figures import _FONT, ReportFigure, _figure
 from evstat.report.svg import figure_svg
 from evstat.report.tables import Table, table
 
-__all__ = ["OutlookSection", "outlook_section"]
+__all__ = ["OutlookSection", "forecasts", "outlook_section"]
 
 #: strategies shown (the paper's three; "eir" refits once per candidate and is left to the API)
 OUTLOOK_STRATEGIES = ("hartley", "pignistic", "random")
@@ -39,15 +39,35 @@ def _work_note(f: pd.DataFrame) -> str:
             "strategies that labelled the same rows alike.")
 
 
-def outlook_section(named: dict[str, Any], pool: pd.DataFrame, queries: int, draws: int, seed: int | None) -> OutlookSection:
-    """Forecast of the pool's mean ignorance after 0..``queries`` labels for every model that
-    :func:`evstat.active.update` can refit; a note for the others."""
+def _eligible(fit: Any) -> bool:
+    """A model :func:`evstat.active.update` can refit (its declaration, not a list of models)."""
+    return bool(fit.is_binary and fit.capabilities.refit)
+
+
+def forecasts(named: dict[str, Any], pool: pd.DataFrame, queries: int, draws: int,
+              seed: int | None) -> dict[str, pd.DataFrame]:
+    """The forecast of every model that :func:`evstat.active.update` can refit (the costly part
+    of the section; :func:`outlook_section` draws and tabulates it). Deterministic, so the
+    report may compute it in a second process beside its figures (:class:`evstat.io.workers.ForkedCall`)."""
     if not isinstance(pool, pd.DataFrame):
         raise TypeError(f"pool must be a pandas DataFrame, got {type(pool).__name__}")
     queries = min(int(queries), len(pool))
+    return {name: outlook(fit, pool, queries=queries, strategies=OUTLOOK_STRATEGIES, draws=draws,
+                          seed=0 if seed is None else seed)
+            for name, fit in named.items() if _eligible(fit)}
+
+
+def outlook_section(named: dict[str, Any], pool: pd.DataFrame, queries: int, draws: int, seed: int | None,
+                    frames: dict[str, pd.DataFrame] | None = None) -> OutlookSection:
+    """Forecast of the pool's mean ignorance after 0..``queries`` labels for every model that
+    :func:`evstat.active.update` can refit; a note for the others. ``frames``: the result of
+    :func:`forecasts` for the same arguments, when already computed."""
+    if frames is None:
+        frames = forecasts(named, pool, queries, draws, seed)
+    queries = min(int(queries), len(pool))
     sec = OutlookSection(pool_rows=len(pool), queries=queries, draws=int(draws))
     for i, (name, fit) in enumerate(named.items()):
-        if not (fit.is_binary and fit.capabilities.refit):  # the declaration, not a list of models
+        if not _eligible(fit):
             from evstat.results import registered
 
             have = ", ".join(m for m, c in registered().items() if c.capabilities.refit)
@@ -55,7 +75,7 @@ def outlook_section(named: dict[str, Any], pool: pd.DataFrame, queries: int, dra
                              f"that declare a refit, {have}; use evstat.active.outlook(fit, pool, refit=...) "
                              "for others)")
             continue
-        f = outlook(fit, pool, queries=queries, strategies=OUTLOOK_STRATEGIES, draws=draws, seed=0 if seed is None else seed)
+        f = frames[name]
         mean = f.groupby(["strategy", "queries"], sort=False)["ignorance"].mean().unstack()
         start, end = mean[0], mean[queries]
         half = mean[queries // 2]

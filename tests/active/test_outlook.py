@@ -3,6 +3,9 @@ report` shows how the ignorance would fall under each strategy when a pool is gi
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -183,3 +186,38 @@ def test_benchmark_setting_forecast_is_unchanged():
                                rtol=0, atol=5e-7)
     assert f.attrs["draws"] == 5
     assert f.attrs["refits"] + f.attrs["refits_reused"] == 3 * 5 * 10
+
+
+def test_report_outlook_forked_beside_the_figures_is_the_same_report(scores, monkeypatch):
+    """Issue 26: the report computes the forecast in a forked child while it makes the other
+    sections (ForkedCall); the page is byte-identical to the one computed in one process, and
+    no process or thread is left when the call returns."""
+    import threading
+
+    from evstat.io.workers import ForkedCall, can_fork
+    from evstat.report import _build
+    from evstat.report._report import render_report
+
+    if not can_fork():
+        pytest.skip("ForkedCall forks only on Linux with 2+ processors and one thread")
+    cal, pool = scores
+    fits = {"evlogit": ev.evlogit("y ~ svm1 + svm2", cal), "evbinning": ev.evbinning("y ~ svm1", cal, bins=2)}
+    args = dict(date="2024-01-01", grid=5, pool=pool.iloc[:12], queries=2, draws=2)
+    with ev.config_context(parallel_report=False):
+        plain = render_report(fits, **args)
+    calls = []
+
+    class Spy(ForkedCall):
+        def result(self):
+            value = super().result()
+            calls.append(self.forked)
+            return value
+
+    monkeypatch.setattr(_build, "ForkedCall", Spy)
+    children = Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
+    before = children.read_text()
+    assert render_report(fits, **args) == plain
+    assert calls == [True]  # the forecast came from the child
+    assert children.read_text() == before and threading.active_count() == 1
+    with ev.config_context(parallel_report=False):
+        assert render_report(fits, **args) == plain and calls == [True, False]

@@ -1,0 +1,124 @@
+"""evstat.io.workers.ForkedCall (issue 26, the labelling outlook beside the report's figures): the
+value and warnings of a function computed in a forked child, the calling process's own
+computation whenever the child cannot deliver, and no process or thread left behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+
+from evstat.io import workers
+from evstat.io.workers import ForkedCall, can_fork
+
+needs_fork = pytest.mark.skipif(not can_fork(), reason="ForkedCall forks only on Linux with 2+ processors, one thread")
+
+
+def _children() -> set[int]:
+    """The process ids of this process's children (Linux /proc)."""
+    out: set[int] = set()
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        text = (task / "children").read_text().split()
+        out.update(int(p) for p in text)
+    return out
+
+
+def _pid_and_warn(x: int) -> tuple[int, int]:
+    warnings.warn(f"first {x}", UserWarning)
+    warnings.warn("second", RuntimeWarning)
+    return os.getpid(), x * 2
+
+
+def _fail(x: int) -> int:
+    raise ValueError(f"bad x = {x}")
+
+
+def _unpicklable(x: int):
+    return lambda: x
+
+
+def _sleep(seconds: float) -> int:
+    time.sleep(seconds)
+    return os.getpid()
+
+
+@needs_fork
+def test_value_and_warnings_come_from_a_child_in_order():
+    before = _children()
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        with ForkedCall(_pid_and_warn, 21) as call:
+            assert len(_children() - before) == 1  # the child runs while the caller goes on
+            pid, value = call.result()
+    assert value == 42 and pid != os.getpid() and call.forked
+    assert [(w.category, str(w.message)) for w in got] == [(UserWarning, "first 21"), (RuntimeWarning, "second")]
+    assert _children() == before and threading.active_count() == 1
+
+
+@needs_fork
+def test_the_caller_filters_the_childs_warnings():
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", category=RuntimeWarning)
+        with ForkedCall(_pid_and_warn, 1) as call:
+            call.result()
+    assert [str(w.message) for w in got] == ["first 1"]
+
+
+def test_an_error_is_the_plain_calls_error():
+    before = _children()
+    with ForkedCall(_fail, 3) as call, pytest.raises(ValueError, match=r"bad x = 3"):
+        call.result()
+    assert not call.forked and _children() == before
+
+
+def test_a_value_that_does_not_pickle_is_computed_here():
+    with ForkedCall(_unpicklable, 5) as call:
+        fn = call.result()
+    assert fn() == 5 and not call.forked
+
+
+def test_no_fork_when_asked_or_unsafe(monkeypatch):
+    with ForkedCall(_pid_and_warn, 2, fork=False) as call, warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        assert call.result() == (os.getpid(), 4) and not call.forked
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not can_fork()  # another thread alive: a fork could copy a held lock
+    finally:
+        stop.set()
+        other.join()
+    monkeypatch.setattr(workers, "available_cpus", lambda: 1)
+    assert not can_fork()  # one processor: the child would only compete with its parent
+    with ForkedCall(_sleep, 0.0) as call:
+        assert call.result() == os.getpid()
+
+
+@needs_fork
+def test_leaving_the_block_unread_kills_and_reaps_the_child():
+    before = _children()
+    with pytest.raises(KeyError), ForkedCall(_sleep, 60.0):
+        assert len(_children() - before) == 1
+        raise KeyError("the caller failed")
+    assert _children() == before
+
+
+@needs_fork
+def test_a_child_killed_from_outside_is_recomputed_here():
+    before = _children()
+    with ForkedCall(_sleep, 60.0) as call:
+        (child,) = _children() - before
+        os.kill(child, signal.SIGKILL)
+        t0 = time.perf_counter()
+        with pytest.MonkeyPatch.context() as mp:  # the recomputation: no minute of sleep
+            mp.setattr(call, "_args", (0.0,))
+            assert call.result() == os.getpid()
+        assert time.perf_counter() - t0 < 30 and not call.forked
+    assert _children() == before
