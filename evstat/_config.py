@@ -16,11 +16,6 @@ switch                                default     effect
                                                   ``glance`` and reports of models whose
                                                   prediction cost grows with n use a seeded
                                                   subsample of this many rows
-``parallel_report``                   True        a report with a pool computes the labelling
-                                                  outlook in a forked process beside its other
-                                                  sections where a fork is safe (Linux, two or
-                                                  more processors, no other thread); False: all
-                                                  in the calling process (the same report)
 ====================================  ==========  ==============================================
 
 Scope. :func:`set_config` changes the process-wide values. :func:`config_context` overrides them
@@ -55,7 +50,6 @@ _DEFAULTS: dict[str, Any] = {
     "progress_min_rows": 50_000,
     "progress_min_seconds": 10.0,
     "calibration_sample_rows": 2000,
-    "parallel_report": True,
 }
 _global: dict[str, Any] = dict(_DEFAULTS)
 #: overrides of the innermost config_context block of this thread or task (None: none)
@@ -69,7 +63,7 @@ def get_config() -> dict[str, Any]:
     Examples
     --------
     >>> sorted(get_config())
-    ['calibration_sample_rows', 'parallel_report', 'progress_bars', 'progress_min_rows', 'progress_min_seconds']
+    ['calibration_sample_rows', 'progress_bars', 'progress_min_rows', 'progress_min_seconds']
     """
     local = _local.get()
     return {**_global, **(local or {})}
@@ -83,9 +77,9 @@ def _checked(kwargs: dict[str, Any]) -> dict[str, Any]:
         if value is None and key in ("progress_min_rows", "progress_min_seconds"):
             out[key] = None
             continue
-        if key in ("progress_bars", "parallel_report"):
+        if key == "progress_bars":
             if not isinstance(value, bool):
-                raise TypeError(f"{key} must be True or False, got {value!r}")
+                raise TypeError(f"progress_bars must be True or False, got {value!r}")
         elif key in ("progress_min_rows", "calibration_sample_rows"):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{key} must be a positive integer, got {value!r}")

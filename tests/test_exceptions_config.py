@@ -78,8 +78,6 @@ def test_config_context_nests_restores_and_checks():
         ev.set_config(progress=False)
     with pytest.raises(TypeError, match="progress_bars must be True or False"):
         ev.set_config(progress_bars="no")
-    with pytest.raises(TypeError, match="parallel_report must be True or False"):
-        ev.set_config(parallel_report=1)
     with pytest.raises(ValueError, match="calibration_sample_rows must be a positive integer"):
         ev.config_context(calibration_sample_rows=0).__enter__()
     ev.get_config()["progress_bars"] = False  # a copy: changing it changes nothing

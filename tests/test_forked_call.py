@@ -1,4 +1,4 @@
-"""evstat.io.workers.ForkedCall (issue 26, the labelling outlook beside the report's figures): the
+"""evstat.io.forked.ForkedCall (issue 26, the labelling outlook beside the report's figures): the
 value and warnings of a function computed in a forked child, the calling process's own
 computation whenever the child cannot deliver, and no process or thread left behind."""
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from evstat.io import workers
-from evstat.io.workers import ForkedCall, can_fork
+from evstat.io import forked
+from evstat.io.forked import ForkedCall, can_fork
 
 needs_fork = pytest.mark.skipif(not can_fork(), reason="ForkedCall forks only on Linux with 2+ processors, one thread")
 
@@ -95,7 +95,10 @@ def test_no_fork_when_asked_or_unsafe(monkeypatch):
     finally:
         stop.set()
         other.join()
-    monkeypatch.setattr(workers, "available_cpus", lambda: 1)
+    monkeypatch.setenv("EVSTAT_FORK", "0")
+    assert not can_fork()  # switched off
+    monkeypatch.delenv("EVSTAT_FORK")
+    monkeypatch.setattr(forked, "available_cpus", lambda: 1)
     assert not can_fork()  # one processor: the child would only compete with its parent
     with ForkedCall(_sleep, 0.0) as call:
         assert call.result() == os.getpid()

@@ -18,29 +18,19 @@ stops the workers. :func:`guarded` wraps a function run by joblib so that the fi
 worker arms :func:`die_with_parent`.
 
 :func:`cap_jobs` bounds a ``--jobs`` request by the processors this process may use.
-
-:class:`ForkedCall` computes one function in a forked child while the caller goes on (the
-report's labelling outlook beside its figures, on the second core): only where a fork is safe
-(:func:`can_fork`), the child reaped before the call returns, and the function computed in the
-calling process instead whenever the child cannot deliver.
 """
 
 from __future__ import annotations
 
 import os
-import pickle
 import signal
 import sys
 import threading
 import time
-import warnings
 from collections.abc import Callable
 from typing import Any
 
-__all__ = [
-    "PARENT_ENV", "POLL_SECONDS", "ForkedCall", "available_cpus", "can_fork", "cap_jobs", "die_with_parent",
-    "guarded", "ignore_sigint",
-]
+__all__ = ["PARENT_ENV", "POLL_SECONDS", "available_cpus", "cap_jobs", "die_with_parent", "guarded", "ignore_sigint"]
 
 #: how often a worker checks that its parent is alive (seconds)
 POLL_SECONDS = 0.5
@@ -226,152 +216,3 @@ def cap_jobs(jobs: int, option: str = "--jobs") -> tuple[int, str | None]:
         return cpus, (f"{option} {jobs} lowered to {cpus}: this machine lets evstat use {cpus} processor"
                       f"{'s' if cpus != 1 else ''}, and more workers only add memory (each holds the model and its chunks)")
     return jobs, None
-
-
-def can_fork() -> bool:
-    """Whether :class:`ForkedCall` may fork here: Linux (a fork elsewhere is either missing or,
-    on macOS, unsafe with the system's frameworks), at least two processors this process may
-    use (with one the child only competes with its parent), and no thread but this one, the
-    main thread (a fork copies no other thread, so a lock another thread held at that moment,
-    in Python or in a library, would stay locked in the child for ever).
-
-    Examples
-    --------
-    >>> isinstance(can_fork(), bool)
-    True
-    """
-    return (
-        sys.platform.startswith("linux")
-        and hasattr(os, "fork")
-        and available_cpus() >= 2
-        and threading.current_thread() is threading.main_thread()
-        and threading.active_count() == 1
-    )
-
-
-class ForkedCall:
-    """``fn(*args, **kwargs)`` computed in a forked child process while the caller goes on.
-
-    Entering the ``with`` block forks (when :func:`can_fork` allows it and ``fork=True``); the
-    child computes the value under ``config_context(progress_bars=False)``, records every
-    warning, sends the value and the warnings back through a pipe (pickled) and ends with
-    ``os._exit`` (no ``atexit`` handler, no flush of the parent's buffers). :meth:`result` reads
-    them, reaps the child, re-issues the warnings in order (under the caller's filters) and
-    returns the value. Leaving the block kills and reaps a child whose result was not read (an
-    error or Ctrl-C in the caller), so no process outlives the block.
-
-    Whenever the child cannot deliver (no fork here, the function raised, its value or a warning
-    does not pickle, the child was killed), :meth:`result` computes ``fn`` in the calling
-    process: the value, the warnings and any exception are then exactly those of a plain call.
-    ``fn`` must be deterministic (the same value in either process) and free of side effects
-    the caller relies on: effects in the child are lost.
-
-    The child arms :func:`die_with_parent` (it ends if the caller is killed) and ignores SIGINT
-    (Ctrl-C reaches the caller, which stops the child).
-
-    Examples
-    --------
-    >>> with ForkedCall(sum, [1, 2, 3]) as call:
-    ...     other = 10 * 10            # the caller's own work, meanwhile
-    ...     call.result() + other
-    106
-    >>> with ForkedCall(sum, [1, 2], fork=False) as call:   # in the calling process
-    ...     call.result(), call.forked
-    (3, False)
-    """
-
-    def __init__(self, fn: Callable[..., Any], *args: Any, fork: bool = True, **kwargs: Any) -> None:
-        self._fn, self._args, self._kwargs = fn, args, kwargs
-        self._fork = fork
-        self._pid: int | None = None
-        self._fd: int | None = None
-        self._done: tuple[Any] | None = None
-        #: True if the value came from the child (set by :meth:`result`)
-        self.forked = False
-
-    def __enter__(self) -> ForkedCall:
-        if self._fork and can_fork():
-            self._start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._stop()
-
-    def _start(self) -> None:
-        read, write = os.pipe()
-        parent = os.getpid()
-        pid = os.fork()
-        if pid == 0:  # the child: never returns into the caller's frames
-            status = 1
-            try:
-                os.close(read)
-                die_with_parent(parent)
-                ignore_sigint()
-                data = self._compute()
-                with os.fdopen(write, "wb") as out:
-                    out.write(data)
-                status = 0
-            finally:
-                os._exit(status)
-        os.close(write)
-        self._pid, self._fd = pid, read
-
-    def _compute(self) -> bytes:
-        """The pickled ``("ok", value, warnings)`` or ``("error", text, [])`` (in the child)."""
-        from evstat._config import config_context
-
-        try:
-            with warnings.catch_warnings(record=True) as got, config_context(progress_bars=False):
-                warnings.simplefilter("always")
-                value = self._fn(*self._args, **self._kwargs)
-            notes = [(w.category, str(w.message)) for w in got]
-            return pickle.dumps(("ok", value, notes), protocol=pickle.HIGHEST_PROTOCOL)
-        except BaseException as err:  # noqa: BLE001 - reported to the parent, which recomputes
-            return pickle.dumps(("error", f"{type(err).__name__}: {err}", []))
-
-    def _receive(self) -> tuple[bool, Any, list[tuple[type[Warning], str]]]:
-        """Read the child's answer and reap it: (delivered, value, warnings)."""
-        assert self._pid is not None and self._fd is not None
-        chunks = []
-        while chunk := os.read(self._fd, 1 << 20):
-            chunks.append(chunk)
-        os.close(self._fd)
-        self._fd = None
-        _, status = os.waitpid(self._pid, 0)
-        self._pid = None
-        if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and chunks):
-            return False, None, []
-        try:
-            kind, value, notes = pickle.loads(b"".join(chunks))
-        except Exception:  # noqa: BLE001 - e.g. a class the parent cannot import: recompute
-            return False, None, []
-        return kind == "ok", value, notes
-
-    def result(self) -> Any:
-        """The value of ``fn(*args, **kwargs)``: the child's, else computed here (see above);
-        computed once (a second call returns the same value)."""
-        if self._done is not None:
-            return self._done[0]
-        if self._pid is not None:
-            delivered, value, notes = self._receive()
-            if delivered:
-                self.forked = True
-                for category, message in notes:
-                    warnings.warn(message, category, stacklevel=2)
-                self._done = (value,)
-                return value
-        value = self._fn(*self._args, **self._kwargs)
-        self._done = (value,)
-        return value
-
-    def _stop(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
-        if self._pid is not None:
-            try:
-                os.kill(self._pid, signal.SIGKILL)
-            except ProcessLookupError:  # pragma: no cover - already gone (reaped below)
-                pass
-            os.waitpid(self._pid, 0)
-            self._pid = None

@@ -17,7 +17,6 @@ import pandas as pd
 from markupsafe import Markup
 
 from evstat import metrics
-from evstat._config import get_config
 from evstat.calibration.peers import ConformalSets, VennAbersCalibration
 from evstat.comparison import compare, named_fits
 from evstat.plotting import applicable_kinds
@@ -30,7 +29,7 @@ from evstat.report._explorer import Explorer, explorer
 from evstat.report._figures import ReportFigure, comparison_figure, fit_figures
 from evstat.report._glossary import GLANCE, GOF_OF_GLANCE, INFO_OF_GLANCE, SHOWN_ELSEWHERE
 from evstat.report._kclass import kclass_comparison, kclass_decisions, kclass_eval, kclass_figures, kclass_tables
-from evstat.io.workers import ForkedCall
+from evstat.io.forked import ForkedCall
 from evstat.report._outlook import forecasts, outlook_section
 from evstat.report.tables import Table, cell, table
 
@@ -597,8 +596,7 @@ def build_context(
         # on the second core while this process makes the sections; the same numbers either way
         # (it is deterministic), its warnings re-issued here when it is collected below, in the
         # order of a computation in this process; no fork where it is unsafe (ForkedCall)
-        forecast = None if pool is None else stack.enter_context(ForkedCall(
-            forecasts, named, pool, queries, draws, seed, fork=get_config()["parallel_report"]))
+        forecast = None if pool is None else stack.enter_context(ForkedCall(forecasts, named, pool, queries, draws, seed))
         for i, (name, fit) in enumerate(named.items()):
             if not fit.is_binary:
                 sec, row = _kclass_section(fit, name, i, kclass_eval(fit, newdata, y), newdata, rc, bins, kgrid, used,

@@ -194,7 +194,7 @@ def test_report_outlook_forked_beside_the_figures_is_the_same_report(scores, mon
     no process or thread is left when the call returns."""
     import threading
 
-    from evstat.io.workers import ForkedCall, can_fork
+    from evstat.io.forked import ForkedCall, can_fork
     from evstat.report import _build
     from evstat.report._report import render_report
 
@@ -203,8 +203,9 @@ def test_report_outlook_forked_beside_the_figures_is_the_same_report(scores, mon
     cal, pool = scores
     fits = {"evlogit": ev.evlogit("y ~ svm1 + svm2", cal), "evbinning": ev.evbinning("y ~ svm1", cal, bins=2)}
     args = dict(date="2024-01-01", grid=5, pool=pool.iloc[:12], queries=2, draws=2)
-    with ev.config_context(parallel_report=False):
-        plain = render_report(fits, **args)
+    monkeypatch.setenv("EVSTAT_FORK", "0")
+    plain = render_report(fits, **args)
+    monkeypatch.delenv("EVSTAT_FORK")
     calls = []
 
     class Spy(ForkedCall):
@@ -219,5 +220,5 @@ def test_report_outlook_forked_beside_the_figures_is_the_same_report(scores, mon
     assert render_report(fits, **args) == plain
     assert calls == [True]  # the forecast came from the child
     assert children.read_text() == before and threading.active_count() == 1
-    with ev.config_context(parallel_report=False):
-        assert render_report(fits, **args) == plain and calls == [True, False]
+    monkeypatch.setenv("EVSTAT_FORK", "0")
+    assert render_report(fits, **args) == plain and calls == [True, False]
