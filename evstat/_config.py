@@ -16,6 +16,13 @@ switch                                default     effect
                                                   ``glance`` and reports of models whose
                                                   prediction cost grows with n use a seeded
                                                   subsample of this many rows
+``kernel_threads``                    None        threads of evmultinom's compiled profile
+                                                  kernel within one prediction (None: the
+                                                  processors this process may use, at most 8;
+                                                  1: serial). The threads exist only during a
+                                                  kernel call (:mod:`evstat.likelihood.
+                                                  multinomial`); the answers do not depend on
+                                                  the number
 ====================================  ==========  ==============================================
 
 Scope. :func:`set_config` changes the process-wide values. :func:`config_context` overrides them
@@ -24,7 +31,8 @@ leaving it; blocks nest. The values live in a :class:`contextvars.ContextVar`, s
 see each other's blocks. Worker processes start from the defaults: ``evstat predict``
 (:mod:`evstat.bulk`) hands the parent's configuration to its process-pool workers (their
 initializer calls :func:`set_config`) and enters ``config_context(progress_bars=False)`` around
-every chunk, since it draws one bar of its own.
+every chunk, since it draws one bar of its own; its workers run the kernels serially
+(``kernel_threads=1``: the processes already use the cores).
 
 Examples
 --------
@@ -50,6 +58,7 @@ _DEFAULTS: dict[str, Any] = {
     "progress_min_rows": 50_000,
     "progress_min_seconds": 10.0,
     "calibration_sample_rows": 2000,
+    "kernel_threads": None,
 }
 _global: dict[str, Any] = dict(_DEFAULTS)
 #: overrides of the innermost config_context block of this thread or task (None: none)
@@ -63,7 +72,7 @@ def get_config() -> dict[str, Any]:
     Examples
     --------
     >>> sorted(get_config())
-    ['calibration_sample_rows', 'progress_bars', 'progress_min_rows', 'progress_min_seconds']
+    ['calibration_sample_rows', 'kernel_threads', 'progress_bars', 'progress_min_rows', 'progress_min_seconds']
     """
     local = _local.get()
     return {**_global, **(local or {})}
@@ -74,13 +83,13 @@ def _checked(kwargs: dict[str, Any]) -> dict[str, Any]:
     for key, value in kwargs.items():
         if key not in _DEFAULTS:
             raise TypeError(f"unknown evstat setting {key!r}; the settings are {sorted(_DEFAULTS)}")
-        if value is None and key in ("progress_min_rows", "progress_min_seconds"):
+        if value is None and key in ("progress_min_rows", "progress_min_seconds", "kernel_threads"):
             out[key] = None
             continue
         if key == "progress_bars":
             if not isinstance(value, bool):
                 raise TypeError(f"progress_bars must be True or False, got {value!r}")
-        elif key in ("progress_min_rows", "calibration_sample_rows"):
+        elif key in ("progress_min_rows", "calibration_sample_rows", "kernel_threads"):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{key} must be a positive integer, got {value!r}")
         else:

@@ -168,7 +168,8 @@ def _init_worker(
     description: dict[str, Any], parent_pid: int | None = None, config: dict[str, Any] | None = None
 ) -> None:
     """A process-pool worker: dies with its parent, leaves Ctrl-C to it, takes the parent's
-    evstat settings (a new process starts from the defaults) and rebuilds the model from its JSON
+    evstat settings (a new process starts from the defaults; the compiled kernels serial,
+    ``kernel_threads=1``) and rebuilds the model from its JSON
     description (nothing is re-estimated)."""
     global _WORKER_FIT
     from evstat._config import set_config
@@ -178,8 +179,8 @@ def _init_worker(
     if parent_pid is not None:  # the worker ends when the parent does, even on SIGKILL
         die_with_parent(parent_pid)
     ignore_sigint()  # Ctrl-C: the parent reports it and stops the workers
-    if config:
-        set_config(**config)
+    # the processes already use the cores: the kernels run serially in each
+    set_config(**{**(config or {}), "kernel_threads": 1})
     _WORKER_FIT = from_dict(description)
 
 

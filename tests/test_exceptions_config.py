@@ -133,6 +133,38 @@ def test_process_pool_workers_get_the_parents_settings():
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(1, mp_context=ctx, initializer=bulk._init_worker,
                              initargs=(fit.to_dict(), os.getpid(), config)) as pool:
-        assert pool.submit(_config.get_config).result(timeout=300)["progress_min_rows"] == 9
+        got = pool.submit(_config.get_config).result(timeout=300)
+        assert got["progress_min_rows"] == 9
+        assert got["kernel_threads"] == 1  # the processes use the cores: serial kernels in each
     with ProcessPoolExecutor(1, mp_context=ctx) as pool:  # without the initializer: the defaults
         assert pool.submit(_config.get_config).result(timeout=300)["progress_min_rows"] == 50_000
+
+
+def test_kernel_threads_setting_is_checked_and_read():
+    from evstat.io.workers import available_cpus
+    from evstat.likelihood import _kernels
+
+    assert ev.get_config()["kernel_threads"] is None
+    assert _kernels.kernel_threads() == min(available_cpus(), _kernels.MAX_KERNEL_THREADS)
+    with ev.config_context(kernel_threads=3):
+        assert _kernels.kernel_threads() == 3
+    for bad in (0, -2, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="kernel_threads must be a positive integer"):
+            ev.config_context(kernel_threads=bad).__enter__()
+
+
+def test_guarded_joblib_workers_run_the_kernels_serially(monkeypatch):
+    """A joblib worker of `evstat reproduce` (io.workers.guarded, in a process other than the
+    one that made it) sets kernel_threads=1; the parent itself (jobs = 1) is left as it is."""
+    from evstat.io import workers
+
+    g = workers.guarded(_config.get_config)
+    assert g()["kernel_threads"] is None  # the parent
+    # as seen from a worker: its parent is another process (pid 1, alive), whose watcher and
+    # signal handling are not armed in this test process
+    monkeypatch.setattr(workers, "die_with_parent", lambda *a, **k: False)
+    g.parent_pid = 1
+    try:
+        assert g()["kernel_threads"] == 1
+    finally:
+        ev.set_config(kernel_threads=None)

@@ -134,7 +134,8 @@ PARENT_ENV = "EVSTAT_WORKER_PARENT"
 
 
 class guarded:  # noqa: N801 - used like a function: delayed(guarded(f))(...)
-    """``fn`` for joblib workers: the first call in a worker arms :func:`die_with_parent`.
+    """``fn`` for joblib workers: the first call in a worker arms :func:`die_with_parent` (and
+    every call in a worker runs the compiled kernels serially, ``kernel_threads=1``).
 
     Picklable when ``fn`` is (a module-level function). In the parent process itself (``jobs =
     1``, joblib's sequential backend) it only calls ``fn``. A worker whose parent is not the
@@ -161,6 +162,9 @@ class guarded:  # noqa: N801 - used like a function: delayed(guarded(f))(...)
                 os._exit(1)
             if die_with_parent(self.parent_pid, pdeathsig=False, strict=False):
                 ignore_sigint()
+            from evstat._config import set_config
+
+            set_config(kernel_threads=1)  # the workers already use the cores
         return self.fn(*args, **kwargs)
 
 

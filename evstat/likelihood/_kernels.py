@@ -50,6 +50,15 @@ a reinstall or an upgrade invalidates it, as it invalidates numba's cache. A mar
 has been deleted costs one in-process compilation (numba notices the missing cache), never a
 wrong result.
 
+Threads (issue 25: the K-class figures). evmultinom's kernel is compiled with ``nogil=True`` and
+:func:`evstat.likelihood.multinomial.functional_profile` splits a batch of problems over
+:func:`kernel_threads` Python threads (:func:`run_split`), cut only where a chain of the
+continuation starts, so every problem is solved exactly as in one serial call (the tests check
+the answers bit for bit). The threads are started and joined inside the call, no numba
+threading layer is used, so no thread outlives a call and a fork stays safe; the process-pool
+workers of ``evstat predict --jobs`` and ``evstat reproduce --jobs`` run serially
+(``kernel_threads=1``), since the processes already use the cores.
+
 The mode: the environment variable ``EVSTAT_KERNELS``, ``"auto"`` (default), ``"numba"``
 (always the kernel, compiled in the process if needed: the test suite's setting, so that the
 kernels are what is tested) or ``"numpy"`` (never the kernel, nothing compiled).
@@ -70,8 +79,8 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "COMPILE_IN_PROCESS_WORK", "MODES", "compile_kernels", "marker_path", "mode", "ready", "single_threaded_blas",
-    "use_kernel",
+    "COMPILE_IN_PROCESS_WORK", "MAX_KERNEL_THREADS", "MODES", "compile_kernels", "kernel_threads", "marker_path",
+    "mode", "ready", "run_split", "single_threaded_blas", "use_kernel",
 ]
 
 #: values of the environment variable ``EVSTAT_KERNELS``
@@ -172,6 +181,86 @@ def use_kernel(work: int, loaded: bool) -> bool:
         return True
     start_background_compile()
     return False
+
+
+#: the most threads :func:`kernel_threads` chooses by default
+MAX_KERNEL_THREADS = 8
+
+
+def kernel_threads() -> int:
+    """Threads for one compiled-kernel call: the ``kernel_threads`` setting
+    (:func:`evstat.set_config`), by default the processors this process may use, at most
+    :data:`MAX_KERNEL_THREADS`.
+
+    Examples
+    --------
+    >>> from evstat import config_context
+    >>> with config_context(kernel_threads=1):
+    ...     kernel_threads()
+    1
+    """
+    from evstat._config import get_config
+
+    n = get_config()["kernel_threads"]
+    if n is None:
+        from evstat.io.workers import available_cpus
+
+        n = min(available_cpus(), MAX_KERNEL_THREADS)
+    return int(n)
+
+
+def run_split(call: Any, starts: Any, size: int, threads: int) -> None:
+    """Run ``call(lo, hi)`` on consecutive parts ``[lo, hi)`` of ``range(size)`` in up to
+    ``threads`` threads (the calling one included), cutting only at the positions ``starts``
+    (sorted; where an independent run of problems begins: a kernel's chains must not be cut),
+    into parts of about equal size. ``call`` must release the GIL to gain anything (numba
+    ``nogil=True``) and write only to its part of the outputs, so that the answers do not
+    depend on ``threads``. The threads are started and joined within the call: none outlives
+    it, so a fork (the process-pool workers of ``evstat predict --jobs``) never copies a
+    running one. An error in any part is raised after all have finished.
+
+    Examples
+    --------
+    >>> parts = []
+    >>> run_split(lambda lo, hi: parts.append((lo, hi)), [0, 3, 5, 8], 10, 2)
+    >>> sorted(parts)
+    [(0, 5), (5, 10)]
+    """
+    import numpy as np
+
+    starts = np.asarray(starts, dtype=np.intp)
+    cuts = [0]
+    for t in range(1, max(1, int(threads))):
+        target = t * size / threads
+        j = int(np.searchsorted(starts, target))
+        # the chain start nearest the even share, after the previous cut
+        near = [int(starts[i]) for i in (j - 1, j) if 0 <= i < starts.size and cuts[-1] < starts[i] < size]
+        if near:
+            cuts.append(min(near, key=lambda c: abs(c - target)))
+    cuts.append(size)
+    bounds = [(lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:]) if hi > lo]
+    if len(bounds) <= 1:
+        for lo, hi in bounds:
+            call(lo, hi)
+        return
+    import threading
+
+    errors: list[BaseException] = []
+
+    def part(lo: int, hi: int) -> None:
+        try:
+            call(lo, hi)
+        except BaseException as err:  # re-raised in the calling thread
+            errors.append(err)
+
+    workers = [threading.Thread(target=part, args=b, daemon=True) for b in bounds[1:]]
+    for w in workers:
+        w.start()
+    part(*bounds[0])
+    for w in workers:
+        w.join()
+    if errors:
+        raise errors[0]
 
 
 def single_threaded_blas() -> contextlib.AbstractContextManager[Any]:

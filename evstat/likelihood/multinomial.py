@@ -78,6 +78,10 @@ is below ``tol`` (``h_hat`` below the mode, ``1 - h_hat`` above: the integrand `
 most 1) is not integrated at all and counts 0, as the tail beyond a far end does: rows whose
 theta_hat is within 1e-10 of 0 or 1, 220 of the 768 row-class pairs of a K = 3 figure's grid.
 
+Threads: a kernel batch of at least ``THREAD_MIN_PROBLEMS`` problems is split at its chains'
+starts over ``kernel_threads`` threads (:func:`evstat.likelihood._kernels.run_split`; the
+kernel releases the GIL), with answers identical to the serial call.
+
 Speed (benchmarks/README.md): the continuation, the node tolerance and the extension-only
 widening took the singletons from 242 to about 20-30 ms/row (n = 1000, J = 3, K = 3; issue 16),
 the tiled sweep and the quadratic continuation through the MLE to about 4 (issue 26). Where the
@@ -221,6 +225,9 @@ NODE_MAX_ITER = 1000
 WIDE_SCALE = 1e8
 #: number of float64 cells (problems x calibration rows) per chunk of problems
 CHUNK_CELLS = 4_000_000
+#: problems of one kernel call from which it is split over threads (``kernel_threads``): each
+#: problem is about 2-5 passes of 12-25 us at n = 1000, a thread's start some 50 us
+THREAD_MIN_PROBLEMS = 16
 
 
 # ---------------------------------------------------------------------------- likelihood
@@ -1026,8 +1033,10 @@ def _kernel() -> Any:
         # the sums over the rows may be reordered (SIMD reductions) and use numpy's error
         # model (no ZeroDivisionError branch per division), as the two-class sweep
         _msweep = numba.njit(cache=True, error_model="numpy", fastmath={"reassoc", "contract"})(_msweep_py)
-        # serial on purpose (fork safety of `evstat predict --jobs`: see linear_profile._kernel)
-        _KERNEL = numba.njit(cache=True)(_kernel_py)
+        # no numba threading layer (fork safety of `evstat predict --jobs`: see
+        # linear_profile._kernel); nogil, so that functional_profile runs parts of a batch in
+        # Python threads that live only during the call (_kernels.run_split)
+        _KERNEL = numba.njit(cache=True, nogil=True)(_kernel_py)
     return _KERNEL
 
 
@@ -1370,9 +1379,20 @@ def functional_profile(
                 return _profile_numpy(lik, xb, wb, ub, B0, mle, u0, float(tol), int(max_iter), bool(tail))
         ok = np.zeros(ub.size, dtype=bool)
         ll, lam = np.full(ub.size, np.nan), np.zeros(ub.size)
-        kern(Xc, Tt, int(lik.K), np.ascontiguousarray(xb), np.ascontiguousarray(wb), np.ascontiguousarray(ub),
-             B0, cl, mle, B_hat, np.ascontiguousarray(u0), np.ascontiguousarray(tan0),
-             float(lik.loglik_hat), float(tol), int(max_iter), bool(tail), ll, lam, ok, passes)
+        xb, wb, ub = np.ascontiguousarray(xb), np.ascontiguousarray(wb), np.ascontiguousarray(ub)
+        u0, tan0 = np.ascontiguousarray(u0), np.ascontiguousarray(tan0)
+        counts: list[NDArray] = []
+
+        def part(lo: int, hi: int) -> None:  # the problems lo .. hi - 1, whole chains
+            own = np.zeros(1, dtype=np.int64)
+            counts.append(own)
+            kern(Xc, Tt, int(lik.K), xb[lo:hi], wb[lo:hi], ub[lo:hi], B0[lo:hi], cl[lo:hi], mle, B_hat,
+                 u0[lo:hi], tan0[lo:hi], float(lik.loglik_hat), float(tol), int(max_iter), bool(tail),
+                 ll[lo:hi], lam[lo:hi], ok[lo:hi], own)
+
+        threads = _kernels.kernel_threads() if ub.size >= THREAD_MIN_PROBLEMS else 1
+        _kernels.run_split(part, np.flatnonzero(~cl), ub.size, threads)
+        passes[0] += sum(int(c[0]) for c in counts)
         B0[~ok] = np.nan  # the kernel leaves each problem's solution in its start
         return ll, lam, ok
 

@@ -35,6 +35,9 @@ and so can the report. Which grid:
   calibration medians, so every grid row is a probability vector (or its log); the part of
   the plane where p(sx) + p(sy) >= 1 is left blank.
 
+The predictions of a grid are kept per fit (:func:`predicted_grid`): the figures drawn one
+after the other from one fit (and the report's) predict a grid once.
+
 Decisions on the grid (:meth:`RegionGrid.decide`) come from the stored arrays without predicting
 again: with 0-1 costs and a reject cost R, the expected losses of deciding class k are
 1 - Bel({k}) (upper), 1 - Pl({k}) (lower) and 1 - theta_k (under the probability), and those of
@@ -51,6 +54,7 @@ model.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +75,7 @@ __all__ = [
     "SIMPLEX_GRID",
     "RegionGrid",
     "from_simplex",
+    "predicted_grid",
     "region_grid",
     "score_simplex",
     "simplex_lattice",
@@ -310,9 +315,15 @@ class RegionGrid:
         """theta, Bel, Pl (rows, K) of the drawn rows (``newdata``, else the training rows);
         predicted on first use and kept."""
         if self._rows is None:
-            with quiet_empty_cells():
-                aug = self.results.augment(self.newdata)
-            th, be, pl, _ = belief_arrays(self.results, aug)
+            rows = self.results.training_data() if self.newdata is None else self.newdata
+            cols = list(self.results.score_columns)
+            try:
+                S = rows[cols].apply(pd.to_numeric, errors="raise")
+            except (KeyError, TypeError, ValueError):  # augment says what is wrong
+                with quiet_empty_cells():
+                    th, be, pl, _ = belief_arrays(self.results, self.results.augment(self.newdata))
+            else:  # shared with the other figures of the fit (predicted_grid)
+                th, be, pl, _ = predicted_grid(self.results, S)
             self._rows = (th, be, pl)
         return self._rows
 
@@ -457,8 +468,7 @@ def region_grid(
     classes = list(results.classes)
 
     def evaluate(g: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
-        with quiet_empty_cells():
-            return belief_arrays(results, results.augment(g))
+        return predicted_grid(results, g)
 
     if transform is not None:
         n = SIMPLEX_GRID if grid is None else int(grid)
@@ -502,6 +512,49 @@ def region_grid(
     gx, gy, (th, be, pl, ign) = on_lattice(plane, n, evaluate_plane)
     assert len(classes) == th.shape[1]
     return RegionGrid(results, "plane", frames[0], th, be, pl, ign, newdata, plane=plane, gx=gx, gy=gy)
+
+
+#: grids of predictions kept per fit by :func:`predicted_grid` (the most recent ones)
+GRID_CACHE_SIZE = 4
+_PREDICTED: weakref.WeakKeyDictionary[Any, dict[bytes, tuple[Any, ...]]] = weakref.WeakKeyDictionary()
+
+
+def predicted_grid(results: Any, g: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """theta, Bel, Pl and the ignorance of ``results`` on the grid rows ``g``
+    (:func:`belief_arrays` of ``results.augment(g)``), computed once per fit and grid.
+
+    A fit's figures share their grid (the region and belief-map figures, the report's panels,
+    and figures drawn one after the other): the answers of the last :data:`GRID_CACHE_SIZE`
+    grids of each fit are kept (weakly: they go with the fit), keyed by the grid's columns and
+    values (their bytes) and the fit's ``predictive_method``. A fitted model's predictions do
+    not change (the fits are not refitted in place), so a kept grid is the answer of predicting
+    again; copies are returned.
+
+    Examples
+    --------
+    >>> import evstat as ev
+    >>> d = ev.datasets.load("iris_scores")
+    >>> fit = ev.temperature("y ~ logp_setosa + logp_versicolor + logp_virginica", d[d["set"] == "calibration"])
+    >>> g = d[d["set"] == "test"].iloc[:5][list(fit.score_columns)]
+    >>> a, b = predicted_grid(fit, g), predicted_grid(fit, g)
+    >>> bool(np.array_equal(a[1], b[1])) and a[1] is not b[1]
+    True
+    """
+    import hashlib
+
+    values = np.ascontiguousarray(g.to_numpy(dtype=float))
+    key = hashlib.sha256(repr((list(g.columns), values.shape, getattr(results, "predictive_method", None))).encode()
+                         + values.tobytes()).digest()
+    try:
+        kept = _PREDICTED.setdefault(results, {})
+    except TypeError:  # a fit that cannot be weakly referenced: no cache
+        kept = {}
+    if key not in kept:
+        with quiet_empty_cells():
+            kept[key] = belief_arrays(results, results.augment(g))
+        while len(kept) > GRID_CACHE_SIZE:
+            kept.pop(next(iter(kept)))
+    return tuple(None if a is None else a.copy() for a in kept[key])  # type: ignore[return-value]
 
 
 #: how the other columns of a plane of probability-vector scores are set (the title says it)

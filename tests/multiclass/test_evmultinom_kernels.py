@@ -108,3 +108,51 @@ def test_auto_mode_without_the_marker_answers_by_numpy(monkeypatch, tmp_path):
     assert np.isfinite(out.to_numpy()).all() and started  # (the real one starts at most once)
     assert "evstat.likelihood.multinomial" in _kernels.KERNEL_MODULES
     assert callable(mm._warm_kernels)
+
+
+@pytest.mark.parametrize("threads", [2, 3, 7])
+def test_kernel_threads_give_the_serial_answers_bit_for_bit(threads, monkeypatch):
+    """functional_profile splits a kernel batch over threads at the starts of its chains
+    (_kernels.run_split): each chain is solved as in the serial call, so the values, slopes and
+    maximisers are identical, and the pass count is the same."""
+    monkeypatch.setenv("EVSTAT_KERNELS", "numba")
+    fit, _ = _fit(200, 3, 5)
+    lik = fit.likelihood
+    x, w, u = _problems(fit, 24, 5)
+    uu = u[:, None] + np.linspace(-1.0, 1.0, 7)[None, :] * np.abs(u[:, None] - mm._wald_u(lik, x, w)[0][:, None])
+    out = {}
+    for t in (1, threads):
+        sol = np.full(uu.shape + (lik.d,), np.nan)
+        p0 = mm._PASSES[0]
+        with ev.config_context(kernel_threads=t):
+            lp, sl = mm.functional_profile(lik, x[:, None, :], w[:, None, :], uu, chain=True, tail=True,
+                                           solutions=sol)
+        out[t] = (lp, sl, sol, mm._PASSES[0] - p0)
+    assert np.isfinite(out[1][0]).all() and out[1][3] > uu.size
+    for a, b in zip(out[1][:3], out[threads][:3]):
+        assert np.array_equal(a, b, equal_nan=True)
+    assert out[1][3] == out[threads][3]
+
+
+def test_run_split_cuts_only_at_chain_starts_and_leaves_no_thread():
+    import threading
+
+    seen = []
+    before = threading.active_count()
+    _kernels.run_split(lambda lo, hi: seen.append((lo, hi, threading.get_ident())), [0, 4, 9, 10, 17], 20, 3)
+    parts = sorted((lo, hi) for lo, hi, _ in seen)
+    assert parts[0][0] == 0 and parts[-1][1] == 20 and all(a[1] == b[0] for a, b in zip(parts, parts[1:]))
+    assert all(lo in (0, 4, 9, 10, 17) for lo, _ in parts) and len(parts) == 3
+    idents = {t for _, _, t in seen}  # the caller runs the first part; a finished thread's id may be reused
+    assert len(idents) >= 2 and [t for lo, _, t in seen if lo == 0] == [threading.get_ident()]
+    assert threading.active_count() == before  # joined within the call
+    one = []
+    _kernels.run_split(lambda lo, hi: one.append((lo, hi)), [0], 20, 4)  # one chain: not cut
+    assert one == [(0, 20)]
+
+    def fail(lo, hi):
+        if lo > 0:
+            raise RuntimeError(f"part {lo}")
+    with pytest.raises(RuntimeError, match="part 10"):
+        _kernels.run_split(fail, [0, 10], 20, 2)
+    assert threading.active_count() == before

@@ -169,18 +169,57 @@ def _count_augment(fit, monkeypatch) -> list[int]:
 
 def test_one_grid_prediction_per_figure_and_shared(kfit, iris_scores, monkeypatch):
     from matplotlib.figure import Figure
+    from evstat.plotting import _grid
+
     test = iris_scores[1]
+    _grid._PREDICTED.pop(kfit, None)  # the module's fit: no grid kept from another test
     calls = _count_augment(kfit, monkeypatch)
     ax = plotting.class_regions(kfit, newdata=test, reject_cost=0.15, grid=6)
     assert calls == [36, len(test)]  # the grid once (both panels), the drawn rows once (the share)
     assert len(ax.figure.axes) == 2
     calls.clear()
-    G = plotting.region_grid(kfit, test, grid=6)
-    assert calls == [36]
+    G = plotting.region_grid(kfit, test, grid=7)
+    assert calls == [49]
     plotting.class_regions(kfit, newdata=test, grid=G, ax=Figure().add_subplot())
     plotting.class_contours(kfit, newdata=test, grid=G, ax=Figure().add_subplot())
     plotting.class_contours(kfit, stat="pl", cls="setosa", newdata=test, grid=G, ax=Figure().add_subplot())
-    assert calls == [36]  # no prediction beyond the grid's
+    assert calls == [49]  # no prediction beyond the grid's
+    # figures drawn one after the other from the same fit share the grid (and the drawn rows)
+    calls.clear()
+    plotting.class_regions(kfit, newdata=test, reject_cost=0.15, grid=6, ax=Figure().add_subplot())
+    plotting.class_contours(kfit, newdata=test, grid=6, ax=Figure().add_subplot())
+    assert calls == []
+
+
+def test_kept_grids_are_the_predictions_and_follow_the_fit(kfit, iris_scores, monkeypatch):
+    """predicted_grid keeps a fit's grid predictions: equal to predicting again, returned as
+    copies (a caller's change does not reach the next figure), keyed by the rows' values and
+    the predictive method, and gone with the fit."""
+    import gc
+
+    from evstat.plotting import _grid
+
+    rows = iris_scores[1][list(kfit.score_columns)].iloc[:8]
+    th, be, pl, ign = _grid.predicted_grid(kfit, rows)
+    th[:] = -1.0
+    again = _grid.predicted_grid(kfit, rows)
+    fresh = _grid.belief_arrays(kfit, kfit.augment(rows))
+    for a, b in zip(again, fresh):
+        assert (a is None and b is None) or np.array_equal(a, b, equal_nan=True)
+    calls = _count_augment(kfit, monkeypatch)
+    _grid.predicted_grid(kfit, rows.iloc[:7])  # other rows: predicted
+    _grid.predicted_grid(kfit, rows.assign(**{rows.columns[0]: rows.iloc[:, 0] + 1e-9}))  # other values
+    assert calls == [7, 8]
+    for i in range(_grid.GRID_CACHE_SIZE + 2):  # the oldest grids are dropped
+        _grid.predicted_grid(kfit, rows.iloc[: i + 1])
+    assert len(_grid._PREDICTED[kfit]) == _grid.GRID_CACHE_SIZE
+    fit = ev.evmultinom("y ~ lr_versicolor + lr_virginica", iris_scores[0])
+    _grid.predicted_grid(fit, iris_scores[1][["lr_versicolor", "lr_virginica"]].iloc[:3])
+    assert fit in _grid._PREDICTED
+    n = len(_grid._PREDICTED)
+    del fit
+    gc.collect()
+    assert len(_grid._PREDICTED) == n - 1
 
 
 @pytest.mark.parametrize("space", ["simplex", "plane"])
