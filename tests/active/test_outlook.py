@@ -188,6 +188,7 @@ def test_benchmark_setting_forecast_is_unchanged():
     assert f.attrs["refits"] + f.attrs["refits_reused"] == 3 * 5 * 10
 
 
+@pytest.mark.slow
 def test_report_outlook_forked_beside_the_figures_is_the_same_report(scores, monkeypatch):
     """Issue 26: the report computes the forecast in a forked child while it makes the other
     sections (ForkedCall); the page is byte-identical to the one computed in one process, and
@@ -222,3 +223,20 @@ def test_report_outlook_forked_beside_the_figures_is_the_same_report(scores, mon
     assert children.read_text() == before and threading.active_count() == 1
     monkeypatch.setenv("EVSTAT_FORK", "0")
     assert render_report(fits, **args) == plain and calls == [True, False]
+
+
+def test_forecasts_from_a_forked_child_equal_the_plain_call(scores):
+    """The report's forecasts (evstat.report._outlook.forecasts) through ForkedCall: the frames,
+    their attrs (draws, refits) included, equal those computed in this process."""
+    from evstat.io.forked import ForkedCall, can_fork
+    from evstat.report._outlook import forecasts
+
+    cal, pool = scores
+    named = {"evlogit": ev.evlogit("y ~ svm1 + svm2", cal), "disjoint": ev.disjoint("y ~ svm1 + svm2", cal)}
+    plain = forecasts(named, pool.iloc[:12], 3, 2, None)
+    with ForkedCall(forecasts, named, pool.iloc[:12], 3, 2, None) as call:
+        got = call.result()
+    assert call.forked == can_fork()
+    assert list(got) == ["evlogit"]  # disjoint declares no refit
+    pd.testing.assert_frame_equal(got["evlogit"], plain["evlogit"], check_exact=True)
+    assert got["evlogit"].attrs == plain["evlogit"].attrs and plain["evlogit"].attrs["refits"] > 0
