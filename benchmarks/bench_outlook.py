@@ -5,6 +5,7 @@ on the sonar scores (calibration rows; the 79 test rows as the pool), 10 queries
 
     python benchmarks/bench_outlook.py                      # this checkout
     python benchmarks/bench_outlook.py --before e108179     # and a git revision, same run
+    python benchmarks/bench_outlook.py --rounds 3           # the commands alternated three times
 
 Each version runs in its own interpreter with its source first on ``PYTHONPATH`` (the revision
 is checked out with ``git worktree add`` into a temporary directory) and the shared virtual
@@ -12,7 +13,9 @@ environment's packages. Numba's cache is warmed first (a prediction, untimed), s
 the outlook's, not a compilation's. Printed: the outlook call, and the whole command
 ``evstat report "y ~ svm1 + svm2 + svm3" --data cal.csv --pool pool.csv --queries 10`` (wall),
 with a baseline ``python -c "import pandas"`` and the load average, then a table for
-benchmarks/README.md. Both run the compiled kernels (``EVSTAT_KERNELS=numba``, numba's cache warm:
+benchmarks/README.md; the whole command also with ``EVSTAT_FORK=0`` (the forecast in the report's
+own process instead of a forked child beside its other sections, evstat.io.forked), and with
+``--rounds N`` every command N times, alternating, each figure the median. Both run the compiled kernels (``EVSTAT_KERNELS=numba``, numba's cache warm:
 the steady state of an installation, after the background compilation of its first call), and
 with Python's bytecode written and reused (``PYTHONDONTWRITEBYTECODE`` unset for the children, as
 ``pip install`` leaves an installation: otherwise every run compiles evstat's 48,000 lines, about
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -52,6 +56,7 @@ print(json.dumps({"outlook": wall, "cpu": cpu, "pool": len(pool), "rows": len(f)
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--before", metavar="REV", help="also measure this git revision")
+    ap.add_argument("--rounds", type=int, default=1, help="times each command is timed (alternating; medians)")
     args = ap.parse_args(argv)
     start = load()
     print(f"load average at start: {start}")
@@ -64,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: dict[str, dict[str, str]] = {}
     with revision(args.before, tmp) as before:
         versions = ([("before", before)] if before is not None else []) + [("after", REPO)]
+        commands = []
         for name, src in versions:
             env = {**base, "PYTHONPATH": str(src), "MPLBACKEND": "Agg", "EVSTAT_KERNELS": "numba"}
             work = tmp / name
@@ -76,9 +82,22 @@ def main(argv: list[str] | None = None) -> int:
             cmd = [str(evstat_bin), "report", "y ~ svm1 + svm2 + svm3", "--data", "cal.csv", "--pool", "pool.csv",
                    "--queries", "10", "--date", "2026-01-01", "-o", "r.html"]
             run(cmd, env, str(work))  # untimed: the command's modules compiled to bytecode once
-            w, c, _ = run(cmd, env, str(work))
-            print(f"[{name}] evstat report ... --pool pool.csv --queries 10: {w:.2f} s wall, {c:.2f} s cpu", flush=True)
-            rows.setdefault("report", {})[name] = f"{w:.2f} ({c:.2f})"
+            commands.append(("report", name, cmd, env, work))
+            if name == "after":
+                commands.append(("report, EVSTAT_FORK=0", name, cmd, {**env, "EVSTAT_FORK": "0"}, work))
+        commands.insert(0, ("baseline", "all", [sys.executable, "-c", "import pandas"], base, tmp))
+        times: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        for _ in range(max(1, args.rounds)):
+            for what, name, cmd, env, work in commands:
+                w, c, _ = run(cmd, env, str(work))
+                print(f"[{name}] {what}: {w:.2f} s wall, {c:.2f} s cpu", flush=True)
+                times.setdefault((what, name), []).append((w, c))
+        for (what, name), got_times in times.items():
+            w = statistics.median(t[0] for t in got_times)
+            c = statistics.median(t[1] for t in got_times)
+            rows.setdefault(what, {})[name] = f"{w:.2f} ({c:.2f})"
+        if args.rounds > 1:  # the baseline of the rounds (median), beside the first one
+            baseline += f"; rounds: {rows['baseline']['all']}"
     end = load()
     print(f"load average at end: {end}")
     names = [n for n in ("after", "before") if n in rows["report"]]
@@ -88,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     print("| `outlook(fit, pool, queries=10, draws=5)` (in process) | " + " | ".join(rows["outlook"][n] for n in names) + " |")
     print("| `evstat report ... --pool pool.csv --queries 10` (whole command) | "
           + " | ".join(rows["report"][n] for n in names) + " |")
+    print("| the same with `EVSTAT_FORK=0` (forecast in the report's process) | "
+          + " | ".join(rows["report, EVSTAT_FORK=0"].get(n, "") for n in names) + " |")
     print("| mean ignorance after 10 queries, per strategy | " + " | ".join(rows["ignorance"][n] for n in names) + " |")
     return 0
 
