@@ -1854,10 +1854,19 @@ def face_starts(lik: MultinomialLikelihood, x: ArrayLike, w: ArrayLike) -> list[
     fit_key = (lik.B_hat.tobytes(), float(lik.loglik_hat), lik.X.shape, "face")
     keys = {fit_key + (v.tobytes(), k, j): (v, k, j) for v in V for (k, j) in pairs}
     new = [key for key in keys if key not in _REGION_CACHE]
-    # every face not yet cached in one batch (_subspace_max_batch: the same Newton iteration)
-    found = dict(zip(new, _subspace_max_batch(lik, np.stack(
-        [null_space(_pair_rows(K, p, keys[key][0], keys[key][1], [keys[key][2]])) for key in new]
-    )))) if new else {}
+    # every face not yet cached in one batch (_subspace_max_batch: the same Newton iteration,
+    # problem by problem, so the batch may be split over threads with the same answers: numpy
+    # releases the GIL in its products)
+    found: dict[Any, NDArray] = {}
+    if new:
+        N = np.stack([null_space(_pair_rows(K, p, keys[key][0], keys[key][1], [keys[key][2]])) for key in new])
+        sols = np.empty((len(new), lik.d))
+
+        def part(lo: int, hi: int) -> None:
+            sols[lo:hi] = _subspace_max_batch(lik, N[lo:hi])
+
+        _kernels.run_split(part, np.arange(len(new)), len(new), _kernels.threads_for(len(new) * lik.n * K))
+        found = dict(zip(new, sols))
     for i, v in enumerate(V):
         for f_i, (k, j) in enumerate(pairs):
             key = fit_key + (v.tobytes(), k, j)
