@@ -40,6 +40,8 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=50, help="calibration rows (default 50)")
     ap.add_argument("--repeat", type=int, default=1, help="reports to time (default 1)")
     ap.add_argument("--cli", action="store_true", help="also time the command line in a fresh process")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="kernel_threads setting (default: evstat's, the available processors; 1: serial)")
     args = ap.parse_args()
 
     import matplotlib
@@ -47,8 +49,11 @@ def main() -> None:
     matplotlib.use("Agg")
     import evstat as ev
 
+    if args.threads is not None:
+        ev.set_config(kernel_threads=args.threads)
+    threads = ev.get_config().get("kernel_threads", "n/a")
     print(f"evstat from {os.path.dirname(ev.__file__)}; load average {load()}; "
-          f"EVSTAT_KERNELS={os.environ['EVSTAT_KERNELS']}")
+          f"EVSTAT_KERNELS={os.environ['EVSTAT_KERNELS']}; kernel_threads={threads}")
     print(f"baseline: import pandas in a fresh interpreter {import_pandas():.2f} s wall")
     cal, test = data(args.n)
     formula = "Species ~ s_setosa + s_versicolor + s_virginica"

@@ -50,10 +50,11 @@ a reinstall or an upgrade invalidates it, as it invalidates numba's cache. A mar
 has been deleted costs one in-process compilation (numba notices the missing cache), never a
 wrong result.
 
-Threads (issue 25: the K-class figures). evmultinom's kernel is compiled with ``nogil=True`` and
-:func:`evstat.likelihood.multinomial.functional_profile` splits a batch of problems over
-:func:`kernel_threads` Python threads (:func:`run_split`), cut only where a chain of the
-continuation starts, so every problem is solved exactly as in one serial call (the tests check
+Threads (issue 25: the K-class figures). The Newton kernels (evmultinom's and the two-class
+one) are compiled with ``nogil=True``, and :func:`evstat.likelihood.multinomial.functional_profile`
+and :func:`evstat.likelihood.linear_profile._newton_batch` split a batch of problems (of at least
+:data:`THREAD_MIN_WORK` problem-rows) over :func:`kernel_threads` Python threads
+(:func:`run_split`), cut only where a chain of the continuation starts, so every problem is solved exactly as in one serial call (the tests check
 the answers bit for bit). The threads are started and joined inside the call, no numba
 threading layer is used, so no thread outlives a call and a fork stays safe; the process-pool
 workers of ``evstat predict --jobs`` and ``evstat reproduce --jobs`` run serially
@@ -80,7 +81,7 @@ from typing import Any
 
 __all__ = [
     "COMPILE_IN_PROCESS_WORK", "MAX_KERNEL_THREADS", "MODES", "compile_kernels", "kernel_threads", "marker_path",
-    "mode", "ready", "run_split", "single_threaded_blas", "use_kernel",
+    "mode", "ready", "run_split", "single_threaded_blas", "threads_for", "THREAD_MIN_WORK", "use_kernel",
 ]
 
 #: values of the environment variable ``EVSTAT_KERNELS``
@@ -207,6 +208,25 @@ def kernel_threads() -> int:
 
         n = min(available_cpus(), MAX_KERNEL_THREADS)
     return int(n)
+
+
+#: problems x calibration rows of one kernel call from which it is split over threads: half a
+#: millisecond of work or more (a thread's start and join cost some 50-100 us). Measured on the
+#: K-class figure's grid at n = 1000: calls of at least 50,000 carry 97 % of the kernel's time
+#: (84 % at 200,000, where the calls left serial averaged 2.2 ms)
+THREAD_MIN_WORK = 50_000
+
+
+def threads_for(work: int) -> int:
+    """:func:`kernel_threads` for a kernel call of ``work`` problem-rows, 1 below
+    :data:`THREAD_MIN_WORK`.
+
+    Examples
+    --------
+    >>> threads_for(10)
+    1
+    """
+    return kernel_threads() if work >= THREAD_MIN_WORK else 1
 
 
 def run_split(call: Any, starts: Any, size: int, threads: int) -> None:

@@ -193,12 +193,18 @@ def _newton_batch(
     out_l = np.full(B, np.nan)
     nu = np.zeros(B)
     converged = np.zeros(B, dtype=bool)
-    passes = np.zeros(1, dtype=np.int64)
-    _kernel()(
-        _c_array(Xc), t, A, e, beta, float(tol), int(max_iter), bool(chain), _c_array(lik.beta_hat),
-        _c_array(lik.cov), out_l, nu, converged, passes,
-    )
-    _PASSES[0] += int(passes[0])
+    kern, Xc, beta_hat, cov = _kernel(), _c_array(Xc), _c_array(lik.beta_hat), _c_array(lik.cov)
+    counts: list[NDArray] = []
+
+    def part(lo: int, hi: int) -> None:  # problems lo .. hi - 1: whole paths (a path is one direction)
+        own = np.zeros(1, dtype=np.int64)
+        counts.append(own)
+        kern(Xc, t, A[lo:hi], e[lo:hi], beta[lo:hi], float(tol), int(max_iter), bool(chain), beta_hat, cov,
+             out_l[lo:hi], nu[lo:hi], converged[lo:hi], own)
+
+    starts = (np.flatnonzero(np.r_[True, np.any(A[1:] != A[:-1], axis=1)]) if chain else np.arange(B))
+    _kernels.run_split(part, starts, B, _kernels.threads_for(B * lik.n))
+    _PASSES[0] += sum(int(c[0]) for c in counts)
     return out_l, nu, beta, converged
 
 
@@ -664,7 +670,7 @@ def _newton_kernel_py(Xc, t, A, e, beta, tol, max_iter, chain, beta_hat, cov, ou
     e_last = 0.0
     e_older = 0.0
     links = 0  # maximisers of the current chain available for the prediction (0, 1 or 2+)
-    for b in range(A.shape[0]):  # problems are independent (serial: see _kernel)
+    for b in range(A.shape[0]):  # problems are independent (threads: see _newton_batch)
         a = A[b]
         aa = 0.0
         for j in range(p):
@@ -810,8 +816,9 @@ def _kernel() -> Callable[..., Any]:
         # (GNU libgomp; TBB is not installed), which is not fork-safe: a process forked after a
         # parallel kernel had run aborted ("fork() called from a process already using GNU
         # OpenMP"), which killed the process-pool workers of `evstat predict --jobs`. Cores are
-        # used by processes instead (`evstat predict --jobs`, Dask, joblib in the studies).
-        _KERNEL = numba.njit(cache=True)(_newton_kernel_py)
+        # used by processes instead (`evstat predict --jobs`, Dask, joblib in the studies), and
+        # by Python threads that live only during a call (nogil; _newton_batch, _kernels.run_split).
+        _KERNEL = numba.njit(cache=True, nogil=True)(_newton_kernel_py)
     return _KERNEL
 
 

@@ -78,8 +78,8 @@ is below ``tol`` (``h_hat`` below the mode, ``1 - h_hat`` above: the integrand `
 most 1) is not integrated at all and counts 0, as the tail beyond a far end does: rows whose
 theta_hat is within 1e-10 of 0 or 1, 220 of the 768 row-class pairs of a K = 3 figure's grid.
 
-Threads: a kernel batch of at least ``THREAD_MIN_PROBLEMS`` problems is split at its chains'
-starts over ``kernel_threads`` threads (:func:`evstat.likelihood._kernels.run_split`; the
+Threads: a kernel batch (of at least ``_kernels.THREAD_MIN_WORK`` problem-rows) is split at its
+chains' starts over ``kernel_threads`` threads (:func:`evstat.likelihood._kernels.run_split`; the
 kernel releases the GIL), with answers identical to the serial call.
 
 Speed (benchmarks/README.md): the continuation, the node tolerance and the extension-only
@@ -225,9 +225,6 @@ NODE_MAX_ITER = 1000
 WIDE_SCALE = 1e8
 #: number of float64 cells (problems x calibration rows) per chunk of problems
 CHUNK_CELLS = 4_000_000
-#: problems of one kernel call from which it is split over threads (``kernel_threads``): each
-#: problem is about 2-5 passes of 12-25 us at n = 1000, a thread's start some 50 us
-THREAD_MIN_PROBLEMS = 16
 
 
 # ---------------------------------------------------------------------------- likelihood
@@ -1390,7 +1387,7 @@ def functional_profile(
                  u0[lo:hi], tan0[lo:hi], float(lik.loglik_hat), float(tol), int(max_iter), bool(tail),
                  ll[lo:hi], lam[lo:hi], ok[lo:hi], own)
 
-        threads = _kernels.kernel_threads() if ub.size >= THREAD_MIN_PROBLEMS else 1
+        threads = _kernels.threads_for(ub.size * lik.n * (lik.K - 1))
         _kernels.run_split(part, np.flatnonzero(~cl), ub.size, threads)
         passes[0] += sum(int(c[0]) for c in counts)
         B0[~ok] = np.nan  # the kernel leaves each problem's solution in its start
@@ -1857,10 +1854,19 @@ def face_starts(lik: MultinomialLikelihood, x: ArrayLike, w: ArrayLike) -> list[
     fit_key = (lik.B_hat.tobytes(), float(lik.loglik_hat), lik.X.shape, "face")
     keys = {fit_key + (v.tobytes(), k, j): (v, k, j) for v in V for (k, j) in pairs}
     new = [key for key in keys if key not in _REGION_CACHE]
-    # every face not yet cached in one batch (_subspace_max_batch: the same Newton iteration)
-    found = dict(zip(new, _subspace_max_batch(lik, np.stack(
-        [null_space(_pair_rows(K, p, keys[key][0], keys[key][1], [keys[key][2]])) for key in new]
-    )))) if new else {}
+    # every face not yet cached in one batch (_subspace_max_batch: the same Newton iteration,
+    # problem by problem, so the batch may be split over threads with the same answers: numpy
+    # releases the GIL in its products)
+    found: dict[Any, NDArray] = {}
+    if new:
+        N = np.stack([null_space(_pair_rows(K, p, keys[key][0], keys[key][1], [keys[key][2]])) for key in new])
+        sols = np.empty((len(new), lik.d))
+
+        def part(lo: int, hi: int) -> None:
+            sols[lo:hi] = _subspace_max_batch(lik, N[lo:hi])
+
+        _kernels.run_split(part, np.arange(len(new)), len(new), _kernels.threads_for(len(new) * lik.n * K))
+        found = dict(zip(new, sols))
     for i, v in enumerate(V):
         for f_i, (k, j) in enumerate(pairs):
             key = fit_key + (v.tobytes(), k, j)

@@ -202,3 +202,30 @@ def test_profile_loglik_fast_vs_reference_on_the_numpy_path(monkeypatch):
     fast = profile_loglik(lik, A, e, chain=True)
     ref = profile_loglik_reference(lik, A, e)
     np.testing.assert_allclose(fast[0], ref[0], rtol=1e-10, atol=1e-8)
+
+
+@pytest.mark.parametrize("chain", [False, True])
+def test_two_class_kernel_threads_give_the_serial_answers_bit_for_bit(chain, monkeypatch):
+    """_newton_batch splits a batch over threads (the kernel releases the GIL), cut only where a
+    path of one direction starts (chain=True) or anywhere (chain=False): identical answers
+    and pass counts to the serial call."""
+    monkeypatch.setenv("EVSTAT_KERNELS", "numba")
+    monkeypatch.setattr(_kernels, "THREAD_MIN_WORK", 1)
+    fit, _ = _fit(400, 3, 7)
+    lik = fit.likelihood
+    A, e = _problems(lik, 40, 7)
+    if chain:  # 40 directions, 9 nodes each, outward from a . beta_hat (the quadrature's layout)
+        e0 = A @ lik.beta_hat
+        A = np.repeat(A, 9, axis=0)
+        e = (e0[:, None] + np.linspace(0.0, 4.0, 9)[None, :]).reshape(-1)
+    out = {}
+    for t in (1, 2, 5):
+        p0 = linear_profile._PASSES[0]
+        with ev.config_context(kernel_threads=t):
+            got = linear_profile._newton_batch(lik, A, e, 1e-10, 60, chain=chain)
+        out[t] = (*got, linear_profile._PASSES[0] - p0)
+    assert out[1][3].all()
+    for t in (2, 5):
+        for a, b in zip(out[1][:4], out[t][:4]):
+            assert np.array_equal(a, b)
+        assert out[t][4] == out[1][4]

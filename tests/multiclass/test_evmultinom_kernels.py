@@ -156,3 +156,19 @@ def test_run_split_cuts_only_at_chain_starts_and_leaves_no_thread():
     with pytest.raises(RuntimeError, match="part 10"):
         _kernels.run_split(fail, [0, 10], 20, 2)
     assert threading.active_count() == before
+
+
+def test_face_starts_in_threads_are_the_serial_ones(monkeypatch):
+    """face_starts splits its batch of face problems over threads (_subspace_max_batch solves
+    each problem alone): the same starts, bit for bit."""
+    monkeypatch.setattr(_kernels, "THREAD_MIN_WORK", 1)
+    fit, _ = _fit(150, 3, 4)
+    x = fit._design(_data(12, 3, 40).drop(columns="y"))[0] * 30.0  # far-out rows: faces
+    out = {}
+    for t in (1, 3):
+        mm._REGION_CACHE.clear()
+        with ev.config_context(kernel_threads=t):
+            out[t] = mm.face_starts(fit.likelihood, x, [0.0, 1.0, 0.0])
+    assert len(out[1]) == 2 and np.isfinite(out[1][0]).all()
+    for a, b in zip(out[1], out[3]):
+        assert np.array_equal(a, b)
