@@ -125,3 +125,15 @@ def test_a_child_killed_from_outside_is_recomputed_here():
             assert call.result() == os.getpid()
         assert time.perf_counter() - t0 < 30 and not call.forked
     assert _children() == before
+
+
+@needs_fork
+def test_the_child_runs_the_kernels_serially_without_bars():
+    """The caller goes on on the other core: the child's compiled kernels run serially
+    (kernel_threads=1, as evstat predict's workers) and draw no progress bars."""
+    from evstat._config import get_config
+
+    with ForkedCall(get_config) as call:
+        child = call.result()
+    assert call.forked and child["kernel_threads"] == 1 and child["progress_bars"] is False
+    assert get_config()["kernel_threads"] is None  # the caller's own settings are untouched

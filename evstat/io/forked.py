@@ -58,7 +58,8 @@ class ForkedCall:
     """``fn(*args, **kwargs)`` computed in a forked child process while the caller goes on.
 
     Entering the ``with`` block forks (when :func:`can_fork` allows it and ``fork=True``); the
-    child computes the value under ``config_context(progress_bars=False)``, records every
+    child computes the value under ``config_context(progress_bars=False, kernel_threads=1)``
+    (no bars; the compiled kernels serial, since the caller goes on on the other core), records every
     warning, sends the value and the warnings back through a pipe (pickled) and ends with
     ``os._exit`` (no ``atexit`` handler, no flush of the parent's buffers). :meth:`result` reads
     them, reaps the child, re-issues the warnings in order (under the caller's filters) and
@@ -126,7 +127,9 @@ class ForkedCall:
         from evstat._config import config_context
 
         try:
-            with warnings.catch_warnings(record=True) as got, config_context(progress_bars=False):
+            # no progress bars; the compiled kernels serial (kernel_threads=1): the parent goes on
+            # on the other core, as the process-pool workers of `evstat predict --jobs` do
+            with warnings.catch_warnings(record=True) as got, config_context(progress_bars=False, kernel_threads=1):
                 warnings.simplefilter("always")
                 value = self._fn(*self._args, **self._kwargs)
             notes = [(w.category, str(w.message)) for w in got]
