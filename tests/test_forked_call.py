@@ -137,3 +137,40 @@ def test_the_child_runs_the_kernels_serially_without_bars():
         child = call.result()
     assert call.forked and child["kernel_threads"] == 1 and child["progress_bars"] is False
     assert get_config()["kernel_threads"] is None  # the caller's own settings are untouched
+
+
+def test_a_failed_fork_is_computed_here(monkeypatch):
+    """No memory or process slots for a child (os.fork raises): the caller computes the value;
+    the pipe's descriptors are closed."""
+    def no_fork():
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    opened = []
+    real_pipe = os.pipe
+
+    def pipe():
+        fds = real_pipe()
+        opened.extend(fds)
+        return fds
+
+    monkeypatch.setattr(forked, "can_fork", lambda: True)
+    monkeypatch.setattr(os, "fork", no_fork)
+    monkeypatch.setattr(os, "pipe", pipe)
+    with ForkedCall(_sleep, 0.0) as call:
+        assert call.result() == os.getpid() and not call.forked
+    for fd in opened:
+        with pytest.raises(OSError):
+            os.fstat(fd)
+
+
+@needs_fork
+def test_a_child_reaped_by_someone_else_still_delivers():
+    """SIGCHLD ignored: the kernel reaps the child itself and waitpid finds no child; the answer
+    read from the pipe is used."""
+    old = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        with ForkedCall(_sleep, 0.0) as call:
+            pid = call.result()
+    finally:
+        signal.signal(signal.SIGCHLD, old)
+    assert call.forked and pid != os.getpid()

@@ -104,9 +104,17 @@ class ForkedCall:
         self._stop()
 
     def _start(self) -> None:
-        read, write = os.pipe()
         parent = os.getpid()
-        pid = os.fork()
+        try:
+            read, write = os.pipe()
+        except OSError:  # no file descriptors left: computed in this process
+            return
+        try:
+            pid = os.fork()
+        except OSError:  # no memory or process slots for a child: computed in this process
+            os.close(read)
+            os.close(write)
+            return
         if pid == 0:  # the child: never returns into the caller's frames
             status = 1
             try:
@@ -145,9 +153,13 @@ class ForkedCall:
             chunks.append(chunk)
         os.close(self._fd)
         self._fd = None
-        _, status = os.waitpid(self._pid, 0)
-        self._pid = None
-        if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and chunks):
+        pid, self._pid = self._pid, None
+        try:
+            _, status = os.waitpid(pid, 0)
+            clean = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+        except ChildProcessError:  # reaped by someone else (SIGCHLD ignored): judged by its answer
+            clean = True
+        if not (clean and chunks):
             return False, None, []
         try:
             kind, value, notes = pickle.loads(b"".join(chunks))
@@ -177,9 +189,9 @@ class ForkedCall:
             os.close(self._fd)
             self._fd = None
         if self._pid is not None:
+            pid, self._pid = self._pid, None
             try:
-                os.kill(self._pid, signal.SIGKILL)
-            except ProcessLookupError:  # pragma: no cover - already gone (reaped below)
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):  # pragma: no cover - reaped already
                 pass
-            os.waitpid(self._pid, 0)
-            self._pid = None
