@@ -19,6 +19,7 @@ from markupsafe import Markup
 from evstat import metrics
 from evstat.calibration.peers import ConformalSets, VennAbersCalibration
 from evstat.comparison import compare, named_fits
+from evstat.io.forked import ForkedCall
 from evstat.plotting import applicable_kinds
 from evstat.plotting.data import calibration_scores, evaluation_labels, prediction_cache, predictions
 from evstat.plotting.data import rows as n_rows
@@ -29,7 +30,6 @@ from evstat.report._explorer import Explorer, explorer
 from evstat.report._figures import ReportFigure, comparison_figure, fit_figures
 from evstat.report._glossary import GLANCE, GOF_OF_GLANCE, INFO_OF_GLANCE, SHOWN_ELSEWHERE
 from evstat.report._kclass import kclass_comparison, kclass_decisions, kclass_eval, kclass_figures, kclass_tables
-from evstat.io.forked import ForkedCall
 from evstat.report._outlook import forecasts, outlook_section
 from evstat.report.tables import Table, cell, table
 
