@@ -75,13 +75,14 @@ import platform
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "COMPILE_IN_PROCESS_WORK", "MAX_KERNEL_THREADS", "MODES", "compile_kernels", "kernel_threads", "marker_path",
-    "mode", "ready", "run_split", "single_threaded_blas", "threads_for", "THREAD_MIN_WORK", "use_kernel",
+    "COMPILE_IN_PROCESS_WORK", "COUNT_LOCK", "MAX_KERNEL_THREADS", "MODES", "compile_kernels", "kernel_threads", "marker_path",
+    "mode", "ready", "run_calls", "run_split", "single_threaded_blas", "threads_for", "THREAD_MIN_WORK", "use_kernel",
 ]
 
 #: values of the environment variable ``EVSTAT_KERNELS``
@@ -263,8 +264,6 @@ def run_split(call: Any, starts: Any, size: int, threads: int) -> None:
         for lo, hi in bounds:
             call(lo, hi)
         return
-    import threading
-
     errors: list[BaseException] = []
 
     def part(lo: int, hi: int) -> None:
@@ -281,6 +280,50 @@ def run_split(call: Any, starts: Any, size: int, threads: int) -> None:
         w.join()
     if errors:
         raise errors[0]
+
+
+#: guards the profiling counters (``_PASSES``, ``_CONTINUATION``) that threads update
+COUNT_LOCK = threading.Lock()
+
+
+def run_calls(calls: Any, threads: int) -> list[Any]:
+    """The values of the callables ``calls``, in order, computed in up to ``threads`` threads
+    (the calling one included; the calls dealt to them in turn). Each thread runs in a copy of
+    the caller's context, so ``config_context`` blocks (``kernel_threads`` among them) hold
+    there too. The threads are started and joined within the call; an error in any call is
+    raised after all have finished. For independent calls whose work releases the GIL (the
+    kernels, numpy's products) and whose Python parts then overlap the others' kernels.
+
+    Examples
+    --------
+    >>> run_calls([lambda: 1, lambda: 2, lambda: 3], 2)
+    [1, 2, 3]
+    """
+    import contextvars
+
+    calls = list(calls)
+    out: list[Any] = [None] * len(calls)
+    threads = max(1, min(int(threads), len(calls)))
+    errors: list[BaseException] = []
+
+    def deal(t: int) -> None:
+        for i in range(t, len(calls), threads):
+            try:
+                out[i] = calls[i]()
+            except BaseException as err:  # re-raised in the calling thread
+                errors.append(err)
+                return
+
+    workers = [threading.Thread(target=contextvars.copy_context().run, args=(deal, t), daemon=True)
+               for t in range(1, threads)]
+    for w in workers:
+        w.start()
+    deal(0)
+    for w in workers:
+        w.join()
+    if errors:
+        raise errors[0]
+    return out
 
 
 def single_threaded_blas() -> contextlib.AbstractContextManager[Any]:

@@ -204,7 +204,8 @@ def _newton_batch(
 
     starts = (np.flatnonzero(np.r_[True, np.any(A[1:] != A[:-1], axis=1)]) if chain else np.arange(B))
     _kernels.run_split(part, starts, B, _kernels.threads_for(B * lik.n))
-    _PASSES[0] += sum(int(c[0]) for c in counts)
+    with _kernels.COUNT_LOCK:
+        _PASSES[0] += sum(int(c[0]) for c in counts)
     return out_l, nu, beta, converged
 
 

@@ -1417,7 +1417,8 @@ def functional_profile(
         out_l[sl] = ll
         out_s[sl] = lam
         out_B[sl] = B0
-    _PASSES[0] += int(passes[0])
+    with _kernels.COUNT_LOCK:
+        _PASSES[0] += int(passes[0])
     if solutions is not None:
         solutions[...] = out_B.reshape(shape + (lik.d,))
     return out_l.reshape(shape), out_s.reshape(shape)
@@ -2075,10 +2076,12 @@ def _continued_profile(lik: MultinomialLikelihood, xx: NDArray, ww: NDArray, uu:
         sub = multi[~np.isnan(sol[multi, k, 0])]
         if j < k:
             skip = redundant(sub, j, k)
-            _CONTINUATION[1] += int(skip.sum())
+            with _kernels.COUNT_LOCK:
+                _CONTINUATION[1] += int(skip.sum())
             sub = sub[~skip]
         if sub.size:
-            _CONTINUATION[0] += sub.size
+            with _kernels.COUNT_LOCK:
+                _CONTINUATION[0] += sub.size
             b2 = np.full((sub.size, 1, lik.d), np.nan)
             l2, s2 = functional_profile(lik, xx[sub], ww[sub], uu[sub, j:j + 1], start=sol[sub, k][:, None, :],
                                         solutions=b2, **kw)

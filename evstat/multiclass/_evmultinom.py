@@ -74,6 +74,7 @@ from evstat.classifiers.base import ClassifierResults
 from evstat.io import schema
 from evstat.io.state import saved
 from evstat.glm import GLM_TYPES, GlmVerbs
+from evstat.likelihood import _kernels
 from evstat.likelihood.linear_profile import relative_loglik
 from evstat.likelihood.multinomial import (
     MultinomialLikelihood,
@@ -99,6 +100,9 @@ __all__ = ["MultinomCalibration", "evmultinom"]
 
 #: test rows per block of the predictive computation (bounds memory)
 BLOCK_ROWS = 2000
+#: test rows x calibration rows from which the events of a prediction are computed in threads
+#: (:meth:`MultinomCalibration._many_bounds`; an event costs milliseconds at that size)
+EVENT_THREAD_WORK = 5000
 
 
 def _event_name(ev: Sequence[Hashable]) -> str:
@@ -361,14 +365,22 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
             h[sl], lo[sl], up[sl] = predictive_bounds(self._lik, X[sl], w, method=self.predictive_method)
         return h, lo, up
 
+    def _many_bounds(self, X: NDArray, ws: list[NDArray]) -> list[tuple[NDArray, NDArray, NDArray]]:
+        """:meth:`_bounds` of several weight vectors, concurrently when the work is large: the
+        events are independent problems, so their Python parts overlap the others' compiled
+        kernels (``kernel_threads``; :func:`evstat.likelihood._kernels.run_calls`); the same
+        answers as one after the other."""
+        threads = _kernels.kernel_threads() if X.shape[0] * self._lik.n >= EVENT_THREAD_WORK else 1
+        return _kernels.run_calls([lambda w=w: self._bounds(X, w) for w in ws], len(ws) if threads > 1 else 1)
+
     def _singletons(self, X: NDArray) -> tuple[NDArray, NDArray, NDArray, NDArray]:
         K = self.n_classes
         m = X.shape[0]
         bel, pl = np.empty((m, K)), np.empty((m, K))
         th = scaled_probs(self._lik.B_hat, X) if m else np.empty((0, K))
-        ks = [1] if K == 2 else range(K)
-        for k in ks:
-            _, bel[:, k], pl[:, k] = self._bounds(X, np.eye(K)[k])
+        ks = [1] if K == 2 else list(range(K))
+        for k, (_, b, p) in zip(ks, self._many_bounds(X, [np.eye(K)[k] for k in ks])):
+            bel[:, k], pl[:, k] = b, p
         if K == 2:  # Pl({0}) = 1 - Bel({1}), Bel({0}) = 1 - Pl({1}) (exactly, by the mirror)
             bel[:, 0], pl[:, 0] = 1.0 - pl[:, 1], 1.0 - bel[:, 1]
         ign = np.mean(pl - bel, axis=1) if m else np.empty(0)
@@ -444,11 +456,12 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         if events is not None:
             if type != "belief":
                 raise ValueError("events= goes with type='belief' (lower and upper probabilities of the events)")
-            names, cols = [], []
+            names, ws = [], []
             for ev in events:
                 w = self._weights(ev)
                 names.append(_event_name([c for c in self.classes if w[self.classes.index(c)]]))
-                cols.append(self._bounds(X, w))
+                ws.append(w)
+            cols = self._many_bounds(X, ws)
             arr = np.hstack([np.column_stack([c[i] for c in cols]) for i in range(3)])
             mi = pd.MultiIndex.from_product([["theta", "bel", "pl"], names], names=["stat", "event"])
             return pd.DataFrame(arr, index=index, columns=mi)

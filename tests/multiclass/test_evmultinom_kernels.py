@@ -172,3 +172,40 @@ def test_face_starts_in_threads_are_the_serial_ones(monkeypatch):
     assert len(out[1]) == 2 and np.isfinite(out[1][0]).all()
     for a, b in zip(out[1], out[3]):
         assert np.array_equal(a, b)
+
+
+def test_events_in_threads_give_the_serial_answers_and_keep_the_callers_settings(monkeypatch):
+    """The singletons (and events=) of a prediction are computed concurrently (_many_bounds,
+    _kernels.run_calls): identical to one after the other, and the threads see the caller's
+    config_context (kernel_threads=1 there means serial everywhere)."""
+    import threading
+
+    monkeypatch.setenv("EVSTAT_KERNELS", "numba")
+    fit, _ = _fit(200, 3, 6)
+    new = _data(30, 3, 60).drop(columns="y") * 4.0  # some far-out rows
+    out = {}
+    for t in (1, 2):
+        with ev.config_context(kernel_threads=t):
+            out[t] = (fit.predict(new, type="belief"),
+                      fit.predict(new, type="belief", events=[["a"], ["a", "b"], ["c"]]))
+    for a, b in zip(out[1], out[2]):
+        pd.testing.assert_frame_equal(a, b, check_exact=True)
+    seen = []
+    real = _kernels.kernel_threads
+
+    def spy():
+        seen.append((threading.get_ident(), real()))
+        return real()
+    monkeypatch.setattr(_kernels, "kernel_threads", spy)
+    with ev.config_context(kernel_threads=1):
+        fit.predict(new, type="belief")
+    assert seen and all(n == 1 for _, n in seen)
+    got = _kernels.run_calls([lambda: ev.get_config()["kernel_threads"]] * 3, 3)
+    assert got == [None] * 3
+    with ev.config_context(kernel_threads=5):
+        assert _kernels.run_calls([lambda: ev.get_config()["kernel_threads"]] * 3, 3) == [5] * 3
+
+    def boom():
+        raise ValueError("third")
+    with pytest.raises(ValueError, match="third"):
+        _kernels.run_calls([lambda: 1, lambda: 2, boom], 2)
