@@ -173,7 +173,7 @@ row, ``MultinomCalibration.contour``) works on x and is meant for rows below ``W
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -199,6 +199,7 @@ __all__ = [
     "multinomial_probs",
     "multinomial_score_info",
     "predictive_bounds",
+    "predictive_bounds_events",
     "region_contours",
     "scaled_probs",
     "softmax",
@@ -2270,6 +2271,49 @@ def predictive_bounds(
     lower = np.clip(h_hat - low, 0.0, h_hat)
     upper = np.clip(h_hat + up, h_hat, 1.0)
     return h_hat, lower, upper
+
+
+#: test rows x calibration rows from which :func:`predictive_bounds_events` computes its events
+#: in threads (an event costs milliseconds from that size on)
+EVENT_THREAD_WORK = 5000
+
+
+def predictive_bounds_events(
+    lik: MultinomialLikelihood, x: ArrayLike, ws: Sequence[ArrayLike], method: str = "fast",
+    block_rows: int = 2000,
+) -> list[tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]]:
+    """:func:`predictive_bounds` of the rows ``x`` for each weight vector of ``ws`` (the events of
+    one prediction: evmultinom's K singletons, ``events=``), rows in blocks of ``block_rows``.
+
+    The events are independent problems: from :data:`EVENT_THREAD_WORK` test-row x calibration
+    rows on, and when ``kernel_threads`` (:func:`evstat.set_config`) allows more than one
+    thread, they are computed concurrently (:func:`evstat.likelihood._kernels.run_calls`, each
+    thread in the caller's ``config_context``), so that the Python parts of one overlap the
+    compiled kernels (which release the GIL) of the others. The answers are those of one
+    event after the other.
+
+    Examples
+    --------
+    >>> X = np.c_[np.ones(6), [-2.0, -1.0, 0.0, 0.5, 1.0, 2.0]]
+    >>> lik = multinomial_mle(X, [0, 0, 1, 0, 2, 2], 3, targets="platt")
+    >>> out = predictive_bounds_events(lik, [[1.0, 0.3]], [np.eye(3)[k] for k in range(3)])
+    >>> [bool(lo[0] <= h[0] <= up[0]) for h, lo, up in out]
+    [True, True, True]
+    """
+    x = np.atleast_2d(np.asarray(x, dtype=float))
+    m = x.shape[0]
+    step = max(1, int(block_rows))
+
+    def one(w: NDArray) -> tuple[NDArray, NDArray, NDArray]:
+        h, lo, up = np.empty(m), np.empty(m), np.empty(m)
+        for s in range(0, m, step):
+            sl = slice(s, s + step)
+            h[sl], lo[sl], up[sl] = predictive_bounds(lik, x[sl], w, method=method)
+        return h, lo, up
+
+    ws = [np.asarray(w, dtype=float) for w in ws]
+    threads = len(ws) if m * lik.n >= EVENT_THREAD_WORK and _kernels.kernel_threads() > 1 else 1
+    return _kernels.run_calls([lambda w=w: one(w) for w in ws], threads)
 
 
 # ---------------------------------------------------------------------------- coefficients

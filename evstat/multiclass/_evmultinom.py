@@ -74,7 +74,6 @@ from evstat.classifiers.base import ClassifierResults
 from evstat.io import schema
 from evstat.io.state import saved
 from evstat.glm import GLM_TYPES, GlmVerbs
-from evstat.likelihood import _kernels
 from evstat.likelihood.linear_profile import relative_loglik
 from evstat.likelihood.multinomial import (
     MultinomialLikelihood,
@@ -90,7 +89,7 @@ from evstat.likelihood.multinomial import (
     wide_rows,
     multinomial_score_info,
     multinomial_targets,
-    predictive_bounds,
+    predictive_bounds_events,
 )
 from evstat.multiclass.simplex import SCORES, detect_simplex, resolve_scores, scores_note, to_logs
 from evstat.results import Capabilities, register
@@ -100,9 +99,6 @@ __all__ = ["MultinomCalibration", "evmultinom"]
 
 #: test rows per block of the predictive computation (bounds memory)
 BLOCK_ROWS = 2000
-#: test rows x calibration rows from which the events of a prediction are computed in threads
-#: (:meth:`MultinomCalibration._many_bounds`; an event costs milliseconds at that size)
-EVENT_THREAD_WORK = 5000
 
 
 def _event_name(ev: Sequence[Hashable]) -> str:
@@ -358,20 +354,12 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
 
     def _bounds(self, X: NDArray, w: NDArray) -> tuple[NDArray, NDArray, NDArray]:
         """h_hat, lower, upper of the weights w for rows X (blocks of BLOCK_ROWS)."""
-        m = X.shape[0]
-        h, lo, up = np.empty(m), np.empty(m), np.empty(m)
-        for s in range(0, m, BLOCK_ROWS):
-            sl = slice(s, s + BLOCK_ROWS)
-            h[sl], lo[sl], up[sl] = predictive_bounds(self._lik, X[sl], w, method=self.predictive_method)
-        return h, lo, up
+        return self._many_bounds(X, [w])[0]
 
     def _many_bounds(self, X: NDArray, ws: list[NDArray]) -> list[tuple[NDArray, NDArray, NDArray]]:
-        """:meth:`_bounds` of several weight vectors, concurrently when the work is large: the
-        events are independent problems, so their Python parts overlap the others' compiled
-        kernels (``kernel_threads``; :func:`evstat.likelihood._kernels.run_calls`); the same
-        answers as one after the other."""
-        threads = _kernels.kernel_threads() if X.shape[0] * self._lik.n >= EVENT_THREAD_WORK else 1
-        return _kernels.run_calls([lambda w=w: self._bounds(X, w) for w in ws], len(ws) if threads > 1 else 1)
+        """:meth:`_bounds` of several weight vectors (:func:`~evstat.likelihood.multinomial.
+        predictive_bounds_events`: concurrently when the work is large, the same answers)."""
+        return predictive_bounds_events(self._lik, X, ws, method=self.predictive_method, block_rows=BLOCK_ROWS)
 
     def _singletons(self, X: NDArray) -> tuple[NDArray, NDArray, NDArray, NDArray]:
         K = self.n_classes

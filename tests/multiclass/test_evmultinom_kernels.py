@@ -175,7 +175,7 @@ def test_face_starts_in_threads_are_the_serial_ones(monkeypatch):
 
 
 def test_events_in_threads_give_the_serial_answers_and_keep_the_callers_settings(monkeypatch):
-    """The singletons (and events=) of a prediction are computed concurrently (_many_bounds,
+    """The singletons (and events=) of a prediction are computed concurrently (predictive_bounds_events,
     _kernels.run_calls): identical to one after the other, and the threads see the caller's
     config_context (kernel_threads=1 there means serial everywhere)."""
     import threading
