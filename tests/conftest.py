@@ -72,3 +72,23 @@ def run_doctests(module: str | ModuleType, optionflags: int = doctest.ELLIPSIS, 
 def doctests():
     """The doctest runner :func:`run_doctests`: ``def test_examples(doctests): doctests("evstat.x")``."""
     return run_doctests
+
+
+@pytest.fixture
+def fork_here(monkeypatch) -> int:
+    """Where a fork is possible (:func:`evstat.io.forked.fork_possible`: Linux, 2+ processors, the
+    main thread, not switched off), let ForkedCall fork even if earlier tests of this pytest
+    worker left idle threads behind (a full run under xdist has some: can_fork then refuses,
+    rightly for a user's process, and the fork tests would test the fallback instead;
+    tests/test_forked_call.py::test_no_fork_when_asked_or_unsafe checks that refusal). Returns
+    the number of threads alive at the start, which the test must leave as it found them.
+    Elsewhere the test is skipped (no fork to test)."""
+    import threading
+
+    from evstat.io import forked
+
+    if not forked.fork_possible():
+        pytest.skip("ForkedCall forks only on Linux with 2+ processors, from the main thread")
+    if not forked.can_fork():  # only other threads are in the way: the rest of the rule holds
+        monkeypatch.setattr(forked, "can_fork", forked.fork_possible)
+    return threading.active_count()

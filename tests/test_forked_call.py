@@ -18,26 +18,6 @@ from evstat.io.forked import ForkedCall, can_fork
 
 
 
-@pytest.fixture
-def fork_here(monkeypatch) -> int:
-    """Where a fork is possible (Linux, 2+ processors, the main thread, not switched off), let
-    ForkedCall fork even if earlier tests of this pytest worker left idle threads behind (a
-    full run under xdist has some: can_fork then refuses, rightly for a user's process, and
-    the fork tests would test the fallback instead; test_no_fork_when_asked_or_unsafe checks
-    that refusal). Returns the number of threads alive at the start, which the test must
-    leave as it found them. Elsewhere the test is skipped (no fork to test)."""
-    import sys
-
-    possible = (sys.platform.startswith("linux") and hasattr(os, "fork") and forked.available_cpus() >= 2
-                and threading.current_thread() is threading.main_thread()
-                and os.environ.get("EVSTAT_FORK", "1").strip().lower() not in ("0", "no", "false", "off"))
-    if not possible:
-        pytest.skip("ForkedCall forks only on Linux with 2+ processors, from the main thread")
-    if not can_fork():  # only other threads are in the way
-        monkeypatch.setattr(forked, "can_fork", lambda: True)
-    return threading.active_count()
-
-
 needs_fork = pytest.mark.usefixtures("fork_here")
 
 

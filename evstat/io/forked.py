@@ -28,7 +28,25 @@ from typing import Any
 
 from evstat.io.workers import available_cpus, die_with_parent, ignore_sigint
 
-__all__ = ["ForkedCall", "can_fork"]
+__all__ = ["ForkedCall", "can_fork", "fork_possible"]
+
+
+def fork_possible() -> bool:
+    """The conditions of :func:`can_fork` but the thread count: not switched off
+    (``EVSTAT_FORK=0``), Linux, two or more processors, called from the main thread.
+
+    Examples
+    --------
+    >>> isinstance(fork_possible(), bool)
+    True
+    """
+    return (
+        os.environ.get("EVSTAT_FORK", "1").strip().lower() not in ("0", "no", "false", "off")
+        and sys.platform.startswith("linux")
+        and hasattr(os, "fork")
+        and available_cpus() >= 2
+        and threading.current_thread() is threading.main_thread()
+    )
 
 
 def can_fork() -> bool:
@@ -44,14 +62,7 @@ def can_fork() -> bool:
     >>> isinstance(can_fork(), bool)
     True
     """
-    return (
-        os.environ.get("EVSTAT_FORK", "1").strip().lower() not in ("0", "no", "false", "off")
-        and sys.platform.startswith("linux")
-        and hasattr(os, "fork")
-        and available_cpus() >= 2
-        and threading.current_thread() is threading.main_thread()
-        and threading.active_count() == 1
-    )
+    return fork_possible() and threading.active_count() == 1
 
 
 class ForkedCall:
@@ -161,7 +172,7 @@ class ForkedCall:
             clean = True
         if not (clean and chunks):
             return False, None, []
-        try:
+        try:  # bytes written by this process's own forked child into a pipe made here, never a file
             kind, value, notes = pickle.loads(b"".join(chunks))
         except Exception:  # noqa: BLE001 - e.g. a class the parent cannot import: recompute
             return False, None, []

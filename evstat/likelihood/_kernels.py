@@ -230,21 +230,20 @@ def threads_for(work: int) -> int:
     return kernel_threads() if work >= THREAD_MIN_WORK else 1
 
 
-def run_split(call: Any, starts: Any, size: int, threads: int) -> None:
-    """Run ``call(lo, hi)`` on consecutive parts ``[lo, hi)`` of ``range(size)`` in up to
-    ``threads`` threads (the calling one included), cutting only at the positions ``starts``
-    (sorted; where an independent run of problems begins: a kernel's chains must not be cut),
-    into parts of about equal size. ``call`` must release the GIL to gain anything (numba
-    ``nogil=True``) and write only to its part of the outputs, so that the answers do not
-    depend on ``threads``. The threads are started and joined within the call: none outlives
-    it, so a fork (the process-pool workers of ``evstat predict --jobs``) never copies a
-    running one. An error in any part is raised after all have finished.
+def run_split(call: Any, starts: Any, size: int, threads: int) -> list[Any]:
+    """The values of ``call(lo, hi)`` on consecutive parts ``[lo, hi)`` of ``range(size)``, in
+    order, computed in up to ``threads`` threads (:func:`run_calls`, the calling one included),
+    cutting only at the positions ``starts`` (sorted; where an independent run of problems
+    begins: a kernel's chains must not be cut), into parts of about equal size. ``call`` must
+    release the GIL to gain anything (numba ``nogil=True``) and write only to its part of the
+    outputs, so that the answers do not depend on ``threads``. The threads are started and
+    joined within the call: none outlives it, so a fork (the process-pool workers of ``evstat
+    predict --jobs``) never copies a running one. An error in any part is raised after all
+    have finished.
 
     Examples
     --------
-    >>> parts = []
-    >>> run_split(lambda lo, hi: parts.append((lo, hi)), [0, 3, 5, 8], 10, 2)
-    >>> sorted(parts)
+    >>> run_split(lambda lo, hi: (lo, hi), [0, 3, 5, 8], 10, 2)
     [(0, 5), (5, 10)]
     """
     import numpy as np
@@ -260,26 +259,7 @@ def run_split(call: Any, starts: Any, size: int, threads: int) -> None:
             cuts.append(min(near, key=lambda c: abs(c - target)))
     cuts.append(size)
     bounds = [(lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:]) if hi > lo]
-    if len(bounds) <= 1:
-        for lo, hi in bounds:
-            call(lo, hi)
-        return
-    errors: list[BaseException] = []
-
-    def part(lo: int, hi: int) -> None:
-        try:
-            call(lo, hi)
-        except BaseException as err:  # re-raised in the calling thread
-            errors.append(err)
-
-    workers = [threading.Thread(target=part, args=b, daemon=True) for b in bounds[1:]]
-    for w in workers:
-        w.start()
-    part(*bounds[0])
-    for w in workers:
-        w.join()
-    if errors:
-        raise errors[0]
+    return run_calls([lambda lo=lo, hi=hi: call(lo, hi) for lo, hi in bounds], len(bounds))
 
 
 #: guards the profiling counters (``_PASSES``, ``_CONTINUATION``) that threads update

@@ -194,18 +194,17 @@ def _newton_batch(
     nu = np.zeros(B)
     converged = np.zeros(B, dtype=bool)
     kern, Xc, beta_hat, cov = _kernel(), _c_array(Xc), _c_array(lik.beta_hat), _c_array(lik.cov)
-    counts: list[NDArray] = []
 
-    def part(lo: int, hi: int) -> None:  # problems lo .. hi - 1: whole paths (a path is one direction)
+    def part(lo: int, hi: int) -> int:  # problems lo .. hi - 1, whole paths (a path is one direction); passes
         own = np.zeros(1, dtype=np.int64)
-        counts.append(own)
         kern(Xc, t, A[lo:hi], e[lo:hi], beta[lo:hi], float(tol), int(max_iter), bool(chain), beta_hat, cov,
              out_l[lo:hi], nu[lo:hi], converged[lo:hi], own)
+        return int(own[0])
 
     starts = (np.flatnonzero(np.r_[True, np.any(A[1:] != A[:-1], axis=1)]) if chain else np.arange(B))
-    _kernels.run_split(part, starts, B, _kernels.threads_for(B * lik.n))
+    passes = sum(_kernels.run_split(part, starts, B, _kernels.threads_for(B * lik.n)))
     with _kernels.COUNT_LOCK:
-        _PASSES[0] += sum(int(c[0]) for c in counts)
+        _PASSES[0] += passes
     return out_l, nu, beta, converged
 
 

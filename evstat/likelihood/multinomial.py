@@ -1379,18 +1379,16 @@ def functional_profile(
         ll, lam = np.full(ub.size, np.nan), np.zeros(ub.size)
         xb, wb, ub = np.ascontiguousarray(xb), np.ascontiguousarray(wb), np.ascontiguousarray(ub)
         u0, tan0 = np.ascontiguousarray(u0), np.ascontiguousarray(tan0)
-        counts: list[NDArray] = []
 
-        def part(lo: int, hi: int) -> None:  # the problems lo .. hi - 1, whole chains
+        def part(lo: int, hi: int) -> int:  # the problems lo .. hi - 1, whole chains; their passes
             own = np.zeros(1, dtype=np.int64)
-            counts.append(own)
             kern(Xc, Tt, int(lik.K), xb[lo:hi], wb[lo:hi], ub[lo:hi], B0[lo:hi], cl[lo:hi], mle, B_hat,
                  u0[lo:hi], tan0[lo:hi], float(lik.loglik_hat), float(tol), int(max_iter), bool(tail),
                  ll[lo:hi], lam[lo:hi], ok[lo:hi], own)
+            return int(own[0])
 
         threads = _kernels.threads_for(ub.size * lik.n * (lik.K - 1))
-        _kernels.run_split(part, np.flatnonzero(~cl), ub.size, threads)
-        passes[0] += sum(int(c[0]) for c in counts)
+        passes[0] += sum(_kernels.run_split(part, np.flatnonzero(~cl), ub.size, threads))
         B0[~ok] = np.nan  # the kernel leaves each problem's solution in its start
         return ll, lam, ok
 
