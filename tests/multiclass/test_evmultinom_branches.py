@@ -194,3 +194,110 @@ def test_same_branch_rule():
     # smooth descent (between -1 and -0.5); a jump up; a smooth step backwards; a fall too far; NaN
     l_j = np.array([-0.7, 0.3, -0.7, -3.0, -0.7])
     assert mm._same_branch(l_k, l_j, s_k, s_j, h).tolist() == [True, False, True, False, False]
+
+
+# ---------------------------------------------------------------- convex sides and later panels
+#: rows of the figure's grid in the case's fit (log-ratios): the case row, grid row 144, a row
+#: near a vertex and an ordinary one (no face starts)
+GRID_ROWS = np.array([
+    ROW, [0.0, -0.73352354403526232, 0.0], [0.0, -6.99236417, -4.12658768], [0.0, 2.0, 1.0],
+])
+
+
+def _passes(fn):
+    p0 = mm._PASSES[0]
+    out = fn()
+    return out, mm._PASSES[0] - p0
+
+
+def test_convex_sides():
+    sides = mm._convex_sides(np.array([[0.0, 0.0, 1.0], [1.0, 1.0, 0.0], [0.0, 1.0, 1.0], [0.5, 0.0, 0.0],
+                                       [0.0, 0.3, 0.6]]))
+    # {theta_k >= t} is convex (a log-sum-exp of affine functions bounded); {theta_k <= t} is not
+    # for K >= 3; the complement of a singleton the other way round; a loss row neither
+    assert sides[1].tolist() == [True, False, False, True, False]
+    assert sides[-1].tolist() == [False, True, True, False, False]
+    four, two = mm._convex_sides(np.array([[1.0, 0.0, 0.0, 1.0]])), mm._convex_sides(np.array([[1.0, 0.0]]))
+    assert not four[1][0] and not four[-1][0]  # two classes against two
+    assert two[1][0] and two[-1][0]  # K = 2: both sides (a concave problem)
+
+
+def test_convex_side_certificate_matches_the_multistart_path(case, monkeypatch):
+    """On the side where {B : theta_k >= t} is convex the Wald chain's solutions with a slope of
+    the side's sign are the global maxima (KKT of a concave maximisation on a convex set), so
+    the face chains and the continuation are skipped there: same Bel and Pl as with them, fewer
+    passes over the calibration rows."""
+    lik = case[0]
+    x = np.c_[np.ones(len(GRID_ROWS)), GRID_ROWS[:, 1:]]
+    assert mm._needs_faces(lik, x)[:3].all() and not mm._needs_faces(lik, x)[3]
+    for w in np.eye(3):
+        c0 = list(mm._CERTIFIED)
+        fast, p_fast = _passes(lambda: mm.predictive_bounds(lik, x, w))
+        assert mm._CERTIFIED[0] > c0[0]  # some rows certified
+        with monkeypatch.context() as mp:
+            mp.setattr(mm, "_convex_sides", lambda ws: {1: np.zeros(len(ws), bool), -1: np.zeros(len(ws), bool)})
+            full, p_full = _passes(lambda: mm.predictive_bounds(lik, x, w))
+        np.testing.assert_allclose(np.array(fast), np.array(full), atol=1e-9, rtol=0)
+        assert p_fast < p_full
+
+
+def test_certificate_needs_the_sign_of_the_side(case):
+    """A Wald chain whose slopes have the wrong sign for the side claimed is not certified: the
+    nodes below the mode of grid row 144 (slopes >= 0) taken as side +1 run the whole path."""
+    lik = case[0]
+    x = np.array([[1.0, -0.73352354403526232, 0.0]])
+    w = np.array([[0.0, 0.0, 1.0]])
+    u_hat, sig = mm._wald_u(lik, x, w)
+    a, b = mm._side_ends(u_hat, sig, -1, np.array([7.0]))
+    uu = (a[:, None] + (b - a)[:, None] * CC16[0][None, :])[:, ::-1]
+    starts = np.stack(mm.face_starts(lik, x, w[0]))
+    c0 = list(mm._CERTIFIED)
+    claimed, _ = mm._continued_profile(lik, x[:, None], w[:, None], uu, starts, True, side=1, convex=np.array([True]))
+    assert mm._CERTIFIED[0] == c0[0] and mm._CERTIFIED[1] == c0[1] + 1
+    plain, _ = mm._continued_profile(lik, x[:, None], w[:, None], uu, starts, True)
+    np.testing.assert_allclose(claimed, plain, atol=1e-12, rtol=0)
+    # the same nodes on their own side (-1) are the non-convex side of {virginica}: not certified
+    assert not mm._convex_sides(w)[-1][0]
+
+
+@pytest.mark.slow  # about 20 s: SLSQP maximisations at n = 1000
+def test_certified_nodes_are_global_maxima(case):
+    """The certified values above the mode of grid row 144 against the slow multi-start SLSQP."""
+    lik = case[0]
+    x = np.array([[1.0, -0.73352354403526232, 0.0]])
+    w = np.array([[0.0, 0.0, 1.0]])
+    assert mm._convex_sides(w)[1][0]
+    u_hat, sig = mm._wald_u(lik, x, w)
+    a, b = mm._side_ends(u_hat, sig, 1, np.array([7.0]))
+    uu = (a[:, None] + (b - a)[:, None] * CC16[0][None, :])
+    starts = np.stack(mm.face_starts(lik, x, w[0]))
+    c0 = mm._CERTIFIED[0]
+    lp, sl = mm._continued_profile(lik, x[:, None], w[:, None], uu, starts, True, side=1, convex=np.array([True]))
+    assert mm._CERTIFIED[0] == c0 + 1 and np.all(sl[0, 1:] < 0)
+    for j in (4, 10, 16):
+        slow = _slow_profile(lik, x[0], w[0], float(uu[0, j]), starts=6)
+        assert abs(lp[0, j] - lik.loglik_hat - slow) <= 1e-5, (j, lp[0, j] - lik.loglik_hat, slow)
+
+
+def test_later_panels_start_from_the_best_known_maximiser(case, monkeypatch):
+    """A bisected or widened panel's first node is a node already solved: its Wald chain starts
+    from the best maximiser found there (mm._Solved) instead of the far Wald start; the same
+    Bel and Pl, fewer passes."""
+    lik = case[0]
+    x = np.c_[np.ones(len(GRID_ROWS)), GRID_ROWS[:, 1:]]
+    w = np.eye(3)[2]
+    fast, p_fast = _passes(lambda: mm.predictive_bounds(lik, x, w))
+    with monkeypatch.context() as mp:
+        mp.setattr(mm._Solved, "at", lambda self, ids, u, d: np.full((ids.size, d), np.nan))
+        cold, p_cold = _passes(lambda: mm.predictive_bounds(lik, x, w))
+    np.testing.assert_allclose(np.array(fast), np.array(cold), atol=1e-9, rtol=0)
+    assert p_fast < p_cold
+
+
+def test_solved_record():
+    s = mm._Solved()
+    s.add(np.array([3, 5]), np.array([[1.0, 2.0], [1.0, 2.0]]), np.arange(8.0).reshape(2, 2, 2))
+    s.add(np.array([3]), np.array([[4.0, 5.0]]), np.array([[[9.0, 9.0], [np.nan, np.nan]]]))  # a failed node
+    got = s.at(np.array([3, 5, 3, 7, 3]), np.array([2.0 + 1e-12, 1.0, 5.0, 1.0, 3.0]), 2)
+    np.testing.assert_array_equal(got[:2], [[2.0, 3.0], [4.0, 5.0]])
+    assert np.isnan(got[2:]).all()  # the failed node, an unknown id, a node not solved
