@@ -117,3 +117,48 @@ def test_one_kernel_decision_for_a_whole_prediction(fit, monkeypatch):
     assert calls == [expected]
     assert len(seen) > 2 and all(k is True for k in seen)
 
+
+
+def test_subspace_start_is_the_quadratic_approximations_maximum(fit):
+    """The face problems start from the maximiser of l's quadratic approximation at B_hat on the
+    face (the maximum of the strictly concave l there is unique, so only the number of Newton
+    steps depends on the start): N' I (N theta - vec B_hat) = 0, and the Newton from there
+    reaches the maximum found from the Euclidean projection of B_hat."""
+    lik = fit.likelihood
+    K, p = lik.K, lik.p
+    V, _ = mm.row_scale(_far_rows(lik, 6, 5))
+    N = np.stack([null_space(mm._pair_rows(K, p, v, 0, [1])) for v in V])
+    th = mm._subspace_start(lik, N)
+    _, info = mm.multinomial_score_info(lik.B_hat, lik.X, lik.codes, K, lik.T)
+    resid = np.einsum("mdq,de,me->mq", N, info, np.einsum("mdq,mq->md", N, th) - lik.B_hat.ravel())
+    assert np.abs(resid).max() <= 1e-8 * np.abs(info).max()
+    np.testing.assert_allclose(th[0], mm._subspace_start(lik, N[0]), rtol=0, atol=1e-12)  # one or a batch
+    from scipy.optimize import minimize
+
+    for i in range(N.shape[0]):  # the maximum by BFGS from the Euclidean projection
+        def f(t: np.ndarray, i: int = i) -> tuple[float, np.ndarray]:
+            B = (N[i] @ t).reshape(K - 1, p)
+            g, _ = mm.multinomial_score_info(B, lik.X, lik.codes, K, lik.T)
+            return -float(mm.multinomial_loglik(B, lik.X, lik.codes, K, lik.T)), -(N[i].T @ g)
+
+        r = minimize(f, N[i].T @ lik.B_hat.ravel(), jac=True, method="BFGS", options={"gtol": 1e-10})
+        val, _ = mm._subspace_max(lik, N[i])
+        assert abs(val + r.fun) <= 1e-8 * (1.0 + abs(val))
+        assert val >= -r.fun - 1e-10
+
+
+def test_unconverged_problems_without_the_reference_path_are_nan(fit):
+    """functional_profile(reference=False) (the continuation's solves) leaves a problem its
+    Newton solves do not converge NaN instead of solving it by the scipy reference path."""
+    lik = fit.likelihood
+    x = _far_rows(lik, 4, 7)
+    w = np.eye(lik.K)[1]
+    u = np.array([-8.0, -4.0, 4.0, 8.0])
+    kw = dict(max_iter=1, tol=1e-14, kernel=True)
+    lp_no, sl_no = mm.functional_profile(lik, x, w, u, reference=False, **kw)
+    lp_ref, _ = mm.functional_profile(lik, x, w, u, **kw)
+    failed = np.isnan(lp_no)
+    assert failed.any() and np.isnan(sl_no[failed]).all()
+    np.testing.assert_allclose(lp_ref[failed], mm.functional_profile_reference(lik, x[failed], w, u[failed]),
+                               rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(lp_no[~failed], lp_ref[~failed])
