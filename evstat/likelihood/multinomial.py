@@ -1397,8 +1397,9 @@ def functional_profile(
                 return _profile_numpy(lik, xb, wb, ub, B0, mle, u0, float(tol), int(max_iter), bool(tail))
         ok = np.zeros(ub.size, dtype=bool)
         ll, lam = np.full(ub.size, np.nan), np.zeros(ub.size)
-        xb, wb, ub = np.ascontiguousarray(xb), np.ascontiguousarray(wb), np.ascontiguousarray(ub)
-        u0, tan0 = np.ascontiguousarray(u0), np.ascontiguousarray(tan0)
+        # C-contiguous and writable: the compiled kernel has one signature (a read-only view,
+        # e.g. of np.broadcast_to, would compile another specialisation, some 10 s in a figure)
+        xb, wb, ub, u0, tan0 = (np.require(a, dtype=float, requirements=("C", "W")) for a in (xb, wb, ub, u0, tan0))
 
         def part(lo: int, hi: int) -> int:  # the problems lo .. hi - 1, whole chains; their passes
             own = np.zeros(1, dtype=np.int64)
