@@ -209,3 +209,20 @@ def test_events_in_threads_give_the_serial_answers_and_keep_the_callers_settings
         raise ValueError("third")
     with pytest.raises(ValueError, match="third"):
         _kernels.run_calls([lambda: 1, lambda: 2, boom], 2)
+
+
+def test_kernel_has_one_signature_for_read_only_inputs():
+    """functional_profile passes the compiled kernel writable C arrays whatever it is given
+    (read-only views of np.broadcast_to included): every call uses the signature that
+    _warm_kernels compiles, none compiles another (about 10 s each in a fit's first figure)."""
+    X = np.c_[np.ones(40), np.linspace(-2.0, 2.0, 40)]
+    lik = mm.multinomial_mle(X, np.arange(40) % 3, 3, targets="platt")
+    x = np.broadcast_to(np.array([1.0, 0.4]), (2, 3, 2))  # read-only
+    w = np.broadcast_to(np.array([0.0, 1.0, 0.0]), (2, 3, 3))
+    u = np.broadcast_to(np.array([-2.0, -1.0, 0.5]), (2, 3))
+    mm.functional_profile(lik, x, w, u, kernel=True)
+    mm.functional_profile(lik, x, w, u, kernel=True, chain=True, start=np.broadcast_to(lik.B_hat.ravel(), (2, 3, 2 * 2)))
+    mm.predictive_bounds(lik, np.broadcast_to(np.array([1.0, 3.0]), (4, 2)), np.eye(3)[1])
+    sigs = mm._kernel().signatures
+    assert len(sigs) == 1, sigs
+    assert not any(getattr(t, "readonly", False) for t in sigs[0])  # every array argument writable
