@@ -162,3 +162,27 @@ def test_unconverged_problems_without_the_reference_path_are_nan(fit):
     np.testing.assert_allclose(lp_ref[failed], mm.functional_profile_reference(lik, x[failed], w, u[failed]),
                                rtol=0, atol=1e-12)
     np.testing.assert_array_equal(lp_no[~failed], lp_ref[~failed])
+
+
+def test_concurrent_events_solve_each_face_once(fit, monkeypatch):
+    """predictive_bounds_events computes the face starts of all its events before running them
+    in threads: each face of a far row is solved once (K = 3 singletons: three faces per row,
+    not two per event), with the answers of the serial call."""
+    lik = fit.likelihood
+    X = _far_rows(lik, 10, 11)
+    far = mm._needs_faces(lik, X)
+    events = [np.eye(lik.K)[k] for k in range(lik.K)]
+    mm._REGION_CACHE.clear()
+    with ev.config_context(kernel_threads=1):
+        serial = mm.predictive_bounds_events(lik, X, events)
+    solved = []
+    batch = mm._subspace_max_batch
+    monkeypatch.setattr(mm, "_subspace_max_batch", lambda lik_, N, *a: solved.append(len(N)) or batch(lik_, N, *a))
+    monkeypatch.setattr(mm, "EVENT_THREAD_WORK", 1)
+    mm._REGION_CACHE.clear()
+    with ev.config_context(kernel_threads=2):
+        threaded = mm.predictive_bounds_events(lik, X, events)
+    assert sum(solved) == int(far.sum()) * lik.K * (lik.K - 1) // 2  # every face of a far row, once
+    for a, b in zip(serial, threaded):
+        for u, v in zip(a, b):
+            np.testing.assert_array_equal(u, v)
