@@ -2098,10 +2098,11 @@ def _continued_profile(lik: MultinomialLikelihood, xx: NDArray, ww: NDArray, uu:
     ``lambda`` (the slope) of the side's sign (``side * lambda <= 0``) is a KKT point of the
     inequality problem ``max l s.t. side (g - u) >= 0``, whose value is the profile (the sup
     over ``g = u`` equals the sup over that half-set, :func:`_panels`); on a convex half-set
-    ``{side g >= side u}`` every such point is the global maximum (for ``B`` in the set,
-    ``l(B) <= l(B*) + grad l(B*) . (B - B*) = l(B*) + side |lambda| ... <= l(B*)``: the first-order
-    condition of the quasi-concave ``side g``, whose super-level set is convex, gives
-    ``side grad g(B*) . (B - B*) >= 0``, and ``grad l = lambda grad g``). A row whose Wald chain
+    ``{side g >= side u}`` every such point is the global maximum: for ``B`` in the set, l
+    concave gives ``l(B) <= l(B*) + grad l(B*) . (B - B*)``, and with ``grad l = lambda grad g``
+    the last term is ``(side lambda) (side grad g(B*) . (B - B*))``, a product of a factor
+    ``<= 0`` and one ``>= 0`` (the first-order condition of ``side g``, quasi-concave since its
+    super-level set is convex, at the boundary point B*), so ``l(B) <= l(B*)``. A row whose Wald chain
     is certified at every node of the batch runs no face chain and no continuation; its values
     are those the starts would have confirmed (to the solvers' tolerance). Other rows, or a
     node with a slope of the wrong sign or a failed solve, take the whole multi-start path.
