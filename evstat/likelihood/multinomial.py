@@ -2432,17 +2432,17 @@ def predictive_bounds_events(
             h[sl], lo[sl], up[sl] = predictive_bounds(lik, x[sl], w, method=method)
         return h, lo, up
 
-    ws = [np.asarray(w, dtype=float) for w in ws]
-    threads = len(ws) if m * lik.n >= EVENT_THREAD_WORK and _kernels.kernel_threads() > 1 else 1
+    weights: list[NDArray] = [np.asarray(w, dtype=float) for w in ws]
+    threads = len(weights) if m * lik.n >= EVENT_THREAD_WORK and _kernels.kernel_threads() > 1 else 1
     if threads > 1 and method == "fast" and lik.K > 2 and np.all(np.isfinite(x)):
         # the face starts first, one event after the other: the events share their faces (the
         # singletons of K = 3 need three per row, not two each), which concurrent events would
         # each compute before the cache held them (the same answers: face_starts is cached)
         far = _needs_faces(lik, x) & ~wide_rows(lik, x) & np.any(x != 0.0, axis=1)
-        for w in ws:
-            if far.any() and w.ndim == 1 and np.ptp(w) > 0:
-                face_starts(lik, x[far], w)
-    return _kernels.run_calls([lambda w=w: one(w) for w in ws], threads)
+        for wv in weights:
+            if far.any() and wv.ndim == 1 and np.ptp(wv) > 0:
+                face_starts(lik, x[far], wv)
+    return _kernels.run_calls([lambda w=w: one(w) for w in weights], threads)
 
 
 # ---------------------------------------------------------------------------- coefficients
