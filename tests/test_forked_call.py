@@ -16,8 +16,6 @@ import pytest
 from evstat.io import forked
 from evstat.io.forked import ForkedCall, can_fork
 
-
-
 needs_fork = pytest.mark.usefixtures("fork_here")
 
 

@@ -85,7 +85,7 @@ chain's solutions whose slopes have the side's sign are KKT points of a concave 
 on a convex set, hence the global maxima, and the face chains and the continuation of
 :func:`_continued_profile` are skipped. A panel that is not the first of its side (a bisected
 panel's half, a widening) begins at a node already solved, and its Wald chain starts from the
-best maximiser found there (:class:`_Solved`) rather than from the MLE's tangent far away (20
+best maximiser found there (recorded in :class:`_Seen`) rather than from the MLE's tangent far away (20
 to 60 passes, often on a lower branch that only the continuation left). Measured on the 256
 grid rows of the n = 1000 figure (``benchmarks/bench_kclass_figures.py``): 1.23 million passes
 -> 0.72 million, Bel and Pl within 1.7e-10 of the previous path. The face chains keep their
@@ -1959,14 +1959,18 @@ def _panels(
     farther from ``u_hat``, where that maximum exceeds it by more than ``NODE_TOL`` in the log
     (a smaller deficit is the solvers' noise, which a running maximum would turn into a bias). Still a lower bound of the profile, and never below the computed
     one; it repairs nodes whose Newton solves all stopped on a lower local maximum (the
-    constraint set is not convex for K >= 3; :func:`_continued_profile`)."""
+    constraint set is not convex for K >= 3; :func:`_continued_profile`).
+
+    ``profile(ids, x, w, uu)`` returns the profile log-likelihood at the nodes, its slope and the
+    maximisers kept there, which ``seen`` records with the values (the starts of later panels,
+    :meth:`_Seen.at`)."""
     ids = np.arange(x.shape[0]) if ids is None else ids
 
     def evaluate(rows: NDArray, uu: NDArray) -> tuple[NDArray, NDArray]:
-        lp, _ = profile(ids[rows], x[rows][:, None, :], w[rows][:, None, :], uu)
+        lp, _, B = profile(ids[rows], x[rows][:, None, :], w[rows][:, None, :], uu)
         logpl = relative_loglik(lik.loglik_hat, lp)
         if seen is not None and lik.K > 2:
-            logpl = _envelope(ids[rows], uu, logpl, side, seen)
+            logpl = _envelope(ids[rows], uu, logpl, side, seen, B)
         return np.exp(logpl + log_expit(uu) + log_expit(-uu)), logpl
 
     integral, uu, _, logpl = adaptive_clenshaw_curtis(a, b, evaluate, side, acc, max_depth)
@@ -1978,53 +1982,44 @@ def _panels(
 
 class _Seen:
     """The nodes of one side computed so far, per row id ``0 .. rows - 1`` (their keys ``-side u``,
-    ascending from the far end toward the mode, and raw log-contours), padded to a common
-    capacity (keys ``+inf``, values ``-inf``): the record of the monotone envelope."""
+    ascending from the far end toward the mode, raw log-contours and, with ``d``, the maximisers
+    kept there), padded to a common capacity (keys ``+inf``, values ``-inf``, maximisers NaN):
+    the record of the monotone envelope, and the starts of later panels (:meth:`at`)."""
 
-    def __init__(self, rows: int) -> None:
+    def __init__(self, rows: int, d: int = 0) -> None:
         self.keys = np.full((rows, 0), np.inf)
         self.vals = np.full((rows, 0), -np.inf)
+        self.B = np.full((rows, 0, d), np.nan)
         self.count = np.zeros(rows, dtype=np.intp)
 
-    def add(self, ids: NDArray, keys: NDArray, vals: NDArray) -> None:
-        """Append the nodes (len(ids), m) of distinct row ids."""
+    def add(self, ids: NDArray, keys: NDArray, vals: NDArray, B: NDArray | None = None) -> None:
+        """Append the nodes (len(ids), m) of distinct row ids (and their maximisers (len(ids), m, d))."""
         m = keys.shape[1]
         need = int(self.count[ids].max(initial=0)) + m
         if need > self.keys.shape[1]:
             grow = max(need, 2 * self.keys.shape[1]) - self.keys.shape[1]
             self.keys = np.pad(self.keys, ((0, 0), (0, grow)), constant_values=np.inf)
             self.vals = np.pad(self.vals, ((0, 0), (0, grow)), constant_values=-np.inf)
+            self.B = np.pad(self.B, ((0, 0), (0, grow), (0, 0)), constant_values=np.nan)
         cols = self.count[ids][:, None] + np.arange(m)
         self.keys[ids[:, None], cols] = keys
         self.vals[ids[:, None], cols] = vals
+        if B is not None:
+            self.B[ids[:, None], cols] = B
         self.count[ids] += m
 
-
-class _Solved:
-    """The best maximisers found so far at the nodes of one side, per row id: the start of the
-    Wald chain of a later panel at its first node (the end nearest ``u_hat``), which is always a
-    node already solved (a bisected panel's end or midpoint, or the far end before a widening)."""
-
-    def __init__(self) -> None:
-        self.u: dict[int, NDArray] = {}
-        self.B: dict[int, NDArray] = {}
-
-    def add(self, ids: NDArray, uu: NDArray, B: NDArray) -> None:
-        for i, r in enumerate(ids.tolist()):
-            keep = np.isfinite(B[i, :, 0])
-            if r in self.u:
-                self.u[r], self.B[r] = np.r_[self.u[r], uu[i, keep]], np.r_[self.B[r], B[i, keep]]
-            else:
-                self.u[r], self.B[r] = uu[i, keep], B[i, keep]
-
-    def at(self, ids: NDArray, u: NDArray, d: int) -> NDArray:
-        """The maximiser recorded at ``u`` for each id (NaN where none: to rounding)."""
-        out = np.full((ids.size, d), np.nan)
-        for i, r in enumerate(ids.tolist()):
-            if r in self.u and self.u[r].size:
-                j = int(np.argmin(np.abs(self.u[r] - u[i])))
-                if abs(self.u[r][j] - u[i]) <= 1e-9 * (1.0 + abs(u[i])):
-                    out[i] = self.B[r][j]
+    def at(self, ids: NDArray, keys: NDArray) -> NDArray:
+        """The maximiser recorded for each id at the node of key ``keys`` (to rounding; NaN where
+        none): the start of the Wald chain of a later panel at its first node (the end nearest
+        ``u_hat``), which is always a node already solved (a bisected panel's end or midpoint,
+        or the far end before a widening)."""
+        out = np.full((ids.size, self.B.shape[2]), np.nan)
+        if not ids.size or not self.keys.shape[1]:
+            return out
+        gap = np.abs(self.keys[ids] - keys[:, None])  # +inf at the padding
+        j = np.argmin(gap, axis=1)
+        hit = gap[np.arange(ids.size), j] <= 1e-9 * (1.0 + np.abs(keys))
+        out[hit] = self.B[ids[hit], j[hit]]
         return out
 
 
@@ -2032,12 +2027,14 @@ class _Solved:
 ENVELOPE_BLOCK = 64
 
 
-def _envelope(ids: NDArray, uu: NDArray, logpl: NDArray, side: int, seen: _Seen) -> NDArray:
+def _envelope(ids: NDArray, uu: NDArray, logpl: NDArray, side: int, seen: _Seen,
+              B: NDArray | None = None) -> NDArray:
     """The monotone envelope of :func:`_panels`: ``logpl`` (rows, nodes) at nodes ``uu`` of one
     side raised to the largest value recorded for the row id at nodes at least as far from the
     mode (``seen``: the earlier batches' and, in batch order, this batch's rows of that id up
     to this one, its own nodes included), where it exceeds the value by more than NODE_TOL;
-    ``seen`` is updated with the values as computed. Rows of one id are taken in batch order
+    ``seen`` is updated with the values as computed (and the maximisers ``B`` kept at the nodes,
+    (rows, nodes, d)). Rows of one id are taken in batch order
     (level by level: the k-th row of each id at once), all else at once."""
     out = np.array(logpl, dtype=float)
     raw = np.where(np.isnan(out), -np.inf, out)
@@ -2050,7 +2047,7 @@ def _envelope(ids: NDArray, uu: NDArray, logpl: NDArray, side: int, seen: _Seen)
     level[order] = np.arange(sid.size) - start
     for lv in range(int(level.max(initial=-1)) + 1):
         rs = np.flatnonzero(level == lv)
-        seen.add(ids[rs], key[rs], raw[rs])
+        seen.add(ids[rs], key[rs], raw[rs], None if B is None else B[rs])
         for c0 in range(0, rs.size, ENVELOPE_BLOCK):
             r = rs[c0:c0 + ENVELOPE_BLOCK]
             n_rec = int(seen.count[ids[r]].max())
@@ -2348,22 +2345,20 @@ def predictive_bounds(
         convex = _convex_sides(ws)
         out = {}
         for side in (-1, 1):
-            solved = _Solved()  # the side's best maximisers so far, per row
+            seen = _Seen(idx.size, lik.d)  # the side's nodes and maximisers so far, per row
 
             def profile(rows: NDArray, xx: NDArray, ww: NDArray, uu: NDArray, side: int = side,
-                        solved: _Solved = solved) -> tuple[NDArray, NDArray]:
+                        seen: _Seen = seen) -> tuple[NDArray, NDArray, NDArray]:
                 B = np.full(uu.shape + (lik.d,), np.nan)
-                near = solved.at(rows, uu[:, 0], lik.d)
+                near = seen.at(rows, -side * uu[:, 0])
                 # a panel from the mode itself starts from the MLE (its exact first solution)
                 near[uu[:, 0] == np.clip(u_hat[rows], -U_MAX, U_MAX)] = np.nan
                 lp, sl = _continued_profile(lik, xx, ww, uu, starts[:, rows], kernel, side, convex[side][rows],
                                             near=near, solutions=B)
-                solved.add(rows, uu, B)
-                return lp, sl
+                return lp, sl, B
 
             wd = np.full(idx.size, float(width))
             a, b = _side_ends(u_hat, sig, side, wd)
-            seen = _Seen(idx.size)  # the side's nodes so far, per row
             # the side's integral is at most its length in t (pl <= 1): h_hat below the mode,
             # 1 - h_hat above; a side shorter than tol is neglected as the tail beyond its far
             # end is (rows whose theta_hat is within tol of 0 or 1: a third of a figure's grid)

@@ -281,23 +281,24 @@ def test_certified_nodes_are_global_maxima(case):
 
 def test_later_panels_start_from_the_best_known_maximiser(case, monkeypatch):
     """A bisected or widened panel's first node is a node already solved: its Wald chain starts
-    from the best maximiser found there (mm._Solved) instead of the far Wald start; the same
+    from the best maximiser found there (recorded in mm._Seen) instead of the far Wald start; the same
     Bel and Pl, fewer passes."""
     lik = case[0]
     x = np.c_[np.ones(len(GRID_ROWS)), GRID_ROWS[:, 1:]]
     w = np.eye(3)[2]
     fast, p_fast = _passes(lambda: mm.predictive_bounds(lik, x, w))
     with monkeypatch.context() as mp:
-        mp.setattr(mm._Solved, "at", lambda self, ids, u, d: np.full((ids.size, d), np.nan))
+        mp.setattr(mm._Seen, "at", lambda self, ids, keys: np.full((ids.size, self.B.shape[2]), np.nan))
         cold, p_cold = _passes(lambda: mm.predictive_bounds(lik, x, w))
     np.testing.assert_allclose(np.array(fast), np.array(cold), atol=1e-9, rtol=0)
     assert p_fast < p_cold
 
 
 def test_solved_record():
-    s = mm._Solved()
-    s.add(np.array([3, 5]), np.array([[1.0, 2.0], [1.0, 2.0]]), np.arange(8.0).reshape(2, 2, 2))
-    s.add(np.array([3]), np.array([[4.0, 5.0]]), np.array([[[9.0, 9.0], [np.nan, np.nan]]]))  # a failed node
-    got = s.at(np.array([3, 5, 3, 7, 3]), np.array([2.0 + 1e-12, 1.0, 5.0, 1.0, 3.0]), 2)
+    s = mm._Seen(8, 2)
+    s.add(np.array([3, 5]), np.array([[1.0, 2.0], [1.0, 2.0]]), np.zeros((2, 2)), np.arange(8.0).reshape(2, 2, 2))
+    failed = np.array([[[9.0, 9.0], [np.nan, np.nan]]])  # the second node's solve failed
+    s.add(np.array([3]), np.array([[4.0, 5.0]]), np.zeros((1, 2)), failed)
+    got = s.at(np.array([3, 5, 3, 7, 3]), np.array([2.0 + 1e-12, 1.0, 5.0, 1.0, 3.0]))
     np.testing.assert_array_equal(got[:2], [[2.0, 3.0], [4.0, 5.0]])
     assert np.isnan(got[2:]).all()  # the failed node, an unknown id, a node not solved
