@@ -67,8 +67,6 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
-from evstat.belief import MassArray, loss_matrix
-from evstat.belief.decision import decide_bounds, label_columns
 from evstat.formula import ClassFrame, class_frame
 from evstat.classifiers.base import ClassifierResults
 from evstat.io import schema
@@ -91,6 +89,7 @@ from evstat.likelihood.multinomial import (
     multinomial_targets,
     predictive_bounds_events,
 )
+from evstat.multiclass._bounds import EvidentialBounds
 from evstat.multiclass.simplex import SCORES, detect_simplex, resolve_scores, scores_note, to_logs
 from evstat.results import Capabilities, register
 from evstat.summary import Summary, format_number
@@ -101,11 +100,7 @@ __all__ = ["MultinomCalibration", "evmultinom"]
 BLOCK_ROWS = 2000
 
 
-def _event_name(ev: Sequence[Hashable]) -> str:
-    return "{" + ", ".join(str(c) for c in ev) + "}"
-
-
-class MultinomCalibration(ClassifierResults, GlmVerbs):
+class MultinomCalibration(EvidentialBounds, ClassifierResults, GlmVerbs):
     """A fitted evidential multinomial calibration (returned by :func:`evmultinom`).
 
     Attributes
@@ -342,50 +337,13 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         L = to_logs(X[:, cols], self.scores, [terms[j] for j in cols], "evmultinom", where)
         return np.hstack([np.ones((X.shape[0], 1)), L[:, 1:] - L[:, :1]])
 
-    def _weights(self, event: Iterable[Hashable]) -> NDArray:
-        members = list(event) if not isinstance(event, (str, bytes)) else [event]
-        unknown = [c for c in members if c not in self.classes]
-        if unknown or not members:
-            raise ValueError(
-                f"an event is a non-empty set of classes of {list(self.classes)}; got {members!r}"
-                + (f" (unknown: {unknown})" if unknown else "")
-            )
-        return np.array([1.0 if c in members else 0.0 for c in self.classes])
+    def _theta_hat(self, X: NDArray) -> NDArray:
+        return scaled_probs(self._lik.B_hat, X)
 
-    def _bounds(self, X: NDArray, w: NDArray) -> tuple[NDArray, NDArray, NDArray]:
-        """h_hat, lower, upper of the weights w for rows X (blocks of BLOCK_ROWS)."""
-        return self._many_bounds(X, [w])[0]
-
-    def _many_bounds(self, X: NDArray, ws: list[NDArray]) -> list[tuple[NDArray, NDArray, NDArray]]:
-        """:meth:`_bounds` of several weight vectors (:func:`~evstat.likelihood.multinomial.
+    def _events_bounds(self, X: NDArray, ws: list[NDArray]) -> list[tuple[NDArray, NDArray, NDArray]]:
+        """theta_hat, lower and upper of each weight vector (:func:`~evstat.likelihood.multinomial.
         predictive_bounds_events`: concurrently when the work is large, the same answers)."""
         return predictive_bounds_events(self._lik, X, ws, method=self.predictive_method, block_rows=BLOCK_ROWS)
-
-    def _singletons(self, X: NDArray) -> tuple[NDArray, NDArray, NDArray, NDArray]:
-        K = self.n_classes
-        m = X.shape[0]
-        bel, pl = np.empty((m, K)), np.empty((m, K))
-        th = scaled_probs(self._lik.B_hat, X) if m else np.empty((0, K))
-        ks = [1] if K == 2 else list(range(K))
-        for k, (_, b, p) in zip(ks, self._many_bounds(X, [np.eye(K)[k] for k in ks])):
-            bel[:, k], pl[:, k] = b, p
-        if K == 2:  # Pl({0}) = 1 - Bel({1}), Bel({0}) = 1 - Pl({1}) (exactly, by the mirror)
-            bel[:, 0], pl[:, 0] = 1.0 - pl[:, 1], 1.0 - bel[:, 1]
-        ign = np.mean(pl - bel, axis=1) if m else np.empty(0)
-        return bel, pl, th, ign
-
-    def _mass_values(self, X: NDArray) -> NDArray:
-        if self.n_classes != 2:
-            raise ValueError(
-                f"type='mass' needs a mass function, but for {self.n_classes} classes the predictive "
-                "lower and upper probabilities of evmultinom are those of a coherent lower "
-                "probability, in general not the Bel and Pl of any mass function: use "
-                "type='belief' (lower and upper probabilities per class) or events="
-            )
-        _, b, p = self._bounds(X, np.array([0.0, 1.0]))
-        out = np.zeros((X.shape[0], 4))
-        out[:, 1], out[:, 2], out[:, 3] = 1.0 - p, b, p - b
-        return out
 
     def _predict(  # type: ignore[override]  # its own options by name: an unknown one is a TypeError
         self, X: NDArray, index: pd.Index, type: str, events: Sequence[Iterable[Hashable]] | None = None,
@@ -444,15 +402,7 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         if events is not None:
             if type != "belief":
                 raise ValueError("events= goes with type='belief' (lower and upper probabilities of the events)")
-            names, ws = [], []
-            for ev in events:
-                w = self._weights(ev)
-                names.append(_event_name([c for c in self.classes if w[self.classes.index(c)]]))
-                ws.append(w)
-            cols = self._many_bounds(X, ws)
-            arr = np.hstack([np.column_stack([c[i] for c in cols]) for i in range(3)])
-            mi = pd.MultiIndex.from_product([["theta", "bel", "pl"], names], names=["stat", "event"])
-            return pd.DataFrame(arr, index=index, columns=mi)
+            return self._predict_events(X, index, events)
         if type == "prob" and self.n_classes > 2:
             return pd.DataFrame(scaled_probs(self._lik.B_hat, X), index=index, columns=self._class_index())
         if type == "prob":
@@ -510,59 +460,14 @@ class MultinomCalibration(ClassifierResults, GlmVerbs):
         return evmultinom(formula, data, **settings)
 
     # ---------------------------------------------------------------- decisions
-    def expected_losses(
-        self, newdata: pd.DataFrame | None = None, loss: pd.DataFrame | None = None, missing: str = "raise"
-    ) -> dict[str, pd.DataFrame]:
-        """Upper, lower and probabilistic expected losses of every act (DataFrames rows x acts)."""
-        L = loss_matrix(self.frame) if loss is None else loss
-        X, index = self._design(newdata, missing)
-        up, lo, pr = self._losses(X, L)
-        acts = pd.Index(list(L.index), dtype=object, name="action")
-        return {k: pd.DataFrame(v, index=index, columns=acts) for k, v in (("upper", up), ("lower", lo), ("prob", pr))}
-
-    def _losses(self, X: NDArray, L: pd.DataFrame) -> tuple[NDArray, NDArray, NDArray]:
-        mat = label_columns(L, self.classes)
-        m = X.shape[0]
-        th = scaled_probs(self._lik.B_hat, X)
-        up, lo = np.empty((m, mat.shape[0])), np.empty((m, mat.shape[0]))
-        known: dict[tuple, tuple[NDArray, NDArray]] = {}
-        for a, row in enumerate(mat):
-            mn, mx = float(row.min()), float(row.max())
-            if mx == mn:
-                up[:, a] = lo[:, a] = mn
-                continue
-            w = (row - mn) / (mx - mn)
-            key, mirror = tuple(np.round(w, 15)), tuple(np.round(1.0 - w, 15))
-            if key in known:
-                l_, u_ = known[key]
-            elif mirror in known:  # h_{1-w} = 1 - h_w: bounds mirror exactly
-                ml, mu = known[mirror]
-                l_, u_ = 1.0 - mu, 1.0 - ml
-            else:
-                _, l_, u_ = self._bounds(X, w)
-                known[key] = (l_, u_)
-            up[:, a] = mn + (mx - mn) * u_
-            lo[:, a] = mn + (mx - mn) * l_
-        return up, lo, th @ mat.T
-
     def _decide(
         self, X: NDArray, strategy: str, loss: pd.DataFrame | None, rho: float, reject_cost: float | None
     ) -> NDArray:
-        """The act of least upper (``"pessimistic"``), lower (``"optimistic"``) or
-        theta_hat-expected (``"probabilistic"``, ``"pignistic"``) loss, or the ``rho`` mixture
-        (``"hurwicz"``), with 0-1 costs and an optional reject cost, or a loss matrix (rows:
-        acts, columns: the classes). Through :func:`evstat.belief.decide_bounds` (the tie
-        policy of the one engine)."""
+        """The act of least upper, lower or theta_hat-expected loss (:meth:`EvidentialBounds.
+        _decide_bounds`), with 0-1 costs and an optional reject cost, or a loss matrix (rows:
+        acts, columns: the classes)."""
         L = self._zero_one_loss(reject_cost) if loss is None else loss
-        mat = label_columns(L, self.classes)
-        if strategy in ("pignistic", "probabilistic"):
-            up = lo = None
-            pr = scaled_probs(self._lik.B_hat, X) @ mat.T
-        else:
-            up, lo, pr = self._losses(X, L)
-        res = decide_bounds(list(L.index), upper=up, lower=lo, prob=pr, strategy=strategy, rho=rho,
-                            scale=float(np.abs(mat).max()))
-        return np.asarray(res.choice, dtype=object)
+        return self._decide_bounds(X, L, strategy, rho)
 
     # ---------------------------------------------------------------- broom verbs and summary
     def tidy(self, level: float = 0.95, conf_method: str = "profile") -> pd.DataFrame:

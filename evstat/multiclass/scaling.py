@@ -77,7 +77,15 @@ from evstat.likelihood import column_scale
 from evstat.io import schema
 from evstat.io.state import floats, saved
 from evstat.glm import GLM_TYPES, GlmVerbs
-from evstat.likelihood.multinomial import softmax
+from evstat.likelihood.multinomial import (
+    MultinomialLikelihood,
+    multinomial_loglik,
+    predictive_bounds_events,
+    softmax,
+)
+from evstat.likelihood.linear_softmax import LinearSoftmaxLikelihood, softmax_bounds
+from evstat.likelihood.temperature import TemperatureLikelihood, temperature_bounds
+from evstat.multiclass._bounds import EvidentialBounds
 from evstat.multiclass.base import MulticlassResults, MulticlassState, score_design
 from evstat.multiclass.coupling import is_ovr
 from evstat.multiclass.simplex import SCORES, resolve_scores, scores_note, to_logs, warn_probabilities
@@ -250,8 +258,17 @@ def _fit_linear_softmax(
     return t, hess(t), converged
 
 
-class _ScalingBase(MulticlassResults, GlmVerbs):
-    """Shared machinery: design tensors, the fit, parameters, persistence."""
+class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
+    """Shared machinery: design tensors, the fit, parameters, persistence, and the predictive
+    lower and upper probabilities from the profile likelihood (:class:`EvidentialBounds`; each
+    family's ``_contour_bounds``)."""
+
+    decision_rule: ClassVar[str] = (
+        "the Bayes rule of the calibrators' papers (Guo et al. 2017, Kull et al. 2019): the class of largest "
+        "calibrated probability theta_hat, with reject_cost the reject when 1 - max theta_hat exceeds it; "
+        "strategy='pessimistic' (least upper expected loss, 1 - Bel({k}) with 0-1 costs) and the other "
+        "loss-based strategies use the predictive lower and upper probabilities of the likelihood contour"
+    )
 
     title: ClassVar[str] = "Multi-class scaling calibration"
     uses_code: ClassVar[bool] = True
@@ -315,12 +332,66 @@ class _ScalingBase(MulticlassResults, GlmVerbs):
         G = self._G(self._features(X))
         return softmax(np.einsum("nkp,p->nk", G, self.coef))
 
+    # ---- predictive lower and upper probabilities (evstat.multiclass._bounds)
+    def _theta_hat(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        return self.probs(X)
+
+    def _events_bounds(self, X: NDArray[np.float64], ws: list[NDArray[np.float64]]) -> list[Any]:
+        """theta_hat, lower and upper of each weight vector: the family's contour engine
+        (``_contour_bounds``) on the rows' features; refused for a fit without a maximum."""
+        if not self.converged:
+            raise ValueError(
+                f"{self.method}: the maximum-likelihood fit did not converge (the scores separate the calibration "
+                "rows, or the penalised likelihood has no maximum), so the likelihood has no contour and the "
+                "predictive lower and upper probabilities (type='belief', events=, the pessimistic and optimistic "
+                "strategies) are not defined; type='prob' and strategy='probabilistic' remain. Use a model with "
+                "fewer free parameters (temperature), evmultinom (smoothed targets), or more calibration rows"
+            )
+        th = self._theta_hat(X)
+        out = []
+        for (_, lo, up), w in zip(self._contour_bounds(X, ws), ws):
+            h = th @ w  # the engines' theta_hat agrees with the fit's to rounding: bounds kept around it
+            out.append((h, np.minimum(lo, h), np.maximum(up, h)))
+        return out
+
+    def _contour_bounds(self, X: NDArray[np.float64], ws: list[NDArray[np.float64]]) -> list[Any]:
+        """The general engine of softmax likelihoods linear in their parameters
+        (:mod:`evstat.likelihood.linear_softmax`: the profile of each event, Newton on the KKT
+        system, several branches where the constraint set is not convex)."""
+        return softmax_bounds(self._contour(), self._G(self._features(X)), ws)
+
+    def _intercepts(self) -> tuple[int, ...]:
+        """The parameter index of every class's intercept (-1: the reference class)."""
+        raise NotImplementedError
+
+    def _make_contour(self) -> Any:
+        F = self._features(np.asarray(self._X), "calibration data")
+        return LinearSoftmaxLikelihood(self._G(F), _onehot(self.training_codes(), self.n_classes),
+                                       np.asarray(self.coef, dtype=np.float64), self._intercepts(), self._penalty())
+
+    def _contour(self) -> Any:
+        """The family's likelihood engine on the calibration rows, built once (not saved)."""
+        eng = self.__dict__.get("_engine")
+        if eng is None:
+            eng = self._make_contour()
+            self.__dict__["_engine"] = eng
+        return eng
+
+
     # ---- glm verbs (evstat.glm)
-    def _predict(self, X: NDArray[np.float64], index: pd.Index, type: str, se_fit: bool = False, **options: Any) -> Any:
+    def _predict(  # type: ignore[override]  # its own options by name
+        self, X: NDArray[np.float64], index: pd.Index, type: str, se_fit: bool = False,
+        events: Any = None, **options: Any,
+    ) -> Any:
         """Predict for new score rows (the training rows when ``newdata`` is None).
 
-        ``type`` ``"prob"``, ``"belief"``, ``"mass"`` as every K-class calibrator
-        (:class:`evstat.classifiers.ClassifierResults`); ``"link"`` (the logits relative to the
+        ``type="prob"``: theta_hat, a column per class. ``type="belief"``: the predictive lower
+        and upper probabilities of every class from the relative likelihood of the parameters
+        (two-level columns ``(stat, class)``, ``stat`` in theta, bel, pl; K = 2: [theta, bel,
+        pl] of the second class), ``Bel <= theta_hat <= Pl``; with ``events=`` (sets of classes)
+        those of the events, columns ``(stat, "{a, b}")``. ``type="mass"``: K = 2 only (for
+        K >= 3 the lower probability is coherent but not in general a belief function).
+        ``"link"`` (the logits relative to the
         first class, ``log(p_k / p_0)``) and ``"response"`` (the probabilities) as R's
         ``predict.glm``, with ``se_fit=True`` their standard errors from the inverse observed
         information (the delta method; :mod:`evstat.glm`).
@@ -337,8 +408,25 @@ class _ScalingBase(MulticlassResults, GlmVerbs):
         [('fit', 1), ('fit', 2), ('se_fit', 1), ('se_fit', 2)]
         """
         if type in GLM_TYPES or se_fit:
+            if events is not None:
+                raise ValueError("events= goes with type='belief', not with the link or response predictions")
             return self._predict_glm(X, index, type, se_fit)
+        if events is not None:
+            if type != "belief":
+                raise ValueError("events= goes with type='belief' (lower and upper probabilities of the events)")
+            return self._predict_events(X, index, events)
+        if type == "prob" and not options:  # theta_hat: no bounds computed
+            th = self._theta_hat(X)
+            return self._present(type, index, bel=th, pl=th, betp=th)
         return super()._predict(X, index, type, **options)
+
+    def _decide(
+        self, X: NDArray[np.float64], strategy: str, loss: pd.DataFrame | None, rho: float, reject_cost: float | None
+    ) -> NDArray:
+        """The act of least upper, lower or theta_hat-expected loss (:meth:`EvidentialBounds.
+        _decide_bounds`), with 0-1 costs and an optional reject cost, or a loss matrix."""
+        L = self._zero_one_loss(reject_cost) if loss is None else loss
+        return self._decide_bounds(X, L, strategy, rho)
 
     def _glm_design(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         return self._G(self._features(X))
@@ -460,6 +548,15 @@ class TemperatureScaling(_ScalingBase):
     def _theta0(self) -> NDArray[np.float64]:
         return np.ones(1)
 
+    def _make_contour(self) -> TemperatureLikelihood:
+        F = self._features(np.asarray(self._X), "calibration data")
+        return TemperatureLikelihood(F, _onehot(self.training_codes(), self.n_classes), float(self.coef[0]))
+
+    def _contour_bounds(self, X: NDArray[np.float64], ws: list[NDArray[np.float64]]) -> list[Any]:
+        """Exact, by the one-dimensional geometry of the level sets (intervals of 1/T shared by
+        all rows): :mod:`evstat.likelihood.temperature`."""
+        return temperature_bounds(self._contour(), self._features(X), ws)
+
     @property
     def temperature(self) -> float:
         """The fitted temperature T (1 / the fitted slope)."""
@@ -498,6 +595,10 @@ class VectorScaling(_ScalingBase):
         lev = [str(c) for c in self.classes]
         return [f"w[{c}]" for c in lev] + [f"b[{c}]" for c in lev[1:]]
 
+    def _intercepts(self) -> tuple[int, ...]:
+        k = self.n_classes
+        return (-1, *range(k, 2 * k - 1))
+
     def _theta0(self) -> NDArray[np.float64]:
         k = self.n_classes
         return np.r_[np.ones(k), np.zeros(k - 1)]
@@ -529,6 +630,30 @@ class MatrixScaling(_ScalingBase):
 
     def _columns(self) -> list[str]:
         return self.task_columns
+
+    def _design_rows(self, X: NDArray[np.float64], where: str = "new data") -> NDArray[np.float64]:
+        """The multinomial design ``[1, features]`` of score rows (evmultinom's layout: the
+        coefficients are B (K - 1, 1 + columns) flattened row by row)."""
+        F = self._features(X, where)
+        return np.ascontiguousarray(np.hstack([np.ones((F.shape[0], 1)), F]))
+
+    def _make_contour(self) -> MultinomialLikelihood:
+        if self.cov is None:
+            raise ValueError(f"{self.method}: the observed information is singular at the estimate, so the "
+                             "likelihood contour is not defined (collinear score columns?)")
+        Xa = self._design_rows(np.asarray(self._X), "calibration data")
+        K = self.n_classes
+        B = np.asarray(self.coef, dtype=np.float64).reshape(K - 1, Xa.shape[1])
+        codes = np.asarray(self.training_codes(), dtype=np.intp)
+        T = _onehot(codes, K)
+        ll = float(multinomial_loglik(B, Xa, codes, K, T))
+        return MultinomialLikelihood(X=Xa, codes=codes, K=K, B_hat=B, loglik_hat=ll, cov=np.asarray(self.cov), T=T)
+
+    def _contour_bounds(self, X: NDArray[np.float64], ws: list[NDArray[np.float64]]) -> list[Any]:
+        """evmultinom's engine (:func:`evstat.likelihood.multinomial.predictive_bounds_events`)
+        with the one-hot labels as targets: matrix scaling is multinomial logistic regression
+        on the score columns (Dirichlet calibration without penalty: on their logs)."""
+        return predictive_bounds_events(self._contour(), self._design_rows(X), ws)
 
     def _names(self) -> list[str]:
         cols = ["Intercept", *self._columns()]
@@ -601,6 +726,25 @@ class DirichletCalibration(MatrixScaling):
         for j in range(k):
             G[:, j, j * (b + 1) : (j + 1) * (b + 1)] = Xa
         return G
+
+    def _make_contour(self) -> Any:
+        if not self.penalised:
+            return super()._make_contour()
+        return _ScalingBase._make_contour(self)
+
+    def _contour_bounds(self, X: NDArray[np.float64], ws: list[NDArray[np.float64]]) -> list[Any]:
+        """Without penalty: matrix scaling's (evmultinom's engine on ln s). With ODIR: the
+        general engine with the penalised likelihood as the contour
+        (:mod:`evstat.likelihood.linear_softmax`: ``pl = exp(lp - lp_hat)``, lp the log-likelihood
+        minus n times the penalty, at the penalised optimum; the full K x (B + 1) coefficients
+        are identified only through the penalty)."""
+        if not self.penalised:
+            return super()._contour_bounds(X, ws)
+        return _ScalingBase._contour_bounds(self, X, ws)
+
+    def _intercepts(self) -> tuple[int, ...]:
+        b = len(self.task_columns) + 1
+        return tuple(j * b for j in range(self.n_classes))
 
     def _names(self) -> list[str]:
         if not self.penalised:

@@ -52,7 +52,9 @@ def test_numpy_path_agrees_with_the_kernel(n, K, seed, monkeypatch):
     n_l, n_s = mm.functional_profile(fit.likelihood, x, w, u, tol=1e-10)
     assert np.isfinite(k_l).all() and np.isfinite(n_l).all()
     np.testing.assert_allclose(n_l, k_l, rtol=0, atol=1e-9)
-    np.testing.assert_allclose(n_s, k_s, rtol=1e-9, atol=1e-9)  # slopes up to 30 in size
+    # slopes up to 30 in size; the multiplier of a solution whose Newton decrement is below
+    # tol = 1e-10 agrees to about 1e-9 relative (2.0e-9 measured with numpy 2.4 / numba 0.68)
+    np.testing.assert_allclose(n_s, k_s, rtol=1e-8, atol=1e-9)
     # the profile is a maximum over the constraint: never above the unconstrained maximum
     assert np.all(n_l <= fit.likelihood.loglik_hat + 1e-9)
 

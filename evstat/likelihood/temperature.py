@@ -1,0 +1,427 @@
+"""Temperature scaling's likelihood, its level sets and the exact predictive lower and upper
+probabilities of sets of classes (issue 36; notes/evidential-multinomial.md, section 4).
+
+Model. Class logits ``z_i`` (n, K) of the calibration rows, one parameter ``tau = 1 / T``,
+``theta(z; tau) = softmax(tau z)``; log-likelihood of targets ``Y`` (n, K) (one-hot labels;
+rows summing to 1), optionally weighted,
+
+    l(tau) = sum_i [tau <Y_i, z_i> - logsumexp(tau z_i)],
+    l'(tau) = sum_i [<Y_i, z_i> - zbar_i(tau)],     l''(tau) = -sum_i var_i(tau),
+
+with ``zbar_i`` and ``var_i`` the mean and variance of ``z_i`` under ``theta(z_i; tau)``: l is
+concave, and strictly so unless every row's logits are equal. Contour
+``pl(tau) = exp(l(tau) - l(tau_hat))``.
+
+Level sets. ``{tau : pl(tau) >= omega}`` is an interval ``[L(omega), R(omega)]``, the same for
+every test row. With the signed root ``r(tau) = sign(tau - tau_hat) sqrt(2 (l_hat - l(tau)))``
+(R's profile z; analytic and increasing), ``omega = exp(-r^2 / 2)`` and the ends are
+``tau(-r)`` and ``tau(+r)``. The map ``r -> tau`` is computed once per fit: exact solutions of
+``l(tau) = l_hat - r^2 / 2`` (Newton's method on the concave l, monotone from the outside) at
+Chebyshev-Lobatto nodes of panels of unit length in r on each side, interpolated between
+them (barycentric formula, degree :data:`DEGREE`; ``tau(r)`` is analytic, and the tests check
+the interpolant against exact solutions between the nodes).
+
+Predictive lower and upper probabilities (notes, sections 2 and 4). For a weight vector ``w``
+in [0, 1]^K (the indicator of a set of classes A) and a test row z, ``f(tau) = sum_k w_k
+theta_k(z; tau)``; then
+
+    Bel = int_0^1 a(omega) d omega,   a(omega) = min {f(tau) : L(omega) <= tau <= R(omega)},
+    Pl  = int_0^1 b(omega) d omega,   b(omega) = max {...},
+
+and with ``omega = exp(-r^2 / 2)``, ``d omega = -r exp(-r^2 / 2) dr``,
+
+    Bel = f_hat - int_0^inf (f_hat - a(r)) r exp(-r^2 / 2) dr,   Pl = f_hat + int_0^inf (b(r) - f_hat) r exp(-r^2 / 2) dr.
+
+The extremes of the smooth f over an interval are at its ends or at its interior stationary
+points, so ``a(r) = min(f(tau(-r)), f(tau(r)), f(s) for the stationary points s with
+|r(s)| <= r)`` exactly (b likewise). The stationary points of ``f' = sum_k w_k theta_k (z_k -
+zbar)`` are bracketed by the sign changes of f' on the interpolation nodes (the whole range
+``|r| <= R_MAX``) and bisected to machine precision. For a singleton {k} there is at most
+one, a maximum (``theta_k' = theta_k (z_k - zbar)`` and zbar increases with tau), so Bel({k})
+is at the ends and Pl({k}) at the ends or at the mode. ``a`` and ``b`` are continuous and
+piecewise smooth (kinks where the end that is extreme changes, or a stationary value is
+reached again); each integral is computed by the adaptive Clenshaw-Curtis rule shared with
+evlogit (:func:`evstat.likelihood.quadrature.adaptive_clenshaw_curtis`; it bisects the panels
+holding a kink) over ``0 <= r <= R_MAX``; beyond, ``omega < exp(-R_MAX^2 / 2) = 1.3e-14``.
+
+Cost: the level-set map, ``2 * PANELS * DEGREE + 1`` exact solves of a pass over the
+calibration rows each (a few Newton iterations), once per fit; per test row and event, a few
+hundred evaluations of a softmax of K logits. Nothing is of size 2^K.
+
+Extreme logits. ``theta(z; tau)`` is computed as ``softmax(tau (z - c))`` with ``c`` the
+largest logit for ``tau >= 0`` and the smallest for ``tau < 0`` (all exponents <= 0), so test
+logits up to 1e300 give exact limits (one-hot or ties) instead of overflow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from evstat.likelihood.quadrature import adaptive_clenshaw_curtis
+
+__all__ = ["R_MAX", "TemperatureLikelihood", "temperature_bounds", "temperature_probs"]
+
+#: the layer cake is integrated over ``0 <= r <= R_MAX`` (omega >= exp(-R_MAX^2 / 2) = 1.3e-14)
+R_MAX = 8.0
+#: unit panels in r on each side of tau_hat for the level-set map
+PANELS = int(R_MAX)
+#: degree of the Chebyshev interpolation of ``tau(r)`` on each panel
+DEGREE = 16
+#: float64 cells per chunk of (tau values x calibration cells) in the likelihood passes
+CHUNK_CELLS = 4_000_000
+#: panel acceptance of the adaptive quadrature (order 16 vs order 8 difference, per panel)
+ACC = 1e-11
+
+
+def temperature_probs(tau: ArrayLike, Z: ArrayLike) -> NDArray[np.float64]:
+    """``softmax(tau z)`` for taus (..., J) and logit rows (..., K) -> (..., J, K), without
+    overflow for any finite logits (module docstring, "Extreme logits").
+
+    Examples
+    --------
+    >>> temperature_probs([[1.0, -1.0]], [[0.0, 1e300]]).round(3).tolist()
+    [[[0.0, 1.0], [1.0, 0.0]]]
+    """
+    tau = np.asarray(tau, dtype=float)[..., :, None]
+    Z = np.asarray(Z, dtype=float)[..., None, :]
+    with np.errstate(over="ignore", invalid="ignore"):
+        top = np.where(tau >= 0.0, Z.max(axis=-1, keepdims=True), Z.min(axis=-1, keepdims=True))
+        d = Z - top  # <= 0 where tau >= 0, >= 0 where tau < 0 (-inf/+inf for differences beyond 1.8e308)
+        e = tau * d
+        e = np.where(tau == 0.0, 0.0, e)
+        e = np.exp(np.minimum(e, 0.0))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@dataclass(frozen=True)
+class TemperatureLikelihood:
+    """Temperature scaling's likelihood ``l(tau)`` (tau = 1 / T) of calibration logits.
+
+    Attributes
+    ----------
+    Z : array (n, K)
+        The calibration rows' class logits.
+    Y : array (n, K)
+        Targets (rows summing to 1; the one-hot labels).
+    weights : array (n,)
+        Prior weights of the rows (ones by default).
+    tau_hat : float
+        The maximiser of l, polished here by Newton's method from the start given.
+    """
+
+    Z: NDArray[np.float64]
+    Y: NDArray[np.float64]
+    tau_start: float
+    weights: NDArray[np.float64] | None = None
+    tau_hat: float = field(init=False)
+    loglik_hat: float = field(init=False)
+    info: float = field(init=False)
+    _map: dict[str, Any] = field(init=False, default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        Z = np.ascontiguousarray(np.asarray(self.Z, dtype=float))
+        if not np.all(np.isfinite(Z)):
+            raise ValueError("the calibration logits must be finite")
+        object.__setattr__(self, "Z", Z)
+        object.__setattr__(self, "Y", np.ascontiguousarray(np.asarray(self.Y, dtype=float)))
+        wt = np.ones(Z.shape[0]) if self.weights is None else np.asarray(self.weights, dtype=float)
+        object.__setattr__(self, "weights", wt)
+        tau, ll, info = self._polish(float(self.tau_start))
+        object.__setattr__(self, "tau_hat", tau)
+        object.__setattr__(self, "loglik_hat", ll)
+        object.__setattr__(self, "info", info)
+
+    # ------------------------------------------------------------------ the likelihood
+    def derivatives(self, tau: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """``l(tau)``, ``l'(tau)`` and ``-l''(tau)`` for an array of taus (one pass over the rows,
+        in chunks of :data:`CHUNK_CELLS`)."""
+        tau = np.atleast_1d(np.asarray(tau, dtype=float))
+        Z, Y, wt = self.Z, self.Y, self.weights
+        assert wt is not None
+        n, K = Z.shape
+        l0, l1, l2 = np.zeros(tau.size), np.zeros(tau.size), np.zeros(tau.size)
+        yz = np.sum(Y * Z, axis=1)  # <Y_i, z_i>
+        ysum = np.sum(Y, axis=1)
+        step = max(1, CHUNK_CELLS // max(1, tau.size * K))
+        for a in range(0, n, step):
+            z = Z[a : a + step]
+            w = wt[a : a + step]
+            top = np.where(tau[:, None] >= 0.0, z.max(axis=1)[None, :], z.min(axis=1)[None, :])  # (J, c)
+            e = np.exp(tau[:, None, None] * (z[None, :, :] - top[:, :, None]))  # (J, c, K), exponents <= 0
+            s = e.sum(axis=2)
+            lse = np.log(s) + tau[:, None] * top
+            p = e / s[:, :, None]
+            zbar = np.einsum("jck,ck->jc", p, z)
+            z2 = np.einsum("jck,ck->jc", p, z * z)
+            l0 += (tau[:, None] * yz[a : a + step][None, :] - ysum[a : a + step][None, :] * lse) @ w
+            l1 += (yz[a : a + step][None, :] - ysum[a : a + step][None, :] * zbar) @ w
+            l2 += (ysum[a : a + step][None, :] * np.maximum(z2 - zbar * zbar, 0.0)) @ w
+        return l0, l1, l2
+
+    def loglik(self, tau: ArrayLike) -> NDArray[np.float64]:
+        """``l(tau)`` for an array of taus."""
+        return self.derivatives(tau)[0]
+
+    def _polish(self, tau: float) -> tuple[float, float, float]:
+        """Newton's method on l' from ``tau`` (with step halving on l): the maximiser to full
+        precision, its log-likelihood and information."""
+        l0, l1, l2 = (float(v[0]) for v in self.derivatives(tau))
+        if not l2 > 0.0:
+            raise ValueError(
+                "temperature scaling's likelihood is flat: every calibration row has equal logits in all "
+                "classes, so the temperature is not identified"
+            )
+        for _ in range(100):
+            step = l1 / l2
+            t = 1.0
+            while True:
+                cand = tau + t * step
+                c0, c1, c2 = (float(v[0]) for v in self.derivatives(cand))
+                if c0 >= l0 - 1e-13 * (1.0 + abs(l0)) or t < 1e-12:
+                    break
+                t *= 0.5
+            done = abs(t * step) <= 1e-15 * (1.0 + abs(tau))
+            tau, l0, l1, l2 = cand, c0, c1, c2
+            if done or not l2 > 0.0:
+                break
+        return tau, l0, l2
+
+    # ------------------------------------------------------------------ the level sets
+    def level_map(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """The exact solutions ``tau(r)`` at the interpolation nodes: ``(r, tau)``, arrays of
+        shape (2 * PANELS, DEGREE + 1), panels ordered from ``-R_MAX`` to ``R_MAX`` (computed
+        once, cached)."""
+        if "nodes" not in self._map:
+            j = np.arange(DEGREE + 1)
+            cheb = 0.5 * (1.0 - np.cos(np.pi * j / DEGREE))  # Chebyshev-Lobatto on [0, 1]
+            edges = np.arange(-PANELS, PANELS + 1, dtype=float) * (R_MAX / PANELS)
+            r = edges[:-1, None] + (edges[1:] - edges[:-1])[:, None] * cheb[None, :]
+            r[:, 0], r[:, -1] = edges[:-1], edges[1:]
+            tau = self._solve_levels(r.ravel()).reshape(r.shape)
+            self._map["nodes"] = (r, tau)
+        return self._map["nodes"]
+
+    def _solve_levels(self, r: NDArray[np.float64]) -> NDArray[np.float64]:
+        """tau with ``l(tau) = l_hat - r^2 / 2`` on the side of ``sign(r)`` (r = 0: tau_hat)."""
+        sd = 1.0 / np.sqrt(self.info)
+        target = self.loglik_hat - 0.5 * r * r
+        tau = self.tau_hat + 2.0 * r * sd  # the Wald solution at twice the radius: outside (l concave)
+        side = np.sign(r)
+        live = r != 0.0
+        out = np.full(r.shape, self.tau_hat)
+        for _ in range(60):  # outward until outside the level set (l(tau) <= target)
+            l0 = self.loglik(tau[live])
+            inside = l0 > target[live]
+            if not inside.any():
+                break
+            idx = np.flatnonzero(live)[inside]
+            tau[idx] = self.tau_hat + 2.0 * (tau[idx] - self.tau_hat)
+        else:
+            raise ValueError(
+                "temperature scaling's likelihood does not fall to exp(-R_MAX^2 / 2) of its maximum on one side "
+                "(the scores separate the calibration rows: the level sets are unbounded), so its predictive "
+                "lower and upper probabilities are not defined"
+            )
+        for _ in range(200):  # Newton from outside: monotone towards the solution (l concave)
+            idx = np.flatnonzero(live)
+            if idx.size == 0:
+                break
+            l0, l1, _ = self.derivatives(tau[idx])
+            step = (target[idx] - l0) / l1
+            new = tau[idx] + step
+            # never past tau_hat (rounding near the mode)
+            new = np.where(side[idx] * (new - self.tau_hat) > 0.0, new, 0.5 * (tau[idx] + self.tau_hat))
+            done = np.abs(new - tau[idx]) <= 4e-16 * np.maximum(1.0, np.abs(new))
+            tau[idx] = new
+            live[idx[done]] = False
+        out[r != 0.0] = tau[r != 0.0]
+        return out
+
+    def tau_at(self, r: ArrayLike) -> NDArray[np.float64]:
+        """``tau(r)`` for r in [-R_MAX, R_MAX] (any shape): the level-set ends (``-r`` the lower
+        end, ``+r`` the upper end of the level set ``omega = exp(-r^2 / 2)``), by barycentric
+        Chebyshev interpolation of the exact solutions."""
+        rn, tn = self.level_map()
+        r = np.asarray(r, dtype=float)
+        flat = np.clip(r.ravel(), -R_MAX, R_MAX)
+        h = R_MAX / PANELS
+        k = np.clip(np.floor((flat + R_MAX) / h).astype(np.intp), 0, 2 * PANELS - 1)
+        xs, ys = rn[k], tn[k]  # (m, DEGREE + 1)
+        wts = (-1.0) ** np.arange(DEGREE + 1)  # barycentric weights of Chebyshev-Lobatto nodes
+        wts[0] *= 0.5
+        wts[-1] *= 0.5
+        diff = flat[:, None] - xs
+        exact = diff == 0.0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = wts[None, :] / diff
+            val = np.sum(q * ys, axis=1) / np.sum(q, axis=1)
+        hit = exact.any(axis=1)
+        if hit.any():
+            val[hit] = ys[hit, np.argmax(exact[hit], axis=1)]
+        return val.reshape(r.shape)
+
+    def r_of(self, tau: ArrayLike) -> NDArray[np.float64]:
+        """The signed root ``r(tau)`` of taus inside ``[tau(-R_MAX), tau(R_MAX)]`` (outside: +-inf),
+        by bisection on the interpolated map (monotone)."""
+        tau = np.asarray(tau, dtype=float)
+        flat = tau.ravel()
+        lo_t, hi_t = self.tau_at(-R_MAX), self.tau_at(R_MAX)
+        lo, hi = np.full(flat.shape, -R_MAX), np.full(flat.shape, R_MAX)
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            below = self.tau_at(mid) < flat
+            lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+        out = 0.5 * (lo + hi)
+        out = np.where(flat < lo_t, -np.inf, np.where(flat > hi_t, np.inf, out))
+        return out.reshape(tau.shape)
+
+
+def _f_and_slope(taus: NDArray, Z: NDArray, w: NDArray) -> tuple[NDArray, NDArray]:
+    """``f = sum_k w_k theta_k(z; tau)`` and ``f'`` for taus (m, J), logits (m, K), weights (m, K)."""
+    P = temperature_probs(taus, Z)  # (m, J, K)
+    f = np.einsum("mjk,mk->mj", P, w)
+    zc = Z - Z.max(axis=1, keepdims=True)  # f' is shift invariant; centred for accuracy
+    with np.errstate(invalid="ignore", over="ignore"):
+        zbar = np.einsum("mjk,mk->mj", P, zc)
+        slope = np.einsum("mjk,mk,mk->mj", P, w, zc) - f * zbar
+    return f, np.nan_to_num(slope, nan=0.0)
+
+
+def _stationary(lik: TemperatureLikelihood, Z: NDArray, w: NDArray, max_points: int = 8) -> tuple[NDArray, NDArray]:
+    """Interior stationary points of f for every row: their radii ``|r(s)|`` and values f(s),
+    arrays (m, max_points) padded with +inf radii (module docstring)."""
+    _, tn = lik.level_map()
+    grid = np.unique(tn.ravel())  # ascending taus over |r| <= R_MAX
+    m = Z.shape[0]
+    _, sl = _f_and_slope(np.broadcast_to(grid, (m, grid.size)), Z, w)
+    sg = np.sign(sl)
+    change = (sg[:, :-1] * sg[:, 1:] < 0.0)
+    rad = np.full((m, max_points), np.inf)
+    val = np.zeros((m, max_points))
+    rows, cells = np.nonzero(change)
+    if rows.size == 0:
+        return rad, val
+    a, b = grid[cells].copy(), grid[cells + 1].copy()
+    sa = sg[rows, cells]
+    for _ in range(100):
+        mid = 0.5 * (a + b)
+        if np.all((mid == a) | (mid == b)):
+            break
+        _, s = _f_and_slope(mid[:, None], Z[rows], w[rows])
+        same = np.sign(s[:, 0]) == sa
+        a, b = np.where(same, mid, a), np.where(same, b, mid)
+    s = 0.5 * (a + b)
+    f, _ = _f_and_slope(s[:, None], Z[rows], w[rows])
+    r = np.abs(lik.r_of(s))
+    order = np.lexsort((r, rows))
+    rows, r, f = rows[order], r[order], f[order, 0]
+    slot = np.zeros(rows.size, dtype=np.intp)
+    if rows.size > 1:
+        first = np.r_[True, rows[1:] != rows[:-1]]
+        start = np.maximum.accumulate(np.where(first, np.arange(rows.size), 0))
+        slot = np.arange(rows.size) - start
+    keep = slot < max_points
+    if not keep.all():  # more stationary points than slots: never seen for K <= 100; keep the nearest
+        rows, r, f, slot = rows[keep], r[keep], f[keep], slot[keep]
+    rad[rows, slot] = r
+    val[rows, slot] = f
+    return rad, val
+
+
+def temperature_bounds(
+    lik: TemperatureLikelihood, Z: ArrayLike, ws: list[NDArray[np.float64]], block_rows: int = 256
+) -> list[tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]]:
+    """theta_hat, lower and upper predictive probability of ``f_w`` for test logit rows, for each
+    weight vector of ``ws`` (the indicator of a set of classes: theta_hat_A, Bel(A), Pl(A)).
+
+    Parameters
+    ----------
+    lik : TemperatureLikelihood
+    Z : array (m, K)
+        Test logits (finite).
+    ws : list of arrays (K,)
+        Weights in [0, 1].
+    block_rows : int
+        Test rows per block (bounds memory).
+
+    Returns
+    -------
+    list of (h_hat, lower, upper), arrays (m,) with ``0 <= lower <= h_hat <= upper <= 1``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 3, 100)
+    >>> Z = 2.0 * np.eye(3)[y] + rng.normal(size=(100, 3))
+    >>> lik = TemperatureLikelihood(Z, np.eye(3)[y], 1.0)
+    >>> (h, lo, up), = temperature_bounds(lik, [[1.0, 0.0, -1.0]], [np.array([1.0, 0.0, 0.0])])
+    >>> bool(lo[0] < h[0] < up[0])
+    True
+    """
+    Z = np.atleast_2d(np.asarray(Z, dtype=float))
+    if not np.all(np.isfinite(Z)):
+        bad = np.flatnonzero(~np.all(np.isfinite(Z), axis=1))
+        raise ValueError(f"test logits must be finite; rows {bad[:10].tolist()} hold inf or NaN")
+    m, K = Z.shape
+    out = []
+    for w in ws:
+        w = np.asarray(w, dtype=float)
+        if w.shape != (K,) or np.any(~((w >= 0) & (w <= 1))):
+            raise ValueError(f"weights must be {K} numbers in [0, 1], got {w!r}")
+        h, lo, up = np.empty(m), np.empty(m), np.empty(m)
+        for s in range(0, m, block_rows):
+            sl = slice(s, s + block_rows)
+            h[sl], lo[sl], up[sl] = _bounds_block(lik, Z[sl], w)
+        out.append((h, lo, up))
+    return out
+
+
+def _bounds_block(lik: TemperatureLikelihood, Z: NDArray, w1: NDArray) -> tuple[NDArray, NDArray, NDArray]:
+    m = Z.shape[0]
+    w = np.broadcast_to(w1, Z.shape)
+    h, _ = _f_and_slope(np.full((m, 1), lik.tau_hat), Z, w)
+    h = np.clip(h[:, 0], 0.0, 1.0)
+    if m == 0 or np.ptp(w1) == 0.0:
+        return h, h.copy(), h.copy()
+    rad, val = _stationary(lik, Z, w)
+    # panels of r: [0, 2], [2, 4], [4, 6], [6, 8] for every row
+    edges = np.linspace(0.0, R_MAX, 5)
+    P = edges.size - 1
+    rows = np.repeat(np.arange(m), P)
+    a = np.tile(edges[:-1], m)
+    b = np.tile(edges[1:], m)
+
+    def extremes(ids: NDArray, r: NDArray) -> tuple[NDArray, NDArray]:
+        rr = rows[ids]
+        taus = np.concatenate([lik.tau_at(-r), lik.tau_at(r)], axis=1)  # (q, 2J)
+        f, _ = _f_and_slope(taus, Z[rr], w[rr])
+        J = r.shape[1]
+        lo = np.minimum(f[:, :J], f[:, J:])
+        hi = np.maximum(f[:, :J], f[:, J:])
+        inside = rad[rr][:, None, :] <= r[:, :, None]  # (q, J, S)
+        v = val[rr][:, None, :]
+        lo = np.minimum(lo, np.where(inside, v, np.inf).min(axis=2))
+        hi = np.maximum(hi, np.where(inside, v, -np.inf).max(axis=2))
+        return lo, hi
+
+    dens = lambda r: r * np.exp(-0.5 * r * r)  # noqa: E731
+
+    def lower(ids: NDArray, r: NDArray) -> tuple[NDArray, None]:
+        lo, _ = extremes(ids, r)
+        return np.maximum(h[rows[ids]][:, None] - lo, 0.0) * dens(r), None
+
+    def upper(ids: NDArray, r: NDArray) -> tuple[NDArray, None]:
+        _, hi = extremes(ids, r)
+        return np.maximum(hi - h[rows[ids]][:, None], 0.0) * dens(r), None
+
+    il, *_ = adaptive_clenshaw_curtis(a, b, lower, 1, ACC)
+    iu, *_ = adaptive_clenshaw_curtis(a, b, upper, 1, ACC)
+    dl = np.bincount(rows, weights=il, minlength=m)
+    du = np.bincount(rows, weights=iu, minlength=m)
+    lo = np.clip(h - dl, 0.0, h)
+    up = np.clip(h + du, h, 1.0)
+    return h, lo, up
