@@ -51,7 +51,6 @@ import numpy as np
 import pandas as pd
 
 from evstat.belief.decision import REJECT, STRATEGIES, check_rho, check_strategy, label_columns, loss_matrix
-from evstat.belief.frame import Frame
 from evstat.io import integrity, schema, state
 from evstat.io.atomic import write_text
 from evstat.io.jsonfile import read_json
@@ -875,7 +874,7 @@ class Results(ABC):
 
     def _zero_one_loss(self, reject_cost: float | None) -> pd.DataFrame:
         """The 0-1 loss matrix on the classes, with a reject row when ``reject_cost`` is given."""
-        return loss_matrix(Frame(list(self.classes)), reject=reject_cost)
+        return loss_matrix(list(self.classes), reject=reject_cost)
 
     @abstractmethod
     def summary(self) -> Any:

@@ -15,7 +15,7 @@ The chosen action minimises the expected loss.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +24,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from evstat.belief import _ops
-from evstat.belief.frame import Frame, as_frame
+from evstat.belief.frame import Frame
 from evstat.belief.mass import MassFunction
 from evstat.belief.massarray import MassArray
 
@@ -194,6 +194,20 @@ def binary_decisions(
     return choice, cost, rejected
 
 
+def _distinct_labels(labels: Iterable[Hashable]) -> tuple:
+    """The labels of a sequence, checked as a Frame checks them (but of any number)."""
+    if isinstance(labels, (str, bytes)):
+        raise TypeError(f"labels must be an iterable of labels, not a single string {labels!r}")
+    labs = tuple(labels)
+    if not labs:
+        raise ValueError("A frame needs at least one label; got an empty list.")
+    if len(set(labs)) != len(labs):
+        seen: set = set()
+        dups = [x for x in labs if x in seen or seen.add(x)]  # type: ignore[func-returns-value]
+        raise ValueError(f"Frame labels must be distinct; duplicated: {', '.join(repr(d) for d in dict.fromkeys(dups))}.")
+    return labs
+
+
 def loss_matrix(
     frame: Frame | Sequence[Hashable],
     *,
@@ -242,12 +256,14 @@ def loss_matrix(
            [0.2 , 0.2 , 0.2 ],
            [0.25, 0.25, 0.  ]])
     """
-    fr = as_frame(frame)
-    k = fr.size
+    # the labels only: a loss matrix is K x K, so a sequence of any length is fine (a Frame, which
+    # holds dense set functions, is limited to MAX_DENSE_SIZE elements)
+    labels = tuple(frame.labels) if isinstance(frame, Frame) else _distinct_labels(frame)
+    k = len(labels)
     base = 1.0 - np.eye(k)
-    actions: list[Hashable] = list(fr.labels)
+    actions: list[Hashable] = list(labels)
     rows = [base[i] for i in range(k)]
-    if "reject" in fr and reject is not None:
+    if "reject" in labels and reject is not None:
         raise ValueError(
             "The frame has an element named 'reject', which clashes with the reject action; "
             "rename that element."
@@ -255,26 +271,26 @@ def loss_matrix(
     u = None
     if unknown is not None:
         unknown = _cost(unknown, "unknown")
-        if unknown_label not in fr:
+        if unknown_label not in labels:
             raise ValueError(
                 f"unknown={unknown!r} needs an element of the frame standing for the unknown class, "
-                f"but the frame {fr!r} has no label {unknown_label!r}. Add it to the frame (for "
+                f"but the frame {list(labels)!r} has no label {unknown_label!r}. Add it to the frame (for "
                 f"example Frame([..., {unknown_label!r}])) or name it with unknown_label=."
             )
-        u = fr.index(unknown_label)
+        u = labels.index(unknown_label)
         del actions[u], rows[u]
     if reject is not None:
         actions.append("reject")
         rows.append(np.full(k, _cost(reject, "reject")))
     if u is not None:
-        actions.append(fr.labels[u])
+        actions.append(labels[u])
         row = np.full(k, unknown)
         row[u] = 0.0
         rows.append(row)
     return pd.DataFrame(
         np.array(rows),
         index=pd.Index(actions, name="action", dtype=object),
-        columns=pd.Index(fr.labels, name="truth"),
+        columns=pd.Index(list(labels), name="truth"),
     )
 
 

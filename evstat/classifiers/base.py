@@ -67,11 +67,21 @@ class ClassifierResults(Results):
 
     def __init__(self, class_frame: ClassFrame) -> None:
         self.class_frame = class_frame
-        self.frame = Frame(list(class_frame.levels))
         self._X = class_frame.X
         self._codes = class_frame.codes
 
     # ---------------------------------------------------------------- basic facts
+    @property
+    def frame(self) -> Frame:
+        """The frame of discernment (:class:`evstat.belief.Frame`), built on first use: a frame
+        holds dense set functions (at most :data:`evstat.belief.MAX_DENSE_SIZE` elements), which
+        a model of many classes that predicts lower and upper probabilities never needs."""
+        f = self.__dict__.get("_frame_obj")
+        if f is None:
+            f = Frame(list(self.class_frame.levels))
+            self.__dict__["_frame_obj"] = f
+        return f
+
     @property
     def formula(self) -> str:
         """The formula the model was fitted with."""

@@ -133,7 +133,7 @@ class EvidentialBounds:
         """Upper, lower and probabilistic (theta_hat) expected losses of every act: DataFrames
         rows x acts under the keys ``"upper"``, ``"lower"``, ``"prob"`` (``loss`` rows the acts,
         columns the classes; default the 0-1 loss)."""
-        L = loss_matrix(self.frame) if loss is None else loss  # type: ignore[attr-defined]
+        L = loss_matrix(list(self.classes)) if loss is None else loss
         X, index = self._design(newdata, missing)  # type: ignore[attr-defined]
         up, lo, pr = self._losses(X, L)
         acts = pd.Index(list(L.index), dtype=object, name="action")

@@ -263,6 +263,8 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
     lower and upper probabilities from the profile likelihood (:class:`EvidentialBounds`; each
     family's ``_contour_bounds``)."""
 
+    #: lower and upper probabilities, not masses, for K >= 3 (type="mass" refused there)
+    capabilities: ClassVar[Capabilities] = replace(MulticlassResults.capabilities, k_class_mass=False)
     decision_rule: ClassVar[str] = (
         "the Bayes rule of the calibrators' papers (Guo et al. 2017, Kull et al. 2019): the class of largest "
         "calibrated probability theta_hat, with reject_cost the reject when 1 - max theta_hat exceeds it; "
@@ -533,7 +535,7 @@ class TemperatureScaling(_ScalingBase):
     """Temperature scaling: p = softmax(z / T) (Guo et al. 2017); created by :func:`temperature`."""
 
     method: ClassVar[str] = "temperature"
-    capabilities: ClassVar[Capabilities] = replace(MulticlassResults.capabilities, scores="logits")
+    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="logits")
     title: ClassVar[str] = "Temperature scaling"
 
     def _check_inputs(self) -> None:
@@ -577,7 +579,7 @@ class VectorScaling(_ScalingBase):
     """Vector scaling: p = softmax(w * z + b) (Guo et al. 2017); created by :func:`vector_scaling`."""
 
     method: ClassVar[str] = "vector_scaling"
-    capabilities: ClassVar[Capabilities] = replace(MulticlassResults.capabilities, scores="logits")
+    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="logits")
     title: ClassVar[str] = "Vector scaling"
 
     def _check_inputs(self) -> None:
@@ -667,7 +669,7 @@ class DirichletCalibration(MatrixScaling):
     """Dirichlet calibration (Kull et al. 2019): multinomial logistic regression on ln s."""
 
     method: ClassVar[str] = "dirichlet"
-    capabilities: ClassVar[Capabilities] = replace(MulticlassResults.capabilities, scores="probabilities")
+    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="probabilities")
     title: ClassVar[str] = "Dirichlet calibration (Kull et al. 2019)"
     uses_code: ClassVar[bool] = True
     warns_on_probabilities: ClassVar[bool] = False
