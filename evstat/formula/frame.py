@@ -848,7 +848,7 @@ def _plain_design(design_info: Any, score_columns: Sequence[str]) -> tuple[list[
             return None
         factor = term.factors[0]
         info = design_info.factor_infos[factor]
-        code = getattr(factor, "code", None)
+        code = str(getattr(factor, "code", ""))
         if info.type != "numerical" or info.num_columns != 1 or code not in score_columns or code in names:
             return None
         names.append(code)
