@@ -745,3 +745,72 @@ def test_new_X_matches_X_and_survives_json(frame):
 )
 def test_formula_docstring_examples(name, doctests):
     doctests(name)
+
+
+# -- new rows of a plain formula: stacked without patsy (issue 36 item 6) ------------------------
+
+
+@pytest.mark.parametrize(
+    "formula, plain",
+    [
+        ("y ~ a + b", (["a", "b"], True)),
+        ("y~b+a", (["b", "a"], True)),
+        ("y ~ a + b - 1", (["a", "b"], False)),
+        ("y ~ 0 + b", (["b"], False)),
+        ("y ~ a + np.log(c)", None),
+        ("y ~ a + I(b ** 2)", None),
+        ("y ~ a * b", None),
+        ("y ~ center(a) + b", None),
+        ("y ~ a + g", None),
+    ],
+)
+def test_new_rows_of_a_plain_formula_equal_patsys_design(formula, plain):
+    from evstat.formula.design import _build_X
+    from evstat.formula.frame import _plain_design
+
+    rng = np.random.default_rng(11)
+    cal = pd.DataFrame({"y": rng.integers(0, 2, 40), "a": rng.normal(size=40), "b": rng.integers(-5, 5, 40),
+                        "c": rng.random(40) + 0.1, "g": rng.choice(["u", "v"], 40)})
+    cal.loc[:1, "y"] = [0, 1]
+    mf = model_frame(formula, cal)
+    assert _plain_design(mf.design_info, mf.score_columns) == plain
+    new = pd.DataFrame({"a": rng.normal(size=25) * 1e10, "b": rng.integers(-9, 9, 25), "c": rng.random(25) + 0.1,
+                        "g": rng.choice(["u", "v"], 25)}, index=np.arange(25)[::-1] * 3)
+    X, index = mf.new_X(new)
+    cols = {c: new[c].to_numpy() for c in mf.score_columns}
+    if "g" in cols:
+        cols["g"] = pd.Categorical(new["g"], categories=["u", "v"])
+    ref = _build_X(mf.design_info, cols, len(new), formula)
+    np.testing.assert_array_equal(X, ref)  # bit for bit
+    assert X.flags.c_contiguous and X.dtype == np.float64
+    pd.testing.assert_index_equal(index, new.index)
+    if "g" not in cols:  # the same rows as a 2-D array: the same design, a RangeIndex
+        Xa, ia = mf.new_X(new[mf.score_columns].to_numpy())
+        np.testing.assert_array_equal(Xa, ref)
+        pd.testing.assert_index_equal(ia, pd.RangeIndex(25))
+
+
+def test_new_rows_as_an_array_keep_the_missing_and_infinite_value_errors():
+    rng = np.random.default_rng(12)
+    cal = pd.DataFrame({"y": [0, 1] * 10, "a": rng.normal(size=20), "b": rng.normal(size=20)})
+    mf = model_frame("y ~ a + b", cal)
+
+    def message(rows, **kw):
+        with pytest.raises(ValueError) as err:
+            mf.new_X(rows, **kw)
+        return str(err.value)
+
+    rows = rng.normal(size=(6, 2))
+    rows[2, 1] = np.nan
+    frame = pd.DataFrame(rows, columns=["a", "b"])
+    assert "column 'b' of newdata has missing values in 1 row of 6 (index 2)" in message(rows)
+    assert message(rows) == message(frame)
+    X, index = mf.new_X(rows, missing="drop")
+    assert list(index) == [0, 1, 3, 4, 5] and X.shape == (5, 3)
+    np.testing.assert_array_equal(X, mf.new_X(frame, missing="drop")[0])
+    rows[4, 0] = -np.inf
+    frame = pd.DataFrame(rows, columns=["a", "b"])
+    assert "column 'a' of newdata has infinite values in 1 row of 6" in message(rows, missing="drop")
+    assert message(rows, missing="drop") == message(frame, missing="drop")
+    assert "new rows have 3 columns" in message(np.zeros((2, 3)))
+    assert mf.new_X(np.zeros((0, 2)))[0].shape == (0, 3)

@@ -42,7 +42,7 @@ from evstat.likelihood import (
     predictive_belief,
     profile_conf_int,
 )
-from evstat.likelihood.logistic import information, loglik_eta, score
+from evstat.likelihood.logistic import column_max_abs, information, loglik_eta, score
 
 __all__ = ["LogitCalibration", "completely_separated", "evlogit", "fit_logistic_likelihood", "progress_bars"]
 
@@ -104,7 +104,7 @@ def fit_logistic_likelihood(
         With 0/1 targets and (quasi-)separated data, where no finite MLE exists.
     """
     n, p = X.shape
-    top = np.max(np.abs(X), axis=0) if n else np.zeros(p)
+    top = column_max_abs(X)
     if np.any(top > MAX_DESIGN_ABS):  # also rows added after model_frame's check (active learning)
         j = int(np.argmax(top > MAX_DESIGN_ABS))
         raise ValueError(
@@ -119,8 +119,9 @@ def fit_logistic_likelihood(
             "calibration needs at least as many rows as parameters; add calibration rows or use "
             "a model with fewer parameters"
         )
-    sv = np.linalg.svd(X / column_scale(X), compute_uv=False)
-    if not sv[-1] > 1e-10 * sv[0]:
+    Xs = X / column_scale(X)
+    if not _full_rank(Xs):
+        sv = np.linalg.svd(Xs, compute_uv=False)
         raise ValueError(
             f"the design columns {list(terms)} are linearly dependent on the {n} calibration rows "
             f"(rank {int(np.sum(sv > 1e-10 * sv[0]))} < {p}; e.g. too few distinct scores): their "
@@ -156,6 +157,23 @@ def fit_logistic_likelihood(
     lik = LogisticLikelihood(X=np.ascontiguousarray(X), t=t, beta_hat=beta,
                              loglik_hat=float(loglik_eta(X @ beta, t)), cov=np.asarray(cov, dtype=np.float64))
     return lik, None
+
+
+def _full_rank(Xs: NDArray) -> bool:
+    """Whether the smallest singular value of the scaled design ``Xs`` exceeds 1e-10 times
+    its largest (the rank test of :func:`fit_logistic_likelihood`).
+
+    The eigenvalues of the Gram matrix ``Xs' Xs`` are the squared singular values, with an
+    absolute error of about ``n eps`` times the largest: a smallest eigenvalue above 1e-8 times
+    the largest (a ratio of singular values above 1e-4, far from 1e-10) certifies the rank
+    from one matrix product (0.3 ms at 100,000 x 4); any other design is decided by the SVD
+    itself (7 ms there), as before.
+    """
+    lam = np.linalg.eigvalsh(Xs.T @ Xs) if np.all(np.isfinite(Xs)) else np.zeros(1)
+    if np.all(np.isfinite(lam)) and lam[0] >= 1e-8 * lam[-1] > 0:
+        return True
+    sv = np.linalg.svd(Xs, compute_uv=False)
+    return bool(sv[-1] > 1e-10 * sv[0])
 
 
 def _statsmodels_glm(X: NDArray, t: NDArray, terms: list[str]) -> Any:

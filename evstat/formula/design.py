@@ -248,11 +248,19 @@ def _build_X(
 # ---------------------------------------------------------------------------------------------
 
 
+def _by_column(X: np.ndarray) -> np.ndarray:
+    """``X`` (n, p) as its p columns, each contiguous (shape (p, n)): numpy reduces a C-order
+    array over its rows one row of p values at a time, ten times slower than over contiguous
+    columns (2.2 ms against 0.2 ms for the maximum of 100,000 x 4); maxima and minima are the
+    same either way."""
+    return np.ascontiguousarray(X.T)
+
+
 def _check_magnitude(X: np.ndarray, terms: list[str]) -> None:
     """Calibration design values beyond ``MAX_DESIGN_ABS``: their squares overflow."""
     if X.shape[0] == 0:
         return
-    big = np.max(np.abs(X), axis=0)
+    big = np.max(np.abs(_by_column(X)), axis=1)
     for j, term in enumerate(terms):
         if big[j] > MAX_DESIGN_ABS:
             rows = int(np.sum(np.abs(X[:, j]) > MAX_DESIGN_ABS))
@@ -267,7 +275,8 @@ def _check_magnitude(X: np.ndarray, terms: list[str]) -> None:
 def _check_constant(X: np.ndarray, terms: list[str]) -> None:
     if X.shape[0] == 0:
         return
-    spread = X.max(axis=0) - X.min(axis=0)
+    cols = _by_column(X)
+    spread = cols.max(axis=1) - cols.min(axis=1)
     for j, term in enumerate(terms):
         if term != "Intercept" and spread[j] == 0:
             raise ValueError(
@@ -283,7 +292,8 @@ def _collinear_report(X: np.ndarray, terms: list[str]) -> tuple[int, int, list[i
     Returns ``(rank, first_dependent_column, independent_columns_before_it)``; the dependent
     column is -1 when the design has full column rank.
 
-    Fast path (for wide designs, e.g. 2,000 score columns): the Cholesky factor ``L`` of the
+    Fast path (every design of two or more columns; written for wide designs, e.g. 2,000 score
+    columns, and as fast for a few columns on many rows): the Cholesky factor ``L`` of the
     Gram matrix of the unit-norm columns (one matrix product and one LAPACK call); ``L[j, j]``
     is column j's distance from the span of the columns before it, the quantity the sequential
     check compares with the tolerance. The Gram matrix squares the condition number, so the
@@ -294,7 +304,7 @@ def _collinear_report(X: np.ndarray, terms: list[str]) -> tuple[int, int, list[i
     columns. ``tests/hostile/test_formula_bounds.py`` checks that the two paths agree.
     """
     norms = np.linalg.norm(X, axis=0)
-    if X.shape[1] > _FAST_RANK_MIN_COLUMNS and X.shape[0] >= X.shape[1] and np.all(norms > 0):
+    if X.shape[1] >= _FAST_RANK_MIN_COLUMNS and X.shape[0] >= X.shape[1] and np.all(norms > 0):
         U = X / norms
         try:
             diag = np.diagonal(np.linalg.cholesky(U.T @ U))
@@ -305,8 +315,10 @@ def _collinear_report(X: np.ndarray, terms: list[str]) -> tuple[int, int, list[i
     return _collinear_sequential(X, norms)
 
 
-#: designs wider than this use the fast full-rank check of :func:`_collinear_report`
-_FAST_RANK_MIN_COLUMNS = 50
+#: designs at least this wide use the fast full-rank check of :func:`_collinear_report` (every
+#: design with two or more columns: the sequential check took 28 ms for 100,000 rows and four
+#: columns, the fast one 2 ms; it decides only what it certifies, so the answers are the same)
+_FAST_RANK_MIN_COLUMNS = 2
 #: the fast check answers "full rank" only when every distance is at least this
 _FAST_RANK_MARGIN = 1e-4
 

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, log_expit
 
-__all__ = ["column_scale", "loglik", "loglik_eta", "score", "information", "newton_mle", "platt_targets"]
+__all__ = ["column_max_abs", "column_scale", "loglik", "loglik_eta", "score", "information", "newton_mle", "platt_targets"]
 
 
 def platt_targets(y: ArrayLike) -> NDArray[np.float64]:
@@ -73,7 +73,7 @@ def information(beta: ArrayLike, X: ArrayLike) -> NDArray[np.float64]:
     return np.einsum("...n,ni,nj->...ij", w, X, X)
 
 
-def _check_finite_maximum(beta: NDArray, X: NDArray) -> None:
+def _check_finite_maximum(beta: NDArray, X: NDArray, info: NDArray | None = None) -> None:
     """Raise if the information at ``beta`` has (numerically) lost a direction.
 
     With separated data and 0/1 targets the likelihood increases towards a supremum at
@@ -81,9 +81,10 @@ def _check_finite_maximum(beta: NDArray, X: NDArray) -> None:
     information ``X' W X`` becomes singular in the separating direction. A finite maximiser
     has information comparable to ``X' X / 4`` times the smallest weight that matters; here the
     test is: smallest eigenvalue of the information below 1e-10 times the largest eigenvalue of
-    ``X' X / 4``.
+    ``X' X / 4``. ``info``: the information at ``beta``, if known.
     """
-    info = information(beta, X)
+    if info is None:
+        info = information(beta, X)
     ref = np.linalg.eigvalsh(X.T @ X / 4.0)[-1]
     lam = np.linalg.eigvalsh(info)[0]
     if not lam > 1e-10 * ref:
@@ -139,19 +140,46 @@ def column_scale(X: ArrayLike) -> NDArray[np.float64]:
     (2.0, 1.0, True, True)
     """
     X = np.asarray(X, dtype=float)
-    top = np.max(np.abs(X), axis=0) if X.shape[0] else np.zeros(X.shape[1])
+    top = column_max_abs(X)
     ok = np.isfinite(top) & (top > 0)
     _, exponent = np.frexp(np.where(ok, top, 1.0))
     return np.where(ok, np.ldexp(1.0, exponent), 1.0)
 
 
+def column_max_abs(X: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``max_i |X_ij|`` of each column of ``X`` (n, p) (zeros without rows), reduced over
+    contiguous columns: numpy reduces a C-order array over its rows one row of p values at a
+    time, ten times slower (2.2 ms against 0.2 ms at 100,000 x 4); the maxima are the same."""
+    if not X.shape[0]:
+        return np.zeros(X.shape[1])
+    return np.max(np.abs(np.ascontiguousarray(X.T)), axis=1)
+
+
+def _loglik_fast(eta: NDArray[np.float64], t: NDArray[np.float64]) -> float:
+    """:func:`loglik_eta` of one vector with numpy's vectorised ``exp`` and ``log1p``:
+    ``log expit(-eta) = -(max(eta, 0) + log1p(exp(-|eta|)))``, as accurate and finite for any
+    eta; scipy's ``log_expit`` took 1.8 ms at 100,000 rows, this 0.3 ms. For Newton's line
+    search only (its values differ from :func:`loglik_eta`'s in the last bits, so the maximum
+    log-likelihood of a fit is still computed by :func:`loglik_eta`)."""
+    return float(np.sum(t * eta - np.maximum(eta, 0.0) - np.log1p(np.exp(-np.abs(eta)))))
+
+
 def _newton(
     X: NDArray[np.float64], t: NDArray[np.float64], beta: NDArray[np.float64], tol: float, max_iter: int
 ) -> tuple[NDArray[np.float64], int]:
-    cur = float(loglik(beta, X, t))
+    # One pass over the rows per iteration and one per line-search candidate: the linear
+    # predictor of an accepted candidate is the next iteration's (not recomputed), the score and
+    # the information come from the same expit values, and the information is one matrix
+    # product ``(X w)' X`` (the einsum of :func:`information` took half of a fit's time at
+    # n = 100,000: issue 36, item 6). Same iteration, same stopping rule as before; the
+    # iterates agree with the former ones to rounding.
+    eta = X @ beta
+    cur = _loglik_fast(eta, t)
+    info = np.zeros((X.shape[1], X.shape[1]))
     for it in range(1, max_iter + 1):
-        g = score(beta, X, t)
-        info = information(beta, X)
+        mu = expit(eta)
+        g = (t - mu) @ X
+        info = _weighted_gram(X, mu * expit(-eta))
         try:
             step = np.linalg.solve(info, g)
         except np.linalg.LinAlgError:
@@ -159,15 +187,23 @@ def _newton(
         size = 1.0
         while True:
             cand = beta + size * step
-            new = float(loglik(cand, X, t))
+            eta_c = X @ cand
+            new = _loglik_fast(eta_c, t)
             if new >= cur - 1e-13 * (1.0 + abs(cur)) or size < 1e-10:
                 break
             size *= 0.5
-        beta, cur = cand, new
+        beta, cur, eta = cand, new, eta_c
         if np.max(np.abs(size * step)) <= tol * (1.0 + np.max(np.abs(beta))):
-            _check_finite_maximum(beta, X)
+            _check_finite_maximum(beta, X, _weighted_gram(X, expit(eta) * expit(-eta)))
             return beta, it
     raise RuntimeError(
         "the log-likelihood has no finite maximiser (Newton did not converge in "
         f"{max_iter} iterations); with targets='binary' this means separated data"
     )
+
+
+def _weighted_gram(X: NDArray[np.float64], w: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``X' diag(w) X`` as one matrix product (the information of :func:`information` at one
+    ``beta``, to rounding), made exactly symmetric."""
+    G = (X * w[:, None]).T @ X
+    return 0.5 * (G + G.T)

@@ -66,6 +66,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, log_expit, logit
 
+from evstat.likelihood import _kernels
 from evstat.likelihood.bernoulli import bernoulli_belief
 from evstat.likelihood.quadrature import adaptive_clenshaw_curtis
 from evstat.likelihood.linear_profile import (
@@ -366,10 +367,17 @@ def predictive_belief(
             low[idx], up[idx] = _wide_belief(lik, U[idx], r[idx], eta_hat[idx])
         idx = np.flatnonzero(live & ~wide)
         if idx.size:
-            low[idx], up[idx] = _regular_belief(
-                lik, A[idx], U[idx], r[idx], eta_hat[idx], np.maximum(sigma[idx], 1e-300),
-                tol, acc, width, max_widen,
-            )
+            # numpy's BLAS on one thread: the products here are thin (rows x p by p x p), and
+            # OpenBLAS's threads, split over them, spin between the calls beside the kernel:
+            # they took about 0.7 s of CPU per second of the kernel's, and with two worker
+            # processes on two cores (``evstat predict``) that CPU is taken from the other
+            # worker (issue 36, item 6); the products are the same row by row, so the results
+            # are unchanged
+            with _kernels.single_threaded_blas():
+                low[idx], up[idx] = _regular_belief(
+                    lik, A[idx], U[idx], r[idx], eta_hat[idx], np.maximum(sigma[idx], 1e-300),
+                    tol, acc, width, max_widen,
+                )
     bel = np.clip(theta_hat - low, 0.0, theta_hat)
     pl = np.clip(theta_hat + up, theta_hat, 1.0)
     return theta_hat, bel, pl

@@ -298,6 +298,17 @@ def test_fast_rank_check_agrees_with_sequential_gram_schmidt():
     assert (rank, first, before) == (119, 77, list(range(77)))
 
 
+@pytest.mark.parametrize("p", [2, 3, 4, 6])
+@pytest.mark.parametrize("gap", [0.0, 1e-14, 1e-9, 1e-6, 1e-3, 1.0])
+def test_fast_rank_check_agrees_on_narrow_designs(p, gap):
+    """Narrow designs take the fast check too (issue 36 item 6): the same answers as the
+    sequential check, whether a column is dependent, nearly dependent or clearly independent."""
+    rng = np.random.default_rng(p)
+    X = np.column_stack([np.ones(500), rng.normal(size=(500, p - 1))])
+    X[:, -1] = X[:, :-1] @ rng.normal(size=p - 1) + gap * rng.normal(size=500)
+    assert _collinear_report(X, [""] * p) == _collinear_sequential(X, np.linalg.norm(X, axis=0))
+
+
 # -- R's '.' ------------------------------------------------------------------------------------
 
 

@@ -148,3 +148,23 @@ def test_newton_mle_platt_targets_finite_on_separated_data():
     assert np.max(np.abs(score(beta, X, t))) < 1e-10
     ref = sm.GLM(t, X, family=sm.families.Binomial()).fit(tol=1e-14, maxiter=200)
     np.testing.assert_allclose(beta, ref.params, rtol=1e-7)
+
+
+def test_newton_line_search_loglik_equals_loglik_eta():
+    """The log-likelihood of Newton's line search (numpy's exp and log1p) is loglik_eta's to
+    rounding, finite for linear predictors of +-1e6 (issue 36 item 6)."""
+    from evstat.likelihood.logistic import _loglik_fast
+
+    rng = np.random.default_rng(3)
+    eta = np.r_[rng.normal(scale=5.0, size=1000), 1e6, -1e6, 40.0, -40.0, 0.0]
+    t = np.r_[rng.random(1000), 1.0, 0.0, 0.5, 0.5, 0.3]
+    assert _loglik_fast(eta, t) == pytest.approx(float(loglik_eta(eta, t)), rel=1e-13)
+    assert np.isfinite(_loglik_fast(np.array([1e6, -1e6]), np.array([0.0, 1.0])))
+
+
+def test_column_max_abs_equals_numpy_reduction():
+    from evstat.likelihood.logistic import column_max_abs
+
+    X = np.random.default_rng(4).normal(size=(1001, 5)) * [1.0, 1e-300, 1e300, -3.0, 0.0]
+    np.testing.assert_array_equal(column_max_abs(X), np.max(np.abs(X), axis=0))
+    assert column_max_abs(np.zeros((0, 3))).tolist() == [0.0, 0.0, 0.0]
