@@ -15,7 +15,7 @@ from typing import Any
 from patsy import PatsyError
 from patsy.parse_formula import _default_ops, _tokenize_formula
 
-from evstat.formula import limits, whitelist
+from evstat.formula import _dotted, limits, whitelist
 
 #: Names a formula may use that are not data columns (the whitelisted functions).
 KNOWN_NAMES = set(whitelist.function_names()) | {"np", "numpy"}
@@ -179,7 +179,8 @@ def _column_term(name: Any, formula: str) -> str:
         and name not in KNOWN_NAMES
         and not name.startswith("_")
     )
-    return name if plain else f"Q({name!r})"
+    dotted = _dotted.dotted_name(name) and not any(part in KNOWN_NAMES for part in name.split(".")[:1])
+    return name if plain or dotted else f"Q({name!r})"
 
 
 def expand_dot(formula: str, columns: Iterable[Any]) -> str:
@@ -189,7 +190,8 @@ def expand_dot(formula: str, columns: Iterable[Any]) -> str:
     the data's order, as one parenthesised sum, so it combines with the other operators:
     ``y ~ . - id`` is every column but ``id`` (and the response), ``y ~ . + log(s)`` adds a
     transformed column, ``y ~ s:.`` interacts ``s`` with each column. Column names that are not
-    plain identifiers are quoted as ``Q("name")``. A formula without ``.`` is returned unchanged;
+    plain identifiers are quoted as ``Q("name")``, except R's dotted names (``Sepal.Length``),
+    written bare as R writes them (:mod:`evstat.formula._dotted` reads them as the columns). A formula without ``.`` is returned unchanged;
     a ``.`` inside Python code (``np.log``, ``0.5``) is not a term and is left alone. The
     expanded formula is the model's formula (R's ``formula(fit)`` shows the expansion too).
 
@@ -218,6 +220,8 @@ def expand_dot(formula: str, columns: Iterable[Any]) -> str:
     "y ~ (s1 + Q('svm 2') + id) - id"
     >>> expand_dot("y ~ np.log(s) + 0.5", ["y", "s"])
     'y ~ np.log(s) + 0.5'
+    >>> expand_dot("Species ~ .", ["Sepal.Length", "Sepal.Width", "Species"])
+    'Species ~ (Sepal.Length + Sepal.Width)'
     """
     if "." not in formula:
         return formula
