@@ -281,3 +281,20 @@ def test_command_line_on_r_csv(iris, tmp_path):
     bad = subprocess.run([sys.executable, "-m", "evstat", "report", "Species ~ Sepal.Lenght", "--data", str(csv),
                           "--method", "evmultinom", "-o", str(out)], capture_output=True, text=True, env=env, timeout=600)
     assert bad.returncode == 2 and "did you mean 'Sepal.Length'" in bad.stderr
+
+
+def test_names_with_digits_and_keywords_after_dots():
+    """``x.1`` (Python reads ``x`` and the number ``.1``) and ``weight.in.kg`` (``in`` is a Python
+    keyword; patsy's own example of a name it cannot read unquoted) are whole names: fitted,
+    named, updated and tested sequentially as written."""
+    rng = np.random.default_rng(0)
+    d = pd.DataFrame({"x.1": rng.normal(size=200), "weight.in.kg": rng.normal(size=200), "a.b_c": rng.normal(size=200)})
+    d["y"] = (d["x.1"] + d["weight.in.kg"] + rng.normal(size=200) > 0).astype(int)
+    f = ev.evlogit("y ~ x.1 + weight.in.kg + a.b_c", d)
+    assert list(f.params.index) == ["Intercept", "x.1", "weight.in.kg", "a.b_c"]
+    assert f.update("~ . - a.b_c").formula == "y ~ x.1 + weight.in.kg"
+    assert list(ev.anova(f).index) == ["NULL", "x.1", "weight.in.kg", "a.b_c"]
+    assert ev.evlogit("y ~ .", d).update("~ . - x.1").formula == "y ~ weight.in.kg + a.b_c"
+    from evstat.glm import update_formula
+
+    assert update_formula("y ~ x.1 * Sepal.Length + np.log(s)", "~ . - x.1:Sepal.Length") == "y ~ x.1 + Sepal.Length + np.log(s)"

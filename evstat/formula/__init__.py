@@ -73,7 +73,7 @@ infinite values are always an error, and so are non-finite values produced by a 
 """
 
 from evstat.formula import limits, schema, whitelist
-from evstat.formula._parse import expand_dot, response_name, split_formula
+from evstat.formula._parse import expand_dot, formula_terms, response_name, split_formula
 from evstat.formula.classes import CLASS_FRAME, ClassFrame, class_frame
 from evstat.formula.design import MAX_DESIGN_ABS
 from evstat.formula.frame import FORMAT, FORMAT_VERSION, ModelFrame, model_frame
@@ -90,6 +90,7 @@ __all__ = [
     "class_frame",
     "code_response",
     "expand_dot",
+    "formula_terms",
     "limits",
     "model_frame",
     "response_name",

@@ -41,7 +41,7 @@ from patsy import EvalFactor, ModelDesc, Term
 
 from evstat.formula import limits
 
-__all__ = ["dotted_name", "dotted_tokens", "private_part", "quote_dotted", "shown_code", "shown_desc"]
+__all__ = ["ALL", "dotted_name", "dotted_tokens", "private_part", "quote_dotted", "shown_code", "shown_desc"]
 
 
 def _name_char(ch: str) -> bool:
@@ -110,6 +110,11 @@ def _quote(name: str) -> str:
     return f'Q("{name}")'  # name has only letters, digits, "_" and ".": no escaping needed
 
 
+#: ``columns=ALL``: every dotted name token is taken for a column (to read a formula's terms
+#: from its text alone, without data: :func:`evstat.formula.formula_terms`)
+ALL: frozenset[str] = frozenset({"<every dotted name>"})
+
+
 def quote_dotted(formula: str, columns: Iterable[Any] | None) -> tuple[str, dict[str, str]]:
     """``formula`` with each dotted name that is a column of the data written as ``Q("name")``.
 
@@ -118,7 +123,8 @@ def quote_dotted(formula: str, columns: Iterable[Any] | None) -> tuple[str, dict
     formula : str
         A formula or one side of it.
     columns : iterable, optional
-        The data's column labels (non-strings are ignored). None: nothing is rewritten.
+        The data's column labels (non-strings are ignored). None: nothing is rewritten;
+        :data:`ALL`: every dotted name token is rewritten.
 
     Returns
     -------
@@ -136,14 +142,14 @@ def quote_dotted(formula: str, columns: Iterable[Any] | None) -> tuple[str, dict
     """
     if columns is None or "." not in formula:
         return formula, {}
-    names = frozenset(c for c in columns if isinstance(c, str) and "." in c)
-    if not names:
+    names = None if columns is ALL else frozenset(c for c in columns if isinstance(c, str) and "." in c)
+    if names is not None and not names:
         return formula, {}
     out: list[str] = []
     shown: dict[str, str] = {}
     last = 0
     for a, b, token in dotted_tokens(formula):
-        if token not in names:
+        if names is not None and token not in names:
             continue
         q = _quote(token)
         shown[q] = token

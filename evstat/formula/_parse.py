@@ -12,7 +12,7 @@ import keyword
 from collections.abc import Iterable
 from typing import Any
 
-from patsy import PatsyError
+from patsy import ModelDesc, PatsyError
 from patsy.parse_formula import _default_ops, _tokenize_formula
 
 from evstat.formula import _dotted, limits, whitelist
@@ -99,6 +99,24 @@ def response_name(formula: str) -> str:
     ('y', 'true class')
     """
     return _lhs_name(split_formula(formula)[0])
+
+
+def formula_terms(formula: str) -> ModelDesc:
+    """patsy's terms of a formula's text (its term algebra; nothing is evaluated), with R's
+    dotted names (``Sepal.Length``, ``x.1``) kept whole and named as written.
+
+    Without data every dotted name token is taken for a column name; a term's name is its text
+    as written either way, so this only keeps patsy from splitting ``x.1`` into ``x .1``.
+    Limits as :func:`evstat.formula.limits.model_desc`; patsy's errors propagate.
+
+    Examples
+    --------
+    >>> from evstat.formula import formula_terms
+    >>> [t.name() for t in formula_terms("y ~ x.1 * Sepal.Length + np.log(s)").rhs_termlist]
+    ['Intercept', 'x.1', 'Sepal.Length', 'x.1:Sepal.Length', 'np.log(s)']
+    """
+    quoted, shown = _dotted.quote_dotted(formula, _dotted.ALL)
+    return _dotted.shown_desc(limits.model_desc(quoted), shown)
 
 
 def _lhs_name(lhs: str) -> str:
