@@ -176,7 +176,7 @@ def shown_code(code: str, shown: Mapping[str, str]) -> str:
     return code
 
 
-class _ShownFactor(EvalFactor):  # type: ignore[misc]
+class _ShownFactor(EvalFactor):
     """A patsy factor that evaluates its (quoted) code and is named as the user wrote it.
 
     patsy names design columns and terms by ``factor.name()`` and evaluates ``factor.code``;
