@@ -34,6 +34,7 @@ explicitly keeps its ``Q("...")`` in the term names, as ``Q("svm 1")`` always ha
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -42,6 +43,10 @@ from patsy import EvalFactor, ModelDesc, Term
 from evstat.formula import limits
 
 __all__ = ["ALL", "dotted_name", "dotted_tokens", "private_part", "quote_dotted", "shown_code", "shown_desc"]
+
+
+#: what :func:`_quote` inserts (``Q("name")``, the name of name characters only)
+_INSERTED = re.compile(r'Q\("[\w.]+"\)')
 
 
 def _name_char(ch: str) -> bool:
@@ -171,9 +176,9 @@ def shown_code(code: str, shown: Mapping[str, str]) -> str:
     >>> shown_code('np.log(Q("Sepal.Length"))', {'Q("Sepal.Length")': "Sepal.Length"})
     'np.log(Sepal.Length)'
     """
-    for q, name in shown.items():
-        code = code.replace(q, name)
-    return code
+    if not shown:
+        return code
+    return _INSERTED.sub(lambda m: shown.get(m.group(0), m.group(0)), code)  # one pass, any number of names
 
 
 class _ShownFactor(EvalFactor):
