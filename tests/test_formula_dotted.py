@@ -254,6 +254,7 @@ def test_load_refuses_edited_dotted_formula(two, tmp_path, marker):
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # three subprocesses: about 13 s on the shared machine
 def test_command_line_on_r_csv(iris, tmp_path):
     csv = tmp_path / "iris.csv"
     r = iris.copy()
