@@ -299,3 +299,17 @@ def test_names_with_digits_and_keywords_after_dots():
     from evstat.glm import update_formula
 
     assert update_formula("y ~ x.1 * Sepal.Length + np.log(s)", "~ . - x.1:Sepal.Length") == "y ~ x.1 + Sepal.Length + np.log(s)"
+
+
+def test_arrays_name_dotted_columns_as_the_formula_does(two, tmp_path):
+    """``from_arrays(names=["Sepal.Length", ...])`` is the fit of the formula ``Species ~
+    Sepal.Length + ...``: same formula, terms and coefficients; it saves and loads."""
+    cols = ["Sepal.Length", "Petal.Length"]
+    arr = ev.evlogit.from_arrays(two[cols].to_numpy(), two["Species"].to_numpy(), names=cols, response="Species")
+    frm = ev.evlogit("Species ~ Sepal.Length + Petal.Length", two)
+    assert arr.formula == frm.formula == "Species ~ Sepal.Length + Petal.Length"
+    assert list(arr.params.index) == list(frm.params.index) == ["Intercept", *cols]
+    np.testing.assert_allclose(arr.params.to_numpy(), frm.params.to_numpy(), rtol=1e-12, atol=1e-12)
+    back = ev.load(arr.save(tmp_path / "a.json"))
+    assert list(back.params.index) == ["Intercept", *cols]
+    np.testing.assert_array_equal(back.predict(two[cols].to_numpy()), arr.predict(two[cols].to_numpy()))

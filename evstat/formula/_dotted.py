@@ -42,7 +42,7 @@ from patsy import EvalFactor, ModelDesc, Term
 
 from evstat.formula import limits
 
-__all__ = ["ALL", "dotted_name", "dotted_tokens", "private_part", "quote_dotted", "shown_code", "shown_desc"]
+__all__ = ["ALL", "bare", "dotted_name", "dotted_tokens", "private_part", "quote_dotted", "shown_code", "shown_desc"]
 
 
 #: what :func:`_quote` inserts (``Q("name")``, the name of name characters only)
@@ -87,6 +87,19 @@ def dotted_name(token: str) -> bool:
         return False
     parts = token.split(".")
     return not any(private_part(p) for p in parts if p)
+
+
+def bare(name: str) -> bool:
+    """A column name that a formula may write bare as an R dotted name (``Sepal.Length``, not
+    ``np.pi``: a name under ``np``/``numpy`` is quoted, though it would read as the column too).
+
+    Examples
+    --------
+    >>> from evstat.formula._dotted import bare
+    >>> bare("Sepal.Length"), bare("x.1"), bare("np.pi"), bare("svm 1"), bare("a.__class__")
+    (True, True, False, False, False)
+    """
+    return dotted_name(name) and name.split(".", 1)[0] not in ("np", "numpy")
 
 
 def dotted_tokens(formula: str) -> list[tuple[int, int, str]]:

@@ -197,8 +197,7 @@ def _column_term(name: Any, formula: str) -> str:
         and name not in KNOWN_NAMES
         and not name.startswith("_")
     )
-    dotted = _dotted.dotted_name(name) and not any(part in KNOWN_NAMES for part in name.split(".")[:1])
-    return name if plain or dotted else f"Q({name!r})"
+    return name if plain or _dotted.bare(name) else f"Q({name!r})"
 
 
 def expand_dot(formula: str, columns: Iterable[Any]) -> str:

@@ -357,7 +357,8 @@ class ModelFrame:
             Two classes.
         names : sequence of str, optional
             Column names (distinct); default ``x1 .. xp``. A name that is not a Python
-            identifier is ``Q('a b')`` in the formula and the terms, as patsy names it.
+            identifier is ``Q('a b')`` in the formula and the terms, as patsy names it (R's
+            dotted names, ``Sepal.Length``, are bare).
         levels : sequence, optional
             The two classes as ``(negative, positive)``; default R's order.
         response : str, default "y"
