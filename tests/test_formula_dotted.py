@@ -64,7 +64,8 @@ def test_rewrite_only_whole_name_tokens_that_are_columns():
     assert shown == {'Q("Sepal.Length")': "Sepal.Length", 'Q("a.b")': "a.b", 'Q("x.1")': "x.1"}
     # strings, numbers and calls are never rewritten
     assert quote_dotted("y ~ C(g, Treatment('a.b')) + I(a.b(1)) + 1.5", cols)[0] == "y ~ C(g, Treatment('a.b')) + I(a.b(1)) + 1.5"
-    assert [t for *_, t in dotted_tokens("y ~ .5 + 1.e3 + .x + a..b")] == [".x", "a..b"]
+    assert [t for *_, t in dotted_tokens("y ~ .5 + 1.e3 + .x + a..b + . - ..")] == [".x", "a..b"]
+    assert [t for *_, t in dotted_tokens("y ~ f.g (x) + f.h")] == ["f.h"]
     assert quote_dotted("y ~ Sepal.Length", None) == ("y ~ Sepal.Length", {})
     assert shown_code('Q("a.b"):np.log(Q("a.b"))', shown) == "a.b:np.log(a.b)"
 

@@ -49,6 +49,10 @@ __all__ = ["ALL", "bare", "dotted_name", "dotted_tokens", "private_part", "quote
 _INSERTED = re.compile(r'Q\("[\w.]+"\)')
 
 
+#: a call's opening bracket after a token
+_CALL = re.compile(r"\s*\(")
+
+
 def _name_char(ch: str) -> bool:
     return ch.isalnum() or ch in "_."
 
@@ -81,8 +85,8 @@ def _runs(formula: str) -> list[tuple[int, int]]:
 def dotted_name(token: str) -> bool:
     """A token that could be an R name with a dot: name characters only, a dot, not a number,
     no private part."""
-    if not token or not all(map(_name_char, token)):
-        return False
+    if not token.strip(".") or not all(map(_name_char, token)):
+        return False  # R's '.' (every other column) and runs of dots are not names
     if "." not in token or token[0].isdigit() or (token[0] == "." and token[1:2].isdigit()):
         return False
     parts = token.split(".")
@@ -117,8 +121,7 @@ def dotted_tokens(formula: str) -> list[tuple[int, int, str]]:
         token = formula[a:b]
         if not dotted_name(token):
             continue
-        rest = formula[b:].lstrip()
-        if rest.startswith("("):
+        if _CALL.match(formula, b):
             continue  # a call: the whitelist judges it
         out.append((a, b, token))
     return out
