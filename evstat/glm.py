@@ -142,12 +142,12 @@ def _rhs_terms(rhs: str) -> tuple[bool, list[str]]:
     patsy's term algebra, in R's order (by degree, then first appearance)."""
     from patsy import PatsyError
 
-    from evstat.formula import limits
+    from evstat.formula import formula_terms, limits
 
     text = f"y ~ {rhs}"
     limits.check_text(text)  # the formula's size limits (FormulaLimitError names the limit)
     try:
-        terms = limits.model_desc(text).rhs_termlist  # patsy's terms without recursion (long sums)
+        terms = formula_terms(text).rhs_termlist  # patsy's terms without recursion; x.1 kept whole
     except PatsyError as err:
         raise ValueError(f"cannot simplify the right-hand side {rhs[:200]!r}: {err}") from None
     intercept = any(len(t.factors) == 0 for t in terms)

@@ -741,7 +741,7 @@ def test_new_X_matches_X_and_survives_json(frame):
 @pytest.mark.parametrize(
     "name",
     ["evstat.formula._parse", "evstat.formula.response", "evstat.formula.frame", "evstat.formula.classes",
-     "evstat.formula.arrays"],
+     "evstat.formula.arrays", "evstat.formula._dotted"],
 )
 def test_formula_docstring_examples(name, doctests):
     doctests(name)

@@ -53,6 +53,12 @@ def load(name: str) -> pd.DataFrame:
     ----------
     name : str
         One of :func:`names`, e.g. ``"sonar"`` or a score table such as ``"sonar_scores"``.
+        The data sets are documented in the repository's ``data/README.md``: public benchmark
+        data (``sonar``, ``iris``, ``vehicle``, ...), two-class score tables
+        (``<name>_scores``: three SVMs' decision values), K-class score tables
+        (``iris_scores``, ``vehicle_scores``) and ``digits_logits``, a small neural network's
+        logits for scikit-learn's ten digits (columns ``logit_0`` ... ``logit_9``, ``y``,
+        ``set``: a calibration and a test split it was not trained on).
 
     Returns
     -------
@@ -69,6 +75,9 @@ def load(name: str) -> pd.DataFrame:
     >>> df = load("sonar")
     >>> df.shape, sorted(df["Class"].unique())
     ((208, 61), ['M', 'R'])
+    >>> digits = load("digits_logits")
+    >>> digits["set"].value_counts().to_dict(), sorted(digits["y"].unique()) == list(range(10))
+    ({'calibration': 454, 'test': 447}, True)
     """
     if not isinstance(name, str):
         raise TypeError(f"dataset name must be a string, got {type(name).__name__}")

@@ -15,7 +15,8 @@ Modules: :mod:`~evstat.formula._parse` (the split on ``~``: :func:`split_formula
 :mod:`~evstat.formula.classes` (:class:`ClassFrame`, :func:`class_frame`),
 :mod:`~evstat.formula._json` (index and level JSON), :mod:`~evstat.formula.schema` (saved-file
 schemas), :mod:`~evstat.formula.whitelist` (what a formula may call),
-:mod:`~evstat.formula.limits` (how large a formula may be).
+:mod:`~evstat.formula.limits` (how large a formula may be), :mod:`~evstat.formula._dotted` (R's
+dotted column names).
 
 Formula language
 ----------------
@@ -23,6 +24,12 @@ Formula language
   ``y ~ ...``, or quoted for names that are not Python identifiers, ``Q("my label") ~ ...``).
   Expressions on the left (``I(y == "R") ~ s``) are rejected: choose the class coded 1 with
   ``positive=`` instead.
+* Column names with dots, as R writes them (``Species ~ Sepal.Length + np.log(Sepal.Width)``),
+  are the data's columns when the data has a column of exactly that name, on both sides; the
+  model keeps the formula and the term names as written (``Sepal.Length``,
+  ``np.log(Sepal.Width)``). A dotted name that is not a column is refused (misspelt, or
+  Python's attribute access), with a message naming the closest column; ``Q("Sepal.Length")``
+  works too and is named as written (:mod:`evstat.formula._dotted`).
 * The right-hand side is a patsy formula evaluated on the data columns. Terms may use
   ``+``, ``-``, ``:``, ``*``, ``0``/``-1`` (no intercept) and functions. The functions available
   are the numpy functions listed in :mod:`evstat.formula.whitelist` as ``np.<name>`` (``np.log``,
@@ -66,7 +73,7 @@ infinite values are always an error, and so are non-finite values produced by a 
 """
 
 from evstat.formula import limits, schema, whitelist
-from evstat.formula._parse import expand_dot, response_name, split_formula
+from evstat.formula._parse import expand_dot, formula_terms, response_name, split_formula
 from evstat.formula.classes import CLASS_FRAME, ClassFrame, class_frame
 from evstat.formula.design import MAX_DESIGN_ABS
 from evstat.formula.frame import FORMAT, FORMAT_VERSION, ModelFrame, model_frame
@@ -83,6 +90,7 @@ __all__ = [
     "class_frame",
     "code_response",
     "expand_dot",
+    "formula_terms",
     "limits",
     "model_frame",
     "response_name",

@@ -12,10 +12,10 @@ import keyword
 from collections.abc import Iterable
 from typing import Any
 
-from patsy import PatsyError
+from patsy import ModelDesc, PatsyError
 from patsy.parse_formula import _default_ops, _tokenize_formula
 
-from evstat.formula import limits, whitelist
+from evstat.formula import _dotted, limits, whitelist
 
 #: Names a formula may use that are not data columns (the whitelisted functions).
 KNOWN_NAMES = set(whitelist.function_names()) | {"np", "numpy"}
@@ -101,6 +101,24 @@ def response_name(formula: str) -> str:
     return _lhs_name(split_formula(formula)[0])
 
 
+def formula_terms(formula: str) -> ModelDesc:
+    """patsy's terms of a formula's text (its term algebra; nothing is evaluated), with R's
+    dotted names (``Sepal.Length``, ``x.1``) kept whole and named as written.
+
+    Without data every dotted name token is taken for a column name; a term's name is its text
+    as written either way, so this only keeps patsy from splitting ``x.1`` into ``x .1``.
+    Limits as :func:`evstat.formula.limits.model_desc`; patsy's errors propagate.
+
+    Examples
+    --------
+    >>> from evstat.formula import formula_terms
+    >>> [t.name() for t in formula_terms("y ~ x.1 * Sepal.Length + np.log(s)").rhs_termlist]
+    ['Intercept', 'x.1', 'Sepal.Length', 'x.1:Sepal.Length', 'np.log(s)']
+    """
+    quoted, shown = _dotted.quote_dotted(formula, _dotted.ALL)
+    return _dotted.shown_desc(limits.model_desc(quoted), shown)
+
+
 def _lhs_name(lhs: str) -> str:
     """The response column named by the left-hand side ``lhs``: a bare name or ``Q("name")``."""
     try:
@@ -179,7 +197,7 @@ def _column_term(name: Any, formula: str) -> str:
         and name not in KNOWN_NAMES
         and not name.startswith("_")
     )
-    return name if plain else f"Q({name!r})"
+    return name if plain or _dotted.bare(name) else f"Q({name!r})"
 
 
 def expand_dot(formula: str, columns: Iterable[Any]) -> str:
@@ -189,7 +207,8 @@ def expand_dot(formula: str, columns: Iterable[Any]) -> str:
     the data's order, as one parenthesised sum, so it combines with the other operators:
     ``y ~ . - id`` is every column but ``id`` (and the response), ``y ~ . + log(s)`` adds a
     transformed column, ``y ~ s:.`` interacts ``s`` with each column. Column names that are not
-    plain identifiers are quoted as ``Q("name")``. A formula without ``.`` is returned unchanged;
+    plain identifiers are quoted as ``Q("name")``, except R's dotted names (``Sepal.Length``),
+    written bare as R writes them (:mod:`evstat.formula._dotted` reads them as the columns). A formula without ``.`` is returned unchanged;
     a ``.`` inside Python code (``np.log``, ``0.5``) is not a term and is left alone. The
     expanded formula is the model's formula (R's ``formula(fit)`` shows the expansion too).
 
@@ -218,6 +237,8 @@ def expand_dot(formula: str, columns: Iterable[Any]) -> str:
     "y ~ (s1 + Q('svm 2') + id) - id"
     >>> expand_dot("y ~ np.log(s) + 0.5", ["y", "s"])
     'y ~ np.log(s) + 0.5'
+    >>> expand_dot("Species ~ .", ["Sepal.Length", "Sepal.Width", "Species"])
+    'Species ~ (Sepal.Length + Sepal.Width)'
     """
     if "." not in formula:
         return formula

@@ -22,7 +22,8 @@ with the columns in the same order, or a DataFrame with the named columns.
 Only numeric score columns: a factor covariate needs the formula (``C(g)``). Names (default
 ``x1 .. xp``) must be distinct and not the response's name (default ``"y"``); a name that is not a
 Python identifier is written ``Q('a b')`` in the formula and that is its term name, as patsy names
-it (:func:`quote_name`).
+it; R's dotted names (``Sepal.Length``) are written bare, as the formula path reads and names them
+(:func:`quote_name`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evstat.formula import _dotted
 from evstat.formula._util import _fmt_values, _rows
 from evstat.formula.design import _numeric_values
 
@@ -159,7 +161,8 @@ class ArrayData:
         self.response = response
         self.index = index
         self.formula = plain_formula(response, names)
-        #: the design's term names (the formula's: ``Q('a b')`` for a name that needs quoting)
+        #: the design's term names (the formula's: ``Q('a b')`` for a name that needs quoting,
+        #: R's dotted names bare)
         self.terms: list[str] = [quote_name(c) for c in names]
         self.columns = pd.Index([*names, response], dtype=object)
 
@@ -208,15 +211,16 @@ def plain_formula(response: str, names: Sequence[str]) -> str:
 
 
 def quote_name(name: str) -> str:
-    """A formula reference to a column: the bare name if it is an identifier, else
-    ``Q('...')`` (which is also the design term's name, as patsy names it).
+    """A formula reference to a column: the bare name if it is an identifier or an R dotted
+    name (``Sepal.Length``, read as the column by :mod:`evstat.formula._dotted`), else
+    ``Q('...')``; either is also the design term's name, as the formula path names it.
 
     Examples
     --------
-    >>> quote_name("s1"), quote_name("np.log(s)"), quote_name("lambda")
-    ('s1', "Q('np.log(s)')", "Q('lambda')")
+    >>> quote_name("s1"), quote_name("np.log(s)"), quote_name("lambda"), quote_name("Sepal.Length")
+    ('s1', "Q('np.log(s)')", "Q('lambda')", 'Sepal.Length')
     """
-    if name.isidentifier() and not keyword.iskeyword(name):
+    if (name.isidentifier() and not keyword.iskeyword(name)) or _dotted.bare(name):
         return name
     return f"Q({name!r})"
 

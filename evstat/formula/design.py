@@ -16,7 +16,7 @@ import pandas as pd
 import patsy
 from patsy import PatsyError
 
-from evstat.formula import limits, whitelist
+from evstat.formula import _dotted, limits, whitelist
 from evstat.formula._util import _SHOW, _fmt_labels, _fmt_values, _native, _rows
 
 #: Relative tolerance for collinearity: a design column whose component orthogonal to the
@@ -195,11 +195,16 @@ def _factor_values(series: pd.Series, name: str, levels: list[Any], what: str) -
 
 def _design(rhs: str, columns: Mapping[str, Any], n: int, formula: str) -> Any:
     """patsy's design matrix of the (whitelisted) right-hand side ``rhs`` on ``n`` rows of
-    ``columns``, evaluated without Python built-ins; patsy's errors name the formula."""
+    ``columns``, evaluated without Python built-ins; patsy's errors name the formula.
+
+    Dotted column names (R's ``Sepal.Length``) are evaluated as ``Q("Sepal.Length")`` and named
+    as written (:mod:`evstat.formula._dotted`)."""
+    quoted, shown = _dotted.quote_dotted(rhs, columns)
     try:
+        desc = _dotted.shown_desc(limits.model_desc(quoted), shown)
         with np.errstate(all="ignore"):
             return patsy.dmatrix(
-                limits.model_desc(rhs), _patsy_frame(columns, n), eval_env=_eval_env(), NA_action=_NA_NONE,
+                desc, _patsy_frame(columns, n), eval_env=_eval_env(), NA_action=_NA_NONE,
                 return_type="matrix",
             )
     except PatsyError as err:

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import patsy
 
-from evstat.formula import limits, schema, whitelist
+from evstat.formula import _dotted, limits, schema, whitelist
 from evstat.formula._json import _index_from_json, _index_to_json, _json_scalar
 from evstat.formula._parse import KNOWN_NAMES, _lhs_name, _names_in, _rhs_codes, expand_dot, split_formula
 from evstat.formula.arrays import ArrayData, plain_formula, quote_name, rows_frame
@@ -374,7 +374,8 @@ class ModelFrame:
             Two classes.
         names : sequence of str, optional
             Column names (distinct); default ``x1 .. xp``. A name that is not a Python
-            identifier is ``Q('a b')`` in the formula and the terms, as patsy names it.
+            identifier is ``Q('a b')`` in the formula and the terms, as patsy names it (R's
+            dotted names, ``Sepal.Length``, are bare).
         levels : sequence, optional
             The two classes as ``(negative, positive)``; default R's order.
         response : str, default "y"
@@ -730,7 +731,7 @@ def _evaluate(
         )
     used: list[str] = []
     unknown: list[str] = []
-    for code in _rhs_codes(rhs, formula):
+    for code in _rhs_codes(_dotted.quote_dotted(rhs, data.columns)[0], formula):
         for name, quoted in _names_in(code):
             if name in data.columns:
                 if name not in used:

@@ -10,7 +10,8 @@ What a formula may contain
 --------------------------
 * **Formula operators** (patsy's, between factors): ``~ + - * / : **`` and parentheses; the
   numbers ``0``, ``1``, ``-1`` for the intercept.
-* **Inside a factor**: column names (bare identifiers, or any name quoted as ``Q("svm 1")``),
+* **Inside a factor**: column names (bare identifiers, R's dotted names such as
+  ``Sepal.Length`` when the data has that column, or any name quoted as ``Q("svm 1")``),
   numeric literals (and ``True``, ``False``, ``None`` as keyword values), the operators
   ``+ - * / // % **``, unary ``+ -``, comparisons ``== != < <= > >=``, ``& | ^`` on logical
   arrays, parentheses, and calls of the documented functions below with positional or keyword
@@ -49,6 +50,16 @@ runs without recursion.
 
 Column names that are not Python identifiers must be quoted: ``y ~ svm 1`` is refused with a
 message saying that ``svm 1`` is not a column name and how to write it (``Q("svm 1")``).
+
+R's dotted names
+----------------
+Given the data's columns, :func:`check_formula` first rewrites every whole name token that is a
+dotted column name (``Sepal.Length``) to ``Q("Sepal.Length")`` (:mod:`evstat.formula._dotted`;
+the same rewrite patsy's input gets) and checks the result. The rewrite evaluates nothing and
+only ever inserts ``Q`` of a string of letters, digits, ``_`` and dots; a token with a dunder
+part (``a.__class__``) or followed by ``(`` is never rewritten, so it stays attribute access or
+a call and is refused as before, whatever the data's columns are. A dotted name that is not a
+column is refused with a message naming the closest column and ``Q("...")``.
 """
 
 from __future__ import annotations
@@ -69,7 +80,7 @@ from patsy.eval import VarLookupDict
 from scipy import special
 
 from evstat.exceptions import EvstatError
-from evstat.formula import limits
+from evstat.formula import _dotted, limits
 from evstat.formula.limits import FormulaLimitError
 
 __all__ = [
@@ -214,8 +225,7 @@ def eval_env() -> SafeEvalEnvironment:
 # ---------------------------------------------------------------------------------------------
 
 
-def _is_dunder(name: str) -> bool:
-    return name.startswith("__") or name.endswith("__") or name.startswith("_patsy")
+_is_dunder = _dotted.private_part
 
 
 def _python_keyword(code: str) -> str | None:
@@ -276,6 +286,39 @@ def _call_name(func: ast.AST) -> str | None:
     ):
         return f"np.{func.attr}"
     return None
+
+
+def _dotted_chain(node: ast.Attribute) -> str | None:
+    """``"a.b.c"`` for a chain of plain names that could be an R column name with dots (no
+    dunder part, not rooted at ``np``/``numpy``); else None."""
+    parts: list[str] = []
+    cur: ast.AST = node
+    while isinstance(cur, ast.Attribute):
+        parts.append(cur.attr)
+        cur = cur.value
+    if not isinstance(cur, ast.Name) or cur.id in _MODULES:
+        return None
+    parts.append(cur.id)
+    if any(_is_dunder(p) for p in parts):
+        return None
+    return ".".join(reversed(parts))
+
+
+def _not_a_column(name: str, cols: frozenset | None) -> str:
+    """Why the dotted name ``name`` (not a data column) is refused, and the fix."""
+    import difflib
+
+    where = "data" if cols is not None else "the data"
+    close = difflib.get_close_matches(name, sorted(cols or ()), n=1, cutoff=0.8)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    quoted = f'Q("{name}")'
+    return (
+        f"{name!r} is not a column of {where}{hint}; a dotted name is read as a column name, as in "
+        f"R, only when {where} has a column of exactly that name (written bare, or quoted as "
+        f"{quoted}), and Python's attribute access is not allowed in a formula (only "
+        "np.<function>(...) for the numpy functions of evstat.formula.whitelist.NUMPY_FUNCTIONS, "
+        "and np.pi, np.e)"
+    )
 
 
 def _describe_callee(func: ast.AST) -> str:
@@ -371,6 +414,9 @@ def _check_node(node: ast.AST, code: str, formula: str, string_ok: bool, cols: f
             return
         if isinstance(node.value, ast.Name) and node.value.id in _MODULES and node.attr in NUMPY_FUNCTIONS:
             raise refuse(f"{ast.unparse(node)} without a call")
+        dotted = _dotted_chain(node)
+        if dotted is not None:
+            raise refuse(_not_a_column(dotted, cols))
         raise refuse(
             f"the attribute access {ast.unparse(node)!r} (only np.<function>(...) for the numpy "
             "functions of evstat.formula.whitelist.NUMPY_FUNCTIONS, and np.pi, np.e)"
@@ -495,10 +541,18 @@ def check_formula(formula: str, columns: Iterable[str] | None = None) -> None:
     except (SyntaxError, ValueError, TypeError, RecursionError) as err:  # tokeniser errors
         raise UnsafeFormulaError(f"cannot parse formula {formula!r}: {err}") from None
     cols = _column_set(columns)
+    quoted, shown = _dotted.quote_dotted(formula, cols)
+    if shown:  # dotted column names (R's Sepal.Length) as Q("Sepal.Length"); see _dotted
+        desc = limits.model_desc(quoted)
     seen: set[str] = set()
     for term in [*desc.lhs_termlist, *desc.rhs_termlist]:
         for factor in term.factors:
             code = getattr(factor, "code", None)
             if code is not None and code not in seen:
                 seen.add(code)
-                check_code(code, formula, cols)
+                try:
+                    check_code(code, formula, cols)
+                except UnsafeFormulaError as err:  # the term as written, not as rewritten
+                    if not shown:
+                        raise
+                    raise UnsafeFormulaError(_dotted.shown_code(str(err), shown)) from None
