@@ -80,7 +80,7 @@ import json
 import platform
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -90,7 +90,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 import evstat as ev
-from evstat.experiments.store import Store, read_settings
+from evstat.experiments.store import Store, read_settings, study_folder
 from evstat.io.atomic import atomic_path, write_text
 from evstat.metrics.gebel import correctness_rate, one_minus_rmse, wcr
 from evstat.multiclass import code_matrix
@@ -572,7 +572,8 @@ def write_claims(out: str | Path, parts: Sequence[str] = PARTS) -> pd.DataFrame:
     cl_thesis = claims(thesis).rename(columns={"holds": "holds_thesis", "detail": "detail_thesis"})
     cl_ours = claims(table)[["claim", "holds", "detail"]].rename(columns={"holds": "holds_ours", "detail": "detail_ours"})
     cl = cl_thesis.merge(cl_ours, on="claim")
-    cl.to_csv(out / "claims.csv", index=False)
+    with atomic_path(out / "claims.csv") as tmp:  # atomic, and confined in a study (issue 41)
+        cl.to_csv(tmp, index=False)
     return cl
 
 
@@ -733,6 +734,7 @@ def run_gebel2009(
     quiet: bool = False,
     command: str = "",
     classifiers: Sequence[str] | None = None,
+    wait: bool = False, note: Callable[[str], None] | None = None,
 ) -> GebelResult:
     """Run the study (see the module docstring) and write its files into ``out``.
 
@@ -759,6 +761,12 @@ def run_gebel2009(
         The command line, recorded in ``study.json``.
     classifiers : sequence of str, optional
         A subset of the classifiers (``svm``, ``ann``, ``nb``, ``tree``); default all of each part.
+    wait : bool
+        If another run holds ``out``, wait for it to end (default: refuse,
+        :class:`evstat.experiments.store.StudyBusyError`); a folder holding a symbolic link or a
+        special file is refused (:func:`evstat.experiments.store.study_folder`).
+    note : callable, optional
+        Receives one-line notes (waiting, a killed run's lock taken over).
     """
     from joblib import Parallel, delayed
 
@@ -785,53 +793,54 @@ def run_gebel2009(
         for f in range(folds)
     ]
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    prior = _previous(out, folds, seed, classifiers)
-    results = prior["results"] if prior else pd.DataFrame()
-    table = prior["table"] if prior else pd.DataFrame()
-    old = prior["study"] if prior else {}
-    done: list[str] = list(old.get("datasets_done", []))
-    parts = [p for p in PARTS if p in set(parts) | set(old.get("parts", []))]
-    dataset_seconds: dict[str, float] = dict(old.get("dataset_seconds", {}))
-    commands: list[str] = list(old.get("commands") or ([old["command"]] if old.get("command") else [])) + [command]
-    seconds_before = float(old.get("seconds", 0.0))
-    units_before = int(old.get("units_done", 0)) if prior else 0
-    todo = [u for u in units if f"{u[0]}:{u[1]}" not in done]
-    n_units = units_before + len(todo)
-    t0 = time.perf_counter()
-    order = sorted({(u[0], u[1]) for u in todo}, key=lambda pd_: (PARTS.index(pd_[0]), _size(pd_[1]), pd_[1]))
-    bar = None
-    if not quiet:
-        try:
-            from tqdm.auto import tqdm
+    # created, checked for links and special files, locked, writes confined (issue 41)
+    with study_folder(out, wait=wait, note=note):
+        prior = _previous(out, folds, seed, classifiers)
+        results = prior["results"] if prior else pd.DataFrame()
+        table = prior["table"] if prior else pd.DataFrame()
+        old = prior["study"] if prior else {}
+        done: list[str] = list(old.get("datasets_done", []))
+        parts = [p for p in PARTS if p in set(parts) | set(old.get("parts", []))]
+        dataset_seconds: dict[str, float] = dict(old.get("dataset_seconds", {}))
+        commands: list[str] = list(old.get("commands") or ([old["command"]] if old.get("command") else [])) + [command]
+        seconds_before = float(old.get("seconds", 0.0))
+        units_before = int(old.get("units_done", 0)) if prior else 0
+        todo = [u for u in units if f"{u[0]}:{u[1]}" not in done]
+        n_units = units_before + len(todo)
+        t0 = time.perf_counter()
+        order = sorted({(u[0], u[1]) for u in todo}, key=lambda pd_: (PARTS.index(pd_[0]), _size(pd_[1]), pd_[1]))
+        bar = None
+        if not quiet:
+            try:
+                from tqdm.auto import tqdm
 
-            bar = tqdm(total=len(todo), desc="gebel2009 units")
-        except ImportError:  # pragma: no cover
-            bar = None
-    # data sets one after the other (smallest first); the files are rewritten after each, so an
-    # interrupted run leaves complete tables for the data sets it finished, and the same command
-    # resumes from them (data sets already in study.json's datasets_done are skipped)
-    for part, d in order:
-        t_d = time.perf_counter()
-        mine = [u for u in todo if u[0] == part and u[1] == d]
-        chunks = Parallel(n_jobs=jobs)(delayed(guarded(_unit))(*u, folds, seed) for u in mine)
+                bar = tqdm(total=len(todo), desc="gebel2009 units")
+            except ImportError:  # pragma: no cover
+                bar = None
+        # data sets one after the other (smallest first); the files are rewritten after each, so an
+        # interrupted run leaves complete tables for the data sets it finished, and the same command
+        # resumes from them (data sets already in study.json's datasets_done are skipped)
+        for part, d in order:
+            t_d = time.perf_counter()
+            mine = [u for u in todo if u[0] == part and u[1] == d]
+            chunks = Parallel(n_jobs=jobs)(delayed(guarded(_unit))(*u, folds, seed) for u in mine)
+            if bar is not None:
+                bar.update(len(mine))
+            rows: list[dict[str, Any]] = []
+            preds: dict[tuple, list] = {}
+            for r in (r for ch in chunks for r in ch):
+                p = r.pop("_pred", None)
+                if p is not None:
+                    preds.setdefault((r["part"], r["dataset"], r["classifier"], r["reduction"], r["method"]), []).append(p)
+                rows.append(r)
+            new = pd.DataFrame(rows)
+            results = pd.concat([results, new], ignore_index=True)
+            table = pd.concat([table, pooled_table(new, preds, {d: _labels(d)})], ignore_index=True)
+            done.append(f"{part}:{d}")
+            dataset_seconds[f"{part}:{d}"] = time.perf_counter() - t_d
+            _write(out, results, table, folds, seed, jobs, parts, classifiers, n_units,
+                   seconds_before + time.perf_counter() - t0, dataset_seconds, commands, done)
         if bar is not None:
-            bar.update(len(mine))
-        rows: list[dict[str, Any]] = []
-        preds: dict[tuple, list] = {}
-        for r in (r for ch in chunks for r in ch):
-            p = r.pop("_pred", None)
-            if p is not None:
-                preds.setdefault((r["part"], r["dataset"], r["classifier"], r["reduction"], r["method"]), []).append(p)
-            rows.append(r)
-        new = pd.DataFrame(rows)
-        results = pd.concat([results, new], ignore_index=True)
-        table = pd.concat([table, pooled_table(new, preds, {d: _labels(d)})], ignore_index=True)
-        done.append(f"{part}:{d}")
-        dataset_seconds[f"{part}:{d}"] = time.perf_counter() - t_d
-        _write(out, results, table, folds, seed, jobs, parts, classifiers, n_units,
-               seconds_before + time.perf_counter() - t0, dataset_seconds, commands, done)
-    if bar is not None:
-        bar.close()
-    seconds = time.perf_counter() - t0
-    return GebelResult(out=out, seconds=seconds, units=len(todo))
+            bar.close()
+        seconds = time.perf_counter() - t0
+        return GebelResult(out=out, seconds=seconds, units=len(todo))

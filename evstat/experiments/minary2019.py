@@ -417,13 +417,13 @@ _SETTINGS_FILE = "study.json"
 _ROW_SETTINGS = ("study", "seed", "reject_costs", "svm", "tie", "table2")
 
 
-def _check_settings(out: Path, settings: dict[str, Any], store: Store) -> list[dict[str, Any]]:
-    """Refuse a folder of another setting; write the settings; return the earlier runs' log."""
+def _check_settings(out: Path, settings: dict[str, Any]) -> tuple[list[dict[str, Any]], Store]:
+    """Refuse a folder of another setting (its ``study.json``, then its completion record, which
+    is bound to the settings that determine the rows: an edited ``study.json`` is caught there);
+    write the settings; return the earlier runs' log and the folder's store."""
     path = out / _SETTINGS_FILE
     runs: list[dict[str, Any]] = []
     old = read_settings(path) if os.path.lexists(path) else None
-    if os.path.lexists(path) and old is None and not store.bound:  # cut short or corrupt: rows tied to no setting
-        store.reset(out / f for f in FILES.values())
     if old is not None:
         for key in _ROW_SETTINGS:
             if old.get(key) != settings[key]:
@@ -433,8 +433,12 @@ def _check_settings(out: Path, settings: dict[str, Any], store: Store) -> list[d
                     f"--seed to resume it, or choose a new --out folder"
                 )
         runs = list(old.get("runs", []))
+    # the record is bound to the settings that determine the rows: another seed is refused (issue 41)
+    store = Store(out, settings={k: settings[k] for k in _ROW_SETTINGS})
+    if os.path.lexists(path) and old is None and not store.bound:  # cut short or corrupt: rows tied to no setting
+        store.reset(out / f for f in FILES.values())
     _write_settings(out, settings, runs)
-    return runs
+    return runs, store
 
 
 def _write_settings(out: Path, settings: dict[str, Any], runs: list[dict[str, Any]]) -> None:
@@ -625,9 +629,7 @@ def run_minary2019(
         raise ValueError(f"tie must be one of {TIES}, got {tie!r}")
     with study_folder(out, wait=wait, note=note):
         settings = _settings(seed, meths, svm, tie)
-        # the record is bound to the settings that determine the rows: another seed is refused (issue 41)
-        store = Store(out, settings={k: settings[k] for k in _ROW_SETTINGS})
-        runs = _check_settings(out, settings, store)
+        runs, store = _check_settings(out, settings)
         t0 = time.perf_counter()
 
         # what is done already: complete units that match the completion record (evstat.experiments.store)

@@ -644,14 +644,15 @@ def run_ramel2018(
                     "our_rounds": None if our_rounds is None else int(our_rounds)}
         sp = out / FILES["settings"]
         free = ("command", "runs", "rounds", "our_rounds")
-        # the record is bound to the settings that determine the rows: another seed is refused (issue 41)
-        store = Store(out, settings={k: v for k, v in settings.items() if k not in free})
         old = read_settings(sp)
-        if old is None and os.path.lexists(sp) and not store.bound:
-            store.reset([out / f for k, f in FILES.items() if k != "settings"])  # rows tied to no setting
         if old is not None and {k: v for k, v in old.items() if k not in free} != {
                 k: v for k, v in settings.items() if k not in free}:
             raise ValueError(f"{str(out)!r} holds a run with other settings ({str(sp)!r}); use another --out folder")
+        # the record is bound to the settings that determine the rows: an edited settings.json, or
+        # none, with another seed is refused too (issue 41)
+        store = Store(out, settings={k: v for k, v in settings.items() if k not in free})
+        if old is None and os.path.lexists(sp) and not store.bound:
+            store.reset([out / f for k, f in FILES.items() if k != "settings"])  # rows tied to no setting
         runs = [] if old is None else list(old.get("runs", []))
         t_all = time.perf_counter()
         record: dict[str, Any] = {}
