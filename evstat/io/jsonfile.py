@@ -59,7 +59,9 @@ class DuplicateKeyError(EvstatError, ValueError):
     """A JSON object that holds a key twice (the message names the key and the file)."""
 
 
-class _Duplicate(Exception):
+class _Duplicate(EvstatError, ValueError):
+    """Raised inside the parser; :func:`_parse` turns it into :class:`DuplicateKeyError`."""
+
     def __init__(self, key: str) -> None:
         self.key = key
 
