@@ -240,6 +240,13 @@ def _predict_chunk(chunk: pd.DataFrame, opts: dict[str, Any], fit: Any = None) -
             out["decision"] = out["decision"].astype(str)
         else:
             out = flat_columns(fit.predict(chunk, type=opts["type"]))
+    clash = [c for c in opts["keep"] if c in out.columns]
+    if clash:  # pandas said "cannot insert theta, already exists" (issue 41)
+        from evstat.io.tables import TableError
+
+        raise TableError(
+            f"--keep {clash[0]!r} is also a column of the output of --type {opts['type']} (its columns: "
+            f"{', '.join(map(str, out.columns[:10]))}): rename that input column, or leave it out of --keep")
     for col in reversed(opts["keep"]):
         out.insert(0, col, chunk[col].to_numpy())
     return out.reset_index(drop=True)
