@@ -507,12 +507,13 @@ def run_evmultinom(
                                  "cannot be attributed to a seed: delete that folder to recompute, or use another --out")
             if m.group(1) != str(int(seed)):
                 raise ValueError(f"{parts} holds units of seed {m.group(1)}, not {seed}: use another --out")
+        # the record is bound to the seed too: a stamp edited to this run's seed is refused (issue 41)
+        store = Store(parts, settings={"study": "evmultinom", "seed": int(seed)})
         write_text(stamp, f"seed {int(seed)}\n")
         t0 = time.perf_counter()
         units = [(d, r) for r in range(int(rounds)) for d in names]
         # a unit is done when its two files match the completion record (evstat.experiments.store):
         # a file cut short or edited is recomputed
-        store = Store(parts)
         done = [(d, r) for d, r in units if store.files_done(f"{d}/{r}", _unit_files(d, r, parts))]
         if store.legacy:
             for d, r in done:

@@ -669,26 +669,34 @@ def _labels(dataset: str) -> NDArray[np.intp]:
     return np.asarray(pd.Index(classes, dtype=object).get_indexer(yl), dtype=np.intp)
 
 
+def _row_settings(folds: int, seed: int, classifiers: Sequence[str] | None) -> dict[str, Any]:
+    """The settings that determine a folder's rows (its completion record is bound to them)."""
+    return {"folds": int(folds), "seed": int(seed), "classifiers": None if classifiers is None else sorted(classifiers)}
+
+
 def _previous(out: Path, folds: int, seed: int, classifiers: Sequence[str] | None) -> dict[str, Any] | None:
     """The state of an earlier run in ``out`` (to resume it), or None for a fresh folder; an
     error when the earlier run used other settings."""
     study = out / "study.json"
     old = read_settings(study)
+    mine = _row_settings(folds, seed, classifiers)
+    if old is not None:
+        theirs = {k: old.get(k) for k in mine}
+        if old.get("study") != "gebel2009" or theirs != mine:
+            raise ValueError(
+                f"{out} holds a gebel2009 run with {theirs} (this run: {mine}); run with the same "
+                "--folds and --seed to resume it, or choose a new --out folder"
+            )
+    # the record is bound to the settings that determine the rows: a study.json edited to this
+    # run's seed, or removed, is refused here (issue 41)
+    Store(out, settings={"study": "gebel2009", **mine})
     if old is None:  # a fresh folder, or settings cut short or corrupt: start over, trust nothing
         return None
-    mine = {"folds": int(folds), "seed": int(seed),
-            "classifiers": None if classifiers is None else sorted(classifiers)}
-    theirs = {k: old.get(k) for k in mine}
-    if old.get("study") != "gebel2009" or theirs != mine:
-        raise ValueError(
-            f"{out} holds a gebel2009 run with {theirs} (this run: {mine}); run with the same "
-            "--folds and --seed to resume it, or choose a new --out folder"
-        )
     if not old.get("datasets_done"):
         return None
     # resume only from files that match the completion record (evstat.experiments.store); a
     # file cut short or edited means starting over, never trusting it
-    if not Store(out).files_done("tables", [out / "results.csv", out / "table.csv"]):
+    if not Store(out, settings={"study": "gebel2009", **mine}).files_done("tables", [out / "results.csv", out / "table.csv"]):
         return None
     return {"study": old, "results": pd.read_csv(out / "results.csv"), "table": pd.read_csv(out / "table.csv")}
 
@@ -712,7 +720,8 @@ def _write(out: Path, results: pd.DataFrame, table: pd.DataFrame, folds: int, se
         "command": commands[-1] if commands else "", "commands": commands,
         "machine": f"{platform.machine()} {platform.system()} {platform.release()}", "python": platform.python_version(),
     }, indent=1), encoding="utf-8")
-    Store(out).mark_files("tables", [out / "results.csv", out / "table.csv"])
+    store = Store(out, settings={"study": "gebel2009", **_row_settings(folds, seed, classifiers)})
+    store.mark_files("tables", [out / "results.csv", out / "table.csv"])
 
 
 @dataclass

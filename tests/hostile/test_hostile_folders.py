@@ -250,5 +250,26 @@ def test_record_bound_to_other_settings_is_refused(tmp_path):
         Store(tmp_path, settings={"seed": 2, "datasets": ["sonar"]})
 
 
+def test_evmultinom_stamp_edited_to_another_seed_is_refused(tmp_path, monkeypatch):
+    import numpy as np
+
+    import evstat.experiments.evmultinom as em
+
+    def unit(dataset, rnd, seed):
+        n = np.arange(3) * 10 + 10
+        return (pd.DataFrame({"dataset": dataset, "round": rnd, "n_cal": n, "error": 0.1 * seed % 1}),
+                pd.DataFrame({"dataset": dataset, "round": rnd, "n_cal": n, "curve": 0.5}))
+
+    monkeypatch.setattr(em, "unit", unit)
+    monkeypatch.setattr(em, "markdown_tables", lambda out: "tables\n")
+    monkeypatch.setattr(em, "figures", lambda out: None)
+    out = tmp_path / "run"
+    em.run_evmultinom(out, rounds=1, datasets=["iris"], quiet=True)
+    (out / ".units" / "seed.txt").write_text("seed 7\n")  # before issue 41: seed 7 reused seed 2019's units
+    with pytest.raises(SettingsMismatchError, match="seed: 2019 there, 7 now"):
+        em.run_evmultinom(out, rounds=1, datasets=["iris"], quiet=True, seed=7)
+    assert (out / ".units" / "seed.txt").read_text() == "seed 7\n"  # refused before anything was written
+
+
 def test_examples(doctests):
     doctests("evstat.experiments.store", min_examples=8)
