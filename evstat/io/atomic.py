@@ -234,6 +234,8 @@ def open_regular(path: PathLike, flags: int, mode: int = 0o666) -> int:
         raise
     try:
         st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(f"{shown!r} is a folder, not a file")
         if not stat.S_ISREG(st.st_mode):
             raise _refuse_in_study(shown, _kind(st.st_mode), "remove it and run again")
         if flags & os.O_NONBLOCK == 0 and hasattr(os, "set_blocking"):

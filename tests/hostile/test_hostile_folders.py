@@ -145,7 +145,10 @@ def test_fifo_output_with_a_reader_is_written(model_files, tmp_path):
                 if chunk:
                     chunks.append(chunk)
                     continue
-            if p.poll() is not None and not select.select([rfd], [], [], 0.2)[0]:
+                if chunks or p.poll() is not None:  # end of file: the writer closed the pipe
+                    break
+                time.sleep(0.05)
+            elif p.poll() is not None:
                 break
         _, err = p.communicate(timeout=60)
     finally:
