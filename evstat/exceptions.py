@@ -30,6 +30,8 @@ class                       builtin base           raised or warned by
 ``UnsafePathError``         OSError                a symbolic link or special file in a study
                                                    folder, a named pipe without a reader
                                                    (``evstat.io.atomic``)
+``OutputSpaceError``        OSError                an output that did not fit (disk full,
+                                                   quota, file size limit; ``evstat.io.atomic``)
 ``DuplicateKeyError``       ValueError             a JSON file holding a key twice
                                                    (``evstat.io.jsonfile``)
 ``WeakKeyError``            ValueError             a signing key under 16 bytes

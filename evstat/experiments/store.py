@@ -184,21 +184,28 @@ def study_folder(out: str | Path, wait: bool = False, note: Callable[[str], None
     The folder is created if absent; a folder holding a symbolic link or a special file (at any
     depth) is refused, naming it (:func:`evstat.io.atomic.check_folder`); its lock is held
     (:func:`folder_lock`; ``wait`` and ``note`` as there); and every write of the block into it
-    follows no link and opens no special file (:func:`evstat.io.atomic.confined`).
+    follows no link and opens no special file (:func:`evstat.io.atomic.confined`). A folder
+    created here is removed again if it is still empty at the end (a run that failed early).
 
     Examples
     --------
     >>> import os, tempfile
     >>> d = os.path.join(tempfile.mkdtemp(), "study")
     >>> with study_folder(d) as out:
+    ...     _ = (out / "rows.csv").write_text("x\\n")
     ...     sorted(p.name for p in out.iterdir())
-    ['.evstat.lock']
-    >>> os.listdir(d)
-    []
+    ['.evstat.lock', 'rows.csv']
+    >>> os.listdir(d)                                 # the lock is released and its file removed
+    ['rows.csv']
+    >>> with study_folder(os.path.join(tempfile.mkdtemp(), "empty")) as out:
+    ...     pass
+    >>> out.exists()                                  # created here and left empty: removed
+    False
     """
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise NotADirectoryError(f"--out {str(out)!r} is not a folder: give the folder of the study's files")
+    created = not os.path.lexists(out)
     out.mkdir(parents=True, exist_ok=True)
     real = os.path.realpath(out)
     if real in _HELD:  # this process holds it already (the command line around a study's function)
@@ -209,13 +216,20 @@ def study_folder(out: str | Path, wait: bool = False, note: Callable[[str], None
         finally:
             _HELD[real] -= 1
         return
-    check_folder(out)
-    with folder_lock(out, wait=wait, note=note), confined(out):
-        _HELD[real] = 1
-        try:
-            yield out
-        finally:
-            del _HELD[real]
+    try:
+        check_folder(out)
+        with folder_lock(out, wait=wait, note=note), confined(out):
+            _HELD[real] = 1
+            try:
+                yield out
+            finally:
+                del _HELD[real]
+    finally:
+        if created:  # a run that failed before writing anything leaves no empty folder behind
+            try:
+                out.rmdir()
+            except OSError:  # not empty: what was written stays (a rerun resumes from it)
+                pass
 
 
 #: the study folders this process holds the lock of (real path -> nesting depth)

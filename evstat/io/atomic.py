@@ -70,7 +70,7 @@ from typing import IO
 from evstat.exceptions import EvstatError
 
 __all__ = [
-    "SameFileError", "UnsafePathError", "atomic_path", "check_folder", "confined", "open_append", "open_regular",
+    "OutputSpaceError", "SameFileError", "UnsafePathError", "atomic_path", "check_folder", "confined", "open_append", "open_regular",
     "read_regular",
     "refuse_same_file", "write_bytes", "write_text",
 ]
@@ -85,6 +85,11 @@ class SameFileError(EvstatError, ValueError):
 class UnsafePathError(EvstatError, OSError):
     """A path evstat will not open: a symbolic link or a special file in a study folder, a named
     pipe that no process reads, a block device (the message names the file and the fix)."""
+
+
+class OutputSpaceError(EvstatError, OSError):
+    """An output that did not fit: a full disk, a quota, a file size limit (the message names the
+    output; the old content is kept)."""
 
 
 #: the real paths of the folders a study writes (:func:`confined`); innermost last
@@ -238,7 +243,7 @@ def open_regular(path: PathLike, flags: int, mode: int = 0o666) -> int:
             raise IsADirectoryError(f"{shown!r} is a folder, not a file")
         if not stat.S_ISREG(st.st_mode):
             raise _refuse_in_study(shown, _kind(st.st_mode), "remove it and run again")
-        if flags & os.O_NONBLOCK == 0 and hasattr(os, "set_blocking"):
+        if hasattr(os, "set_blocking"):  # O_NONBLOCK served the open only
             os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
@@ -329,6 +334,9 @@ def atomic_path(target: PathLike) -> Iterator[Path]:
     UnsafePathError
         ``target`` is a named pipe that no process reads, a block device or a socket; or, inside
         :func:`confined`, a symbolic link or any special file in the study folder.
+    OutputSpaceError
+        The content did not fit (a full disk, a quota, a file size limit): the ``OSError`` of the
+        writer, with ``target`` named (the old content is kept).
 
     Notes
     -----
@@ -385,13 +393,27 @@ def atomic_path(target: PathLike) -> Iterator[Path]:
         finally:
             os.close(fd)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         try:
             tmp.unlink()
         except FileNotFoundError:
             pass
+        if isinstance(err, OSError) and err.errno in _FULL and not isinstance(err, EvstatError):
+            raise _full(err, shown) from None
         raise
     _fsync_dir(folder)
+
+
+#: errors of a full disk, a quota or a file size limit: named with the output (issue 41, item 6)
+_FULL = {getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG") if hasattr(errno, name)}
+
+
+def _full(err: OSError, shown: str) -> OutputSpaceError:
+    reason = err.strerror or str(err)
+    out = OutputSpaceError(f"cannot write {shown!r}: {reason} (errno {err.errno}); the old content, if any, is kept: "
+                           "free space on its file system (or raise the limit), or write it elsewhere")
+    out.errno = err.errno
+    return out
 
 
 @contextmanager

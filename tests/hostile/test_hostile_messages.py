@@ -3,11 +3,24 @@ Each case runs the real ``evstat`` command."""
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 import evstat as ev
 
-from hostile_helpers import one_line, run
+from hostile_helpers import ROOT, env, evstat_cmd, one_line, run
+
+
+def _limited(*args, fsize: int) -> subprocess.CompletedProcess:
+    """The command with files limited to ``fsize`` bytes (RLIMIT_FSIZE: writing more fails with
+    EFBIG, "File too large", as a full disk fails with ENOSPC; Python ignores SIGXFSZ)."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+
+    return subprocess.run(evstat_cmd(*args), capture_output=True, env=env(), cwd=ROOT, timeout=600, preexec_fn=limit)
 
 
 @pytest.fixture(scope="module")
@@ -40,3 +53,25 @@ def test_keep_of_an_output_column_is_an_evstat_message(files, tmp_path, type_, j
     assert r.returncode == 2 and f"--keep 'theta' is also a column of the output of --type {type_}" in line
     assert "rename that input column, or leave it out of --keep" in line
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_full_output_names_the_file_and_keeps_the_old_one(files, tmp_path):
+    pytest.importorskip("resource")
+    big = tmp_path / "big.csv"
+    ev.datasets.simulate_gaussian(3000, seed=4).to_csv(big, index=False)
+    out = tmp_path / "o.csv"
+    out.write_text("old\n")
+    r = _limited("predict", files / "fit.json", "--data", big, "-o", out, "--quiet", "--jobs", "1", fsize=20_000)
+    line = one_line(r.stderr)  # before issue 41: "[Errno 27] File too large", no path
+    assert r.returncode == 2 and f"cannot write '{out}': File too large (errno 27)" in line and "write it elsewhere" in line
+    assert out.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == ["big.csv", "o.csv"]
+
+
+def test_failed_study_leaves_no_empty_folder(tmp_path):
+    pytest.importorskip("resource")
+    out = tmp_path / "s"
+    r = _limited("reproduce", "ramel2018", "--rounds", "1", "--datasets", "sonar", "--no-report", "--quiet",
+                 "--out", out, fsize=100)
+    line = one_line(r.stderr)
+    assert r.returncode == 2 and f"cannot write '{out}/" in line and "File too large" in line
+    assert not out.exists()  # before issue 41: an empty study folder was left behind
