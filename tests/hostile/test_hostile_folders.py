@@ -171,19 +171,21 @@ def test_dangling_link_as_output_names_the_link(model_files, tmp_path):
 
 def test_second_concurrent_run_is_refused_and_wait_waits(tmp_path):
     out = tmp_path / "s"
-    first = start(*STUDY, "--out", out)
+    first = start(*STUDY, "--out", out)  # about 13 s of work: the others start meanwhile
+    waiter = None
     try:
         assert wait_for(lambda: (out / LOCK).exists(), 60)
+        waiter = start(*STUDY, "--wait", "--out", out)
         r = run(*STUDY, "--out", out)
         line = one_line(r.stderr)
         assert r.returncode == 2 and f"is in use by another run (pid {first.pid} on host" in line and "--wait" in line
-        waiter = start(*STUDY, "--wait", "--out", out)
         assert first.wait(timeout=300) == 0
         _, err = waiter.communicate(timeout=300)
     finally:
-        for p in (first,):
-            if p.poll() is None:
+        for p in (first, waiter):
+            if p is not None and p.poll() is None:
                 p.kill()
+                p.wait()
     assert waiter.returncode == 0, err.decode()
     assert "waiting for it to end" in err.decode()
     hist = pd.read_csv(out / "exp2_history.csv")
