@@ -88,7 +88,7 @@ class SettingsMismatchError(EvstatError, ValueError):
 def _holder(fd: int) -> str:
     """Who holds a lock file, from what it wrote in it (at most 4 KB read)."""
     try:
-        info = json.loads(os.pread(fd, 4096, 0).decode("utf-8", "replace"))
+        info = loads_strict(os.pread(fd, 4096, 0), "the lock file", "lock file")  # the one JSON reader
     except (OSError, ValueError):
         info = None
     if not isinstance(info, dict):
