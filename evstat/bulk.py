@@ -103,7 +103,8 @@ def read_key(key: str | None = None, key_file: str | os.PathLike[str] | None = N
     """The signing secret of ``--key`` or ``--key-file`` (``None`` when neither is given).
 
     A key file holds the secret's bytes; one trailing line break (``\\n`` or ``\\r\\n``, as an
-    editor or ``echo`` adds) is not part of it. An empty secret is refused.
+    editor or ``echo`` adds) is not part of it. An empty secret, or one shorter than 16 bytes
+    (:func:`evstat.io.integrity.check_key`), is refused, naming the option.
 
     Examples
     --------
@@ -112,9 +113,15 @@ def read_key(key: str | None = None, key_file: str | os.PathLike[str] | None = N
     >>> _ = open(p, "w").write("a secret shared by the two labs\\n")
     >>> read_key(key_file=p)
     b'a secret shared by the two labs'
-    >>> read_key(key="s3cret"), read_key() is None
-    ('s3cret', True)
+    >>> read_key(key="a secret shared by the two labs"), read_key() is None
+    ('a secret shared by the two labs', True)
+    >>> read_key(key="s3cret")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    evstat.io.integrity.WeakKeyError: --key is 6 bytes long: a signing key must hold at least 16 bytes ...
     """
+    from evstat.io.integrity import check_key
+
     if key_file is not None:
         try:
             raw = Path(key_file).read_bytes()
@@ -123,9 +130,12 @@ def read_key(key: str | None = None, key_file: str | os.PathLike[str] | None = N
         secret = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1] if raw.endswith(b"\n") else raw
         if not secret:
             raise ValueError(f"--key-file {os.fspath(key_file)!r} is empty: it must hold the secret the model was signed with")
+        check_key(secret, f"the secret in --key-file {os.fspath(key_file)!r}")
         return secret
     if key is not None and not key:
         raise ValueError("--key is empty: give the secret the model was signed with")
+    if key is not None:
+        check_key(key, "--key")
     return key
 
 
@@ -230,6 +240,13 @@ def _predict_chunk(chunk: pd.DataFrame, opts: dict[str, Any], fit: Any = None) -
             out["decision"] = out["decision"].astype(str)
         else:
             out = flat_columns(fit.predict(chunk, type=opts["type"]))
+    clash = [c for c in opts["keep"] if c in out.columns]
+    if clash:  # pandas said "cannot insert theta, already exists" (issue 41)
+        from evstat.io.tables import TableError
+
+        raise TableError(
+            f"--keep {clash[0]!r} is also a column of the output of --type {opts['type']} (its columns: "
+            f"{', '.join(map(str, out.columns[:10]))}): rename that input column, or leave it out of --keep")
     for col in reversed(opts["keep"]):
         out.insert(0, col, chunk[col].to_numpy())
     return out.reset_index(drop=True)

@@ -27,6 +27,21 @@ class                       builtin base           raised or warned by
                                                    (``evstat.io.atomic``)
 ``TableError``              ValueError             a table that cannot be read as asked
                                                    (``evstat.io.tables``)
+``UnsafePathError``         OSError                a symbolic link or special file in a study
+                                                   folder, a named pipe without a reader
+                                                   (``evstat.io.atomic``)
+``OutputSpaceError``        OSError                an output that did not fit (disk full,
+                                                   quota, file size limit; ``evstat.io.atomic``)
+``DuplicateKeyError``       ValueError             a JSON file holding a key twice
+                                                   (``evstat.io.jsonfile``)
+``WeakKeyError``            ValueError             a signing key under 16 bytes
+                                                   (``evstat.io.integrity``)
+``MaskedArrayError``        TypeError              a numpy masked array (its mask would be
+                                                   dropped; ``evstat.formula.arrays``)
+``StudyBusyError``          OSError                a study folder another run is writing
+                                                   (``evstat.experiments.store``)
+``SettingsMismatchError``   ValueError             a study folder of other settings
+                                                   (``evstat.experiments.store``)
 ``EmptyClassWarning``       UserWarning            a response level with no rows
 ``EmptyCellWarning``        UserWarning            test rows in an empty bin or cell
 ``ConflictWarning``         UserWarning            disjoint calibration's conflict

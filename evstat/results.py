@@ -55,7 +55,7 @@ from evstat.io import integrity, schema, state
 from evstat.io.atomic import write_text
 from evstat.io.jsonfile import read_json
 from evstat.io.schema import Lazy, List, Ref, Refuse, SchemaError, Spec, validate
-from evstat.formula.arrays import ArrayData, rows_frame
+from evstat.formula.arrays import ArrayData, refuse_masked, rows_frame
 from evstat.lazy import NOT_DASK, dispatch
 
 __all__ = [
@@ -439,8 +439,9 @@ def load(path: str | Path, key: str | bytes | None = None) -> Any:
     path : str or pathlib.Path
         The ``.json`` file (a named pipe such as ``<(cat fit.json)`` works too).
     key : str or bytes, optional
-        The secret the file was signed with (``fit.save(path, key=...)``). Without it the
-        signature, if any, is not checked.
+        The secret the file was signed with (``fit.save(path, key=...)``; at least 16 bytes: an
+        empty or shorter key is refused, :class:`evstat.io.integrity.WeakKeyError`). Without it
+        the signature, if any, is not checked.
 
     Returns
     -------
@@ -468,6 +469,8 @@ def load(path: str | Path, key: str | bytes | None = None) -> Any:
     """
     path = Path(path)
     source = repr(str(path))
+    if key is not None:
+        integrity.check_key(key)  # an empty or short key is refused as such, whatever the file
     try:
         d = read_json(path, "saved model")
     except FileNotFoundError:
@@ -962,6 +965,7 @@ class Results(ABC):
 
     # ---------------------------------------------------------------- shared verbs
     def _check_newdata(self, newdata: Any) -> None:
+        refuse_masked(newdata, "newdata")
         if newdata is not None and not isinstance(newdata, (pd.DataFrame, np.ndarray)):
             raise TypeError(
                 f"newdata must be a pandas DataFrame with the score columns "
@@ -1062,8 +1066,9 @@ class Results(ABC):
         The file holds :meth:`to_dict` and a ``"checksum"`` entry, the SHA-256 of its canonical
         serialisation (:func:`evstat.io.integrity.checksum`): :func:`evstat.load` refuses a
         file whose content was changed by accident. The checksum is no protection against a
-        deliberate edit (it can be recomputed); with ``key`` (a secret str or bytes) the file
-        also carries an HMAC-SHA256 signature (:func:`evstat.io.integrity.sign`), and
+        deliberate edit (it can be recomputed); with ``key`` (a secret str or bytes of at least
+        16 bytes, :func:`evstat.io.integrity.check_key`) the file also carries an HMAC-SHA256
+        signature (:func:`evstat.io.integrity.sign`), and
         ``ev.load(path, key=key)`` refuses a file that is unsigned, signed with another key or
         changed after it was signed.
 
@@ -1074,12 +1079,14 @@ class Results(ABC):
         >>> path = fit.save(os.path.join(tempfile.mkdtemp(), "fit.json"), key="our shared secret")
         >>> ev.load(path, key="our shared secret").method
         'evlogit'
-        >>> ev.load(path, key="another secret")  # doctest: +ELLIPSIS
+        >>> ev.load(path, key="another shared secret")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
         evstat.io.schema.SchemaError: ... has a signature that does not match the key: ...
         """
         path = Path(path)
+        if key is not None:
+            integrity.check_key(key)  # before the work: empty or under 16 bytes refused (WeakKeyError)
         d = self.to_dict()
         if key is not None:
             d["signature"] = integrity.sign(d, key)

@@ -64,6 +64,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
 
 from evstat.belief import decide_bounds
+from evstat.formula.arrays import refuse_masked
 from evstat.metrics import decide_binary, decision_metrics
 from evstat.results import fitters, from_arrays, registered, supported_classes
 
@@ -181,11 +182,13 @@ class _Pair:
         self.layout = layout
 
     def _scores(self, X: Any) -> NDArray[np.float64]:
+        refuse_masked(X, "X")
         return self.layout.scores(self.layout.raw(self.estimator, X))[0]
 
     def _frame(self, X: Any) -> pd.DataFrame:
         """The calibrator's scores of rows ``X`` as a DataFrame of its named columns (what
         :meth:`_scores` gives as an array; the calibrator predicts on either)."""
+        refuse_masked(X, "X")
         S, names = self.layout.scores(self.layout.raw(self.estimator, X))
         return pd.DataFrame(S, columns=names)
 
@@ -318,6 +321,8 @@ class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, Base
                 "EvidentialCalibratedClassifierCV.fit does not take sample_weight: evstat's "
                 "calibrators (and their likelihood-based belief) are unweighted"
             )
+        refuse_masked(X, "X")  # its mask would be dropped silently (issue 41)
+        refuse_masked(y, "y")
         X, y = indexable(X, y)
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)

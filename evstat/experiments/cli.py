@@ -160,6 +160,8 @@ def add_reproduce_parser(subparsers: Any) -> argparse.ArgumentParser:
                      help="minary2019: tie policy of every method's decisions without reject: random (from the round's seed) "
                           "or first (class 0) (default: random)")
     rep.add_argument("--out", required=True, metavar="DIR", help="output folder (created; reused to resume)")
+    rep.add_argument("--wait", action="store_true",
+                     help="if another run is writing --out, wait for it to end (default: refuse at once)")
     return rep
 
 
@@ -246,6 +248,22 @@ def run_reproduce(args: argparse.Namespace) -> int:
         if note is not None:
             print(f"evstat: warning: {note}", file=sys.stderr)
             args = argparse.Namespace(**{**vars(args), "jobs": jobs})
+    from evstat.experiments.store import study_folder
+
+    def say(text: str) -> None:
+        print(f"evstat reproduce: note: {' '.join(text.split())}", file=sys.stderr)
+
+    # one writer per folder, no link followed, no special file opened (issue 41); the study's own
+    # function takes the same folder again (a process holds its lock once)
+    try:
+        with study_folder(args.out, wait=getattr(args, "wait", False), note=say):
+            return _dispatch(args)
+    except OSError as err:  # the folder: busy, a link or a special file in it, not a folder
+        print(f"evstat reproduce: error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     from evstat.experiments.minary2019 import run_minary2019
 
     if args.study == "ramel2018":

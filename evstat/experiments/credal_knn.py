@@ -62,7 +62,7 @@ from evstat.belief import Frame, MassArray
 from evstat.classifiers import OUTLIER
 from evstat.classifiers.neighbors import knn
 from evstat.datasets import data_dir, simulate_credal_sim2, simulate_credal_test12
-from evstat.experiments.store import Store, save_figure, write_csv
+from evstat.experiments.store import Store, save_figure, study_folder, write_csv
 from evstat.io.atomic import write_text
 from evstat.metrics import credal_rates
 
@@ -919,6 +919,7 @@ def run_credal_knn(
     lecture: bool = True,
     quiet: bool = False,
     command: str | None = None,
+    wait: bool = False, note: Callable[[str], None] | None = None,
 ) -> CredalStudy:
     """Run the credal K-NN study and the lecture examples; write CSVs, figures and claims.
 
@@ -945,6 +946,12 @@ def run_credal_knn(
         No progress lines.
     command : str, optional
         Recorded in ``study.json``.
+    wait : bool
+        If another run holds ``out``, wait for it to end (default: refuse,
+        :class:`evstat.experiments.store.StudyBusyError`); a folder holding a symbolic link or a
+        special file is refused (:func:`evstat.experiments.store.study_folder`).
+    note : callable, optional
+        Receives one-line notes (waiting, a killed run's lock taken over).
 
     Returns
     -------
@@ -960,61 +967,62 @@ def run_credal_knn(
     ['claims.csv', 'real_rates.csv', 'real_table.csv']
     """
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    bad = [d for d in datasets if d not in REAL_DATASETS]
-    if bad:
-        raise ValueError(f"unknown data set(s) {bad}; choose from {list(REAL_DATASETS)}")
-    t0 = time.time()
+    # created, checked for links and special files, locked, writes confined (issue 41)
+    with study_folder(out, wait=wait, note=note):
+        bad = [d for d in datasets if d not in REAL_DATASETS]
+        if bad:
+            raise ValueError(f"unknown data set(s) {bad}; choose from {list(REAL_DATASETS)}")
+        t0 = time.time()
 
-    def progress(msg: str) -> None:
-        if not quiet:
-            print(f"[{time.time() - t0:7.1f} s] {msg}", flush=True)
+        def progress(msg: str) -> None:
+            if not quiet:
+                print(f"[{time.time() - t0:7.1f} s] {msg}", flush=True)
 
-    store = Store(out)
+        store = Store(out)
 
-    def part(name: str, params: dict[str, Any], files: tuple[str, ...],
-             compute: Callable[[], tuple[pd.DataFrame, ...]]) -> list[pd.DataFrame]:
-        # a part's files as recorded complete, else computed now; either way as read back
-        key = f"{name} {json.dumps(params, sort_keys=True)}"
-        paths = [out / f for f in files]
-        frames = store.load_frames(key, paths)
-        if frames is None:
-            computed = compute()
-            store.forget(k for k in list(store.units) if k.split(" ", 1)[0] == name)
-            store.save_frames(key, paths, computed)
-            frames = store.load_frames(key, paths) or list(computed)
-            progress(f"{name} done")
-        else:
-            progress(f"{name}: resumed from {', '.join(files)}")
-        return frames
+        def part(name: str, params: dict[str, Any], files: tuple[str, ...],
+                 compute: Callable[[], tuple[pd.DataFrame, ...]]) -> list[pd.DataFrame]:
+            # a part's files as recorded complete, else computed now; either way as read back
+            key = f"{name} {json.dumps(params, sort_keys=True)}"
+            paths = [out / f for f in files]
+            frames = store.load_frames(key, paths)
+            if frames is None:
+                computed = compute()
+                store.forget(k for k in list(store.units) if k.split(" ", 1)[0] == name)
+                store.save_frames(key, paths, computed)
+                frames = store.load_frames(key, paths) or list(computed)
+                progress(f"{name} done")
+            else:
+                progress(f"{name}: resumed from {', '.join(files)}")
+            return frames
 
-    train = simulate_credal_test12(100, seed=_rng(seed, 1))[0]  # as test12 draws it
-    t12, _ = part("test12", {"seed": seed}, ("test12_decisions.csv", "test12_rates.csv"), lambda: test12(seed)[2:])
-    sim, = part("sim2", {"seed": seed, "runs": runs, "k_grid": list(k_grid)}, ("sim2_rates.csv",),
-                lambda: (simulation2(seed, runs, tuple(k_grid), progress),))
-    write_csv(sim2_table(sim), out / "sim2_table.csv")
-    real = None
-    if datasets:
-        real, = part("real", {"seed": seed, "runs": runs, "real_k": list(real_k), "datasets": list(datasets)},
-                     ("real_rates.csv",), lambda: (real_data(seed, runs, tuple(real_k), tuple(datasets), progress),))
-        write_csv(real_table(real), out / "real_table.csv")
-    ion = prt = None
-    if lecture:
-        ion, = part("eknn_ionosphere", {}, ("eknn_ionosphere.csv",), lambda: (eknn_ionosphere(),))
-        part("evnn", {"seed": seed, "evnn_seeds": evnn_seeds, "vowel_prototypes": list(vowel_prototypes)},
-             ("evnn_errors.csv",), lambda: (evnn_errors(seed, evnn_seeds, tuple(vowel_prototypes)),))
-        prt, = part("partial_ionosphere", {"seed": seed, "runs": runs}, ("partial_ionosphere.csv",),
-                    lambda: (partial_ionosphere(seed, runs),))
-        veh, = part("eknn_vehicles", {}, ("eknn_vehicles.csv",), lambda: (eknn_vehicles(),))
-        fus, = part("fusion", {"seed": seed, "runs": runs}, ("fusion.csv",), lambda: (fusion_example(seed, runs),))
-        lecture_figures(out, veh, fus)
-    cl = claims(sim, real)
-    write_csv(cl, out / "claims.csv")
-    figures(out, train, t12, ion, prt, seed)
-    seconds = time.time() - t0
-    write_text(out / "study.json", json.dumps(
-        {"study": "credal-knn", "command": command, "runs": runs, "seed": seed, "k_grid": list(k_grid),
-         "real_k": list(real_k), "datasets": list(datasets), "evnn_seeds": evnn_seeds,
-         "vowel_prototypes": list(vowel_prototypes), "lecture": lecture, "seconds": round(seconds, 1)},
-        indent=2) + "\n")
-    return CredalStudy(out=out, seconds=seconds, claims=cl)
+        train = simulate_credal_test12(100, seed=_rng(seed, 1))[0]  # as test12 draws it
+        t12, _ = part("test12", {"seed": seed}, ("test12_decisions.csv", "test12_rates.csv"), lambda: test12(seed)[2:])
+        sim, = part("sim2", {"seed": seed, "runs": runs, "k_grid": list(k_grid)}, ("sim2_rates.csv",),
+                    lambda: (simulation2(seed, runs, tuple(k_grid), progress),))
+        write_csv(sim2_table(sim), out / "sim2_table.csv")
+        real = None
+        if datasets:
+            real, = part("real", {"seed": seed, "runs": runs, "real_k": list(real_k), "datasets": list(datasets)},
+                         ("real_rates.csv",), lambda: (real_data(seed, runs, tuple(real_k), tuple(datasets), progress),))
+            write_csv(real_table(real), out / "real_table.csv")
+        ion = prt = None
+        if lecture:
+            ion, = part("eknn_ionosphere", {}, ("eknn_ionosphere.csv",), lambda: (eknn_ionosphere(),))
+            part("evnn", {"seed": seed, "evnn_seeds": evnn_seeds, "vowel_prototypes": list(vowel_prototypes)},
+                 ("evnn_errors.csv",), lambda: (evnn_errors(seed, evnn_seeds, tuple(vowel_prototypes)),))
+            prt, = part("partial_ionosphere", {"seed": seed, "runs": runs}, ("partial_ionosphere.csv",),
+                        lambda: (partial_ionosphere(seed, runs),))
+            veh, = part("eknn_vehicles", {}, ("eknn_vehicles.csv",), lambda: (eknn_vehicles(),))
+            fus, = part("fusion", {"seed": seed, "runs": runs}, ("fusion.csv",), lambda: (fusion_example(seed, runs),))
+            lecture_figures(out, veh, fus)
+        cl = claims(sim, real)
+        write_csv(cl, out / "claims.csv")
+        figures(out, train, t12, ion, prt, seed)
+        seconds = time.time() - t0
+        write_text(out / "study.json", json.dumps(
+            {"study": "credal-knn", "command": command, "runs": runs, "seed": seed, "k_grid": list(k_grid),
+             "real_k": list(real_k), "datasets": list(datasets), "evnn_seeds": evnn_seeds,
+             "vowel_prototypes": list(vowel_prototypes), "lecture": lecture, "seconds": round(seconds, 1)},
+            indent=2) + "\n")
+        return CredalStudy(out=out, seconds=seconds, claims=cl)

@@ -60,7 +60,7 @@ import platform
 import re
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,8 +69,8 @@ import numpy as np
 import pandas as pd
 
 from evstat.experiments.claims import Z, paired_cells, pooled_curves, verdict
-from evstat.experiments.store import Store, file_digest
-from evstat.io.atomic import atomic_path, write_text
+from evstat.experiments.store import Store, file_digest, study_folder
+from evstat.io.atomic import atomic_path, read_regular, write_text
 
 if TYPE_CHECKING:
     from evstat.results import Results
@@ -459,6 +459,7 @@ class EvmultinomStudy:
 def run_evmultinom(
     out: str | Path, rounds: int = 10, seed: int = 2019, jobs: int = 1, datasets: Sequence[str] | None = None,
     quiet: bool = False, command: str | None = None,
+    wait: bool = False, note: Callable[[str], None] | None = None,
 ) -> EvmultinomStudy:
     """Run the study (module docstring) and write ``error_rates.csv``, ``reject_curves.csv``,
     ``tables.md``, ``study.json`` and the curve figures into ``out``.
@@ -473,6 +474,12 @@ def run_evmultinom(
         Worker processes (joblib); the files do not depend on it.
     datasets : sequence of str, optional
         Default :data:`DATASETS`.
+    wait : bool
+        If another run holds ``out``, wait for it to end (default: refuse,
+        :class:`evstat.experiments.store.StudyBusyError`); a folder holding a symbolic link or a
+        special file is refused (:func:`evstat.experiments.store.study_folder`).
+    note : callable, optional
+        Receives one-line notes (waiting, a killed run's lock taken over).
     """
     from joblib import Parallel, delayed
 
@@ -486,61 +493,63 @@ def run_evmultinom(
     if int(rounds) < 1:
         raise ValueError(f"rounds must be at least 1, got {rounds}")
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    parts = out / ".units"  # one pair of files per finished unit: an interrupted run resumes
-    parts.mkdir(exist_ok=True)
-    stamp = parts / "seed.txt"
-    if stamp.is_file():
-        # "seed N\n" (the newline marks a complete file); a bare "N" is the earlier format
-        text = stamp.read_text(encoding="utf-8", errors="replace")
-        m = re.fullmatch(r"seed (\d+)\n", text) or re.fullmatch(r"(\d+)", text)
-        if m is None:
-            raise ValueError(f"{stamp} is damaged (cut short or edited: {text[:40]!r}), so the units in {parts} "
-                             "cannot be attributed to a seed: delete that folder to recompute, or use another --out")
-        if m.group(1) != str(int(seed)):
-            raise ValueError(f"{parts} holds units of seed {m.group(1)}, not {seed}: use another --out")
-    write_text(stamp, f"seed {int(seed)}\n")
-    t0 = time.perf_counter()
-    units = [(d, r) for r in range(int(rounds)) for d in names]
-    # a unit is done when its two files match the completion record (evstat.experiments.store):
-    # a file cut short or edited is recomputed
-    store = Store(parts)
-    done = [(d, r) for d, r in units if store.files_done(f"{d}/{r}", _unit_files(d, r, parts))]
-    if store.legacy:
-        for d, r in done:
-            store.units[f"{d}/{r}"] = {"files": {p.name: file_digest(p) for p in _unit_files(d, r, parts)}}
-        store.save()
-    todo = [u for u in units if u not in set(done)]
-    it = tqdm(todo, desc="evmultinom", disable=quiet, mininterval=5)
-    if jobs == 1:
-        finished = (_unit_to_files(d, r, seed, parts) for d, r in it)
-    else:
-        finished = Parallel(n_jobs=jobs, batch_size=1, return_as="generator_unordered")(
-            delayed(guarded(_unit_to_files))(d, r, seed, parts) for d, r in it)
-    for d, r in finished:
-        store.mark_files(f"{d}/{r}", _unit_files(d, r, parts))
-    res = [(pd.read_csv(parts / f"{d}_{r}_errors.csv", dtype={"note": "string", "design": "string"}),
-            pd.read_csv(parts / f"{d}_{r}_curves.csv")) for d, r in units]
-    order = {d: i for i, d in enumerate(DATASETS)}
-    errors = pd.concat([e for e, _ in res], ignore_index=True)
-    curves = pd.concat([c for _, c in res], ignore_index=True)
-    errors = errors.sort_values(["dataset", "round", "n_cal"], key=lambda s: s.map(order) if s.name == "dataset" else s,
-                                kind="stable").reset_index(drop=True)
-    curves = curves.sort_values(["dataset", "round", "n_cal"], key=lambda s: s.map(order) if s.name == "dataset" else s,
-                                kind="stable").reset_index(drop=True)
-    for frame, name in ((errors, "error_rates.csv"), (curves, "reject_curves.csv")):
-        with atomic_path(out / name) as tmp:
-            frame.to_csv(tmp, index=False, float_format="%.10g")
-    write_text(out / "tables.md", markdown_tables(out), encoding="utf-8")
-    figures(out)
-    seconds = time.perf_counter() - t0
-    settings = {
-        "study": STUDY, "command": command, "rounds": int(rounds), "seed": int(seed), "jobs": int(jobs),
-        "datasets": names, "svm_rows": {d: SVM_ROWS[d] for d in names}, "cal_sizes": {d: list(CAL_SIZES[d]) for d in names},
-        "test_rows": {d: TEST_ROWS[d] for d in names}, "dirichlet_reg": DIRICHLET_REG, "eknn_k": EKNN_K,
-        "credal_k": CREDAL_K, "seconds_this_call": round(seconds, 1), "units_computed_this_call": len(todo),
-        "machine": platform.platform(),
-        "python": platform.python_version(),
-    }
-    write_text(out / "study.json", json.dumps(settings, indent=1), encoding="utf-8")
-    return EvmultinomStudy(out=out, seconds=seconds, units=len(todo))
+    # created, checked for links and special files, locked, writes confined (issue 41)
+    with study_folder(out, wait=wait, note=note):
+        parts = out / ".units"  # one pair of files per finished unit: an interrupted run resumes
+        parts.mkdir(exist_ok=True)
+        stamp = parts / "seed.txt"
+        if stamp.is_file():
+            # "seed N\n" (the newline marks a complete file); a bare "N" is the earlier format
+            text = read_regular(stamp).decode("utf-8", errors="replace")  # no link followed (issue 41)
+            m = re.fullmatch(r"seed (\d+)\n", text) or re.fullmatch(r"(\d+)", text)
+            if m is None:
+                raise ValueError(f"{stamp} is damaged (cut short or edited: {text[:40]!r}), so the units in {parts} "
+                                 "cannot be attributed to a seed: delete that folder to recompute, or use another --out")
+            if m.group(1) != str(int(seed)):
+                raise ValueError(f"{parts} holds units of seed {m.group(1)}, not {seed}: use another --out")
+        # the record is bound to the seed too: a stamp edited to this run's seed is refused (issue 41)
+        store = Store(parts, settings={"study": "evmultinom", "seed": int(seed)})
+        write_text(stamp, f"seed {int(seed)}\n")
+        t0 = time.perf_counter()
+        units = [(d, r) for r in range(int(rounds)) for d in names]
+        # a unit is done when its two files match the completion record (evstat.experiments.store):
+        # a file cut short or edited is recomputed
+        done = [(d, r) for d, r in units if store.files_done(f"{d}/{r}", _unit_files(d, r, parts))]
+        if store.legacy:
+            for d, r in done:
+                store.units[f"{d}/{r}"] = {"files": {p.name: file_digest(p) for p in _unit_files(d, r, parts)}}
+            store.save()
+        todo = [u for u in units if u not in set(done)]
+        it = tqdm(todo, desc="evmultinom", disable=quiet, mininterval=5)
+        if jobs == 1:
+            finished = (_unit_to_files(d, r, seed, parts) for d, r in it)
+        else:
+            finished = Parallel(n_jobs=jobs, batch_size=1, return_as="generator_unordered")(
+                delayed(guarded(_unit_to_files))(d, r, seed, parts) for d, r in it)
+        for d, r in finished:
+            store.mark_files(f"{d}/{r}", _unit_files(d, r, parts))
+        res = [(pd.read_csv(parts / f"{d}_{r}_errors.csv", dtype={"note": "string", "design": "string"}),
+                pd.read_csv(parts / f"{d}_{r}_curves.csv")) for d, r in units]
+        order = {d: i for i, d in enumerate(DATASETS)}
+        errors = pd.concat([e for e, _ in res], ignore_index=True)
+        curves = pd.concat([c for _, c in res], ignore_index=True)
+        errors = errors.sort_values(["dataset", "round", "n_cal"], key=lambda s: s.map(order) if s.name == "dataset" else s,
+                                    kind="stable").reset_index(drop=True)
+        curves = curves.sort_values(["dataset", "round", "n_cal"], key=lambda s: s.map(order) if s.name == "dataset" else s,
+                                    kind="stable").reset_index(drop=True)
+        for frame, name in ((errors, "error_rates.csv"), (curves, "reject_curves.csv")):
+            with atomic_path(out / name) as tmp:
+                frame.to_csv(tmp, index=False, float_format="%.10g")
+        write_text(out / "tables.md", markdown_tables(out), encoding="utf-8")
+        figures(out)
+        seconds = time.perf_counter() - t0
+        settings = {
+            "study": STUDY, "command": command, "rounds": int(rounds), "seed": int(seed), "jobs": int(jobs),
+            "datasets": names, "svm_rows": {d: SVM_ROWS[d] for d in names}, "cal_sizes": {d: list(CAL_SIZES[d]) for d in names},
+            "test_rows": {d: TEST_ROWS[d] for d in names}, "dirichlet_reg": DIRICHLET_REG, "eknn_k": EKNN_K,
+            "credal_k": CREDAL_K, "seconds_this_call": round(seconds, 1), "units_computed_this_call": len(todo),
+            "machine": platform.platform(),
+            "python": platform.python_version(),
+        }
+        write_text(out / "study.json", json.dumps(settings, indent=1), encoding="utf-8")
+        return EvmultinomStudy(out=out, seconds=seconds, units=len(todo))

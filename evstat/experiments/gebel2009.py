@@ -80,7 +80,7 @@ import json
 import platform
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -90,7 +90,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 import evstat as ev
-from evstat.experiments.store import Store, read_settings
+from evstat.experiments.store import Store, read_settings, study_folder
 from evstat.io.atomic import atomic_path, write_text
 from evstat.metrics.gebel import correctness_rate, one_minus_rmse, wcr
 from evstat.multiclass import code_matrix
@@ -572,7 +572,8 @@ def write_claims(out: str | Path, parts: Sequence[str] = PARTS) -> pd.DataFrame:
     cl_thesis = claims(thesis).rename(columns={"holds": "holds_thesis", "detail": "detail_thesis"})
     cl_ours = claims(table)[["claim", "holds", "detail"]].rename(columns={"holds": "holds_ours", "detail": "detail_ours"})
     cl = cl_thesis.merge(cl_ours, on="claim")
-    cl.to_csv(out / "claims.csv", index=False)
+    with atomic_path(out / "claims.csv") as tmp:  # atomic, and confined in a study (issue 41)
+        cl.to_csv(tmp, index=False)
     return cl
 
 
@@ -668,26 +669,34 @@ def _labels(dataset: str) -> NDArray[np.intp]:
     return np.asarray(pd.Index(classes, dtype=object).get_indexer(yl), dtype=np.intp)
 
 
+def _row_settings(folds: int, seed: int, classifiers: Sequence[str] | None) -> dict[str, Any]:
+    """The settings that determine a folder's rows (its completion record is bound to them)."""
+    return {"folds": int(folds), "seed": int(seed), "classifiers": None if classifiers is None else sorted(classifiers)}
+
+
 def _previous(out: Path, folds: int, seed: int, classifiers: Sequence[str] | None) -> dict[str, Any] | None:
     """The state of an earlier run in ``out`` (to resume it), or None for a fresh folder; an
     error when the earlier run used other settings."""
     study = out / "study.json"
     old = read_settings(study)
+    mine = _row_settings(folds, seed, classifiers)
+    if old is not None:
+        theirs = {k: old.get(k) for k in mine}
+        if old.get("study") != "gebel2009" or theirs != mine:
+            raise ValueError(
+                f"{out} holds a gebel2009 run with {theirs} (this run: {mine}); run with the same "
+                "--folds and --seed to resume it, or choose a new --out folder"
+            )
+    # the record is bound to the settings that determine the rows: a study.json edited to this
+    # run's seed, or removed, is refused here (issue 41)
+    Store(out, settings={"study": "gebel2009", **mine})
     if old is None:  # a fresh folder, or settings cut short or corrupt: start over, trust nothing
         return None
-    mine = {"folds": int(folds), "seed": int(seed),
-            "classifiers": None if classifiers is None else sorted(classifiers)}
-    theirs = {k: old.get(k) for k in mine}
-    if old.get("study") != "gebel2009" or theirs != mine:
-        raise ValueError(
-            f"{out} holds a gebel2009 run with {theirs} (this run: {mine}); run with the same "
-            "--folds and --seed to resume it, or choose a new --out folder"
-        )
     if not old.get("datasets_done"):
         return None
     # resume only from files that match the completion record (evstat.experiments.store); a
     # file cut short or edited means starting over, never trusting it
-    if not Store(out).files_done("tables", [out / "results.csv", out / "table.csv"]):
+    if not Store(out, settings={"study": "gebel2009", **mine}).files_done("tables", [out / "results.csv", out / "table.csv"]):
         return None
     return {"study": old, "results": pd.read_csv(out / "results.csv"), "table": pd.read_csv(out / "table.csv")}
 
@@ -711,7 +720,8 @@ def _write(out: Path, results: pd.DataFrame, table: pd.DataFrame, folds: int, se
         "command": commands[-1] if commands else "", "commands": commands,
         "machine": f"{platform.machine()} {platform.system()} {platform.release()}", "python": platform.python_version(),
     }, indent=1), encoding="utf-8")
-    Store(out).mark_files("tables", [out / "results.csv", out / "table.csv"])
+    store = Store(out, settings={"study": "gebel2009", **_row_settings(folds, seed, classifiers)})
+    store.mark_files("tables", [out / "results.csv", out / "table.csv"])
 
 
 @dataclass
@@ -733,6 +743,7 @@ def run_gebel2009(
     quiet: bool = False,
     command: str = "",
     classifiers: Sequence[str] | None = None,
+    wait: bool = False, note: Callable[[str], None] | None = None,
 ) -> GebelResult:
     """Run the study (see the module docstring) and write its files into ``out``.
 
@@ -759,6 +770,12 @@ def run_gebel2009(
         The command line, recorded in ``study.json``.
     classifiers : sequence of str, optional
         A subset of the classifiers (``svm``, ``ann``, ``nb``, ``tree``); default all of each part.
+    wait : bool
+        If another run holds ``out``, wait for it to end (default: refuse,
+        :class:`evstat.experiments.store.StudyBusyError`); a folder holding a symbolic link or a
+        special file is refused (:func:`evstat.experiments.store.study_folder`).
+    note : callable, optional
+        Receives one-line notes (waiting, a killed run's lock taken over).
     """
     from joblib import Parallel, delayed
 
@@ -785,53 +802,54 @@ def run_gebel2009(
         for f in range(folds)
     ]
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    prior = _previous(out, folds, seed, classifiers)
-    results = prior["results"] if prior else pd.DataFrame()
-    table = prior["table"] if prior else pd.DataFrame()
-    old = prior["study"] if prior else {}
-    done: list[str] = list(old.get("datasets_done", []))
-    parts = [p for p in PARTS if p in set(parts) | set(old.get("parts", []))]
-    dataset_seconds: dict[str, float] = dict(old.get("dataset_seconds", {}))
-    commands: list[str] = list(old.get("commands") or ([old["command"]] if old.get("command") else [])) + [command]
-    seconds_before = float(old.get("seconds", 0.0))
-    units_before = int(old.get("units_done", 0)) if prior else 0
-    todo = [u for u in units if f"{u[0]}:{u[1]}" not in done]
-    n_units = units_before + len(todo)
-    t0 = time.perf_counter()
-    order = sorted({(u[0], u[1]) for u in todo}, key=lambda pd_: (PARTS.index(pd_[0]), _size(pd_[1]), pd_[1]))
-    bar = None
-    if not quiet:
-        try:
-            from tqdm.auto import tqdm
+    # created, checked for links and special files, locked, writes confined (issue 41)
+    with study_folder(out, wait=wait, note=note):
+        prior = _previous(out, folds, seed, classifiers)
+        results = prior["results"] if prior else pd.DataFrame()
+        table = prior["table"] if prior else pd.DataFrame()
+        old = prior["study"] if prior else {}
+        done: list[str] = list(old.get("datasets_done", []))
+        parts = [p for p in PARTS if p in set(parts) | set(old.get("parts", []))]
+        dataset_seconds: dict[str, float] = dict(old.get("dataset_seconds", {}))
+        commands: list[str] = list(old.get("commands") or ([old["command"]] if old.get("command") else [])) + [command]
+        seconds_before = float(old.get("seconds", 0.0))
+        units_before = int(old.get("units_done", 0)) if prior else 0
+        todo = [u for u in units if f"{u[0]}:{u[1]}" not in done]
+        n_units = units_before + len(todo)
+        t0 = time.perf_counter()
+        order = sorted({(u[0], u[1]) for u in todo}, key=lambda pd_: (PARTS.index(pd_[0]), _size(pd_[1]), pd_[1]))
+        bar = None
+        if not quiet:
+            try:
+                from tqdm.auto import tqdm
 
-            bar = tqdm(total=len(todo), desc="gebel2009 units")
-        except ImportError:  # pragma: no cover
-            bar = None
-    # data sets one after the other (smallest first); the files are rewritten after each, so an
-    # interrupted run leaves complete tables for the data sets it finished, and the same command
-    # resumes from them (data sets already in study.json's datasets_done are skipped)
-    for part, d in order:
-        t_d = time.perf_counter()
-        mine = [u for u in todo if u[0] == part and u[1] == d]
-        chunks = Parallel(n_jobs=jobs)(delayed(guarded(_unit))(*u, folds, seed) for u in mine)
+                bar = tqdm(total=len(todo), desc="gebel2009 units")
+            except ImportError:  # pragma: no cover
+                bar = None
+        # data sets one after the other (smallest first); the files are rewritten after each, so an
+        # interrupted run leaves complete tables for the data sets it finished, and the same command
+        # resumes from them (data sets already in study.json's datasets_done are skipped)
+        for part, d in order:
+            t_d = time.perf_counter()
+            mine = [u for u in todo if u[0] == part and u[1] == d]
+            chunks = Parallel(n_jobs=jobs)(delayed(guarded(_unit))(*u, folds, seed) for u in mine)
+            if bar is not None:
+                bar.update(len(mine))
+            rows: list[dict[str, Any]] = []
+            preds: dict[tuple, list] = {}
+            for r in (r for ch in chunks for r in ch):
+                p = r.pop("_pred", None)
+                if p is not None:
+                    preds.setdefault((r["part"], r["dataset"], r["classifier"], r["reduction"], r["method"]), []).append(p)
+                rows.append(r)
+            new = pd.DataFrame(rows)
+            results = pd.concat([results, new], ignore_index=True)
+            table = pd.concat([table, pooled_table(new, preds, {d: _labels(d)})], ignore_index=True)
+            done.append(f"{part}:{d}")
+            dataset_seconds[f"{part}:{d}"] = time.perf_counter() - t_d
+            _write(out, results, table, folds, seed, jobs, parts, classifiers, n_units,
+                   seconds_before + time.perf_counter() - t0, dataset_seconds, commands, done)
         if bar is not None:
-            bar.update(len(mine))
-        rows: list[dict[str, Any]] = []
-        preds: dict[tuple, list] = {}
-        for r in (r for ch in chunks for r in ch):
-            p = r.pop("_pred", None)
-            if p is not None:
-                preds.setdefault((r["part"], r["dataset"], r["classifier"], r["reduction"], r["method"]), []).append(p)
-            rows.append(r)
-        new = pd.DataFrame(rows)
-        results = pd.concat([results, new], ignore_index=True)
-        table = pd.concat([table, pooled_table(new, preds, {d: _labels(d)})], ignore_index=True)
-        done.append(f"{part}:{d}")
-        dataset_seconds[f"{part}:{d}"] = time.perf_counter() - t_d
-        _write(out, results, table, folds, seed, jobs, parts, classifiers, n_units,
-               seconds_before + time.perf_counter() - t0, dataset_seconds, commands, done)
-    if bar is not None:
-        bar.close()
-    seconds = time.perf_counter() - t0
-    return GebelResult(out=out, seconds=seconds, units=len(todo))
+            bar.close()
+        seconds = time.perf_counter() - t0
+        return GebelResult(out=out, seconds=seconds, units=len(todo))

@@ -50,7 +50,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -71,8 +71,8 @@ from evstat.experiments.minary_design import (
     seed_sequence,
 )
 from evstat.experiments.partition import TABLE2, ensemble_partitions, reject_partition
-from evstat.experiments.store import Store, read_rows, read_settings
-from evstat.io.atomic import write_text
+from evstat.experiments.store import Store, read_rows, read_settings, study_folder
+from evstat.io.atomic import open_append, write_text
 
 __all__ = [
     "DATASETS",
@@ -413,15 +413,19 @@ def _settings(seed: int, methods: Sequence[str], svm: str = "default", tie: str 
 _SETTINGS_FILE = "study.json"
 
 
-def _check_settings(out: Path, settings: dict[str, Any]) -> list[dict[str, Any]]:
-    """Refuse a folder of another setting; write the settings; return the earlier runs' log."""
+#: the settings that determine a folder's rows (the completion record is bound to them)
+_ROW_SETTINGS = ("study", "seed", "reject_costs", "svm", "tie", "table2")
+
+
+def _check_settings(out: Path, settings: dict[str, Any]) -> tuple[list[dict[str, Any]], Store]:
+    """Refuse a folder of another setting (its ``study.json``, then its completion record, which
+    is bound to the settings that determine the rows: an edited ``study.json`` is caught there);
+    write the settings; return the earlier runs' log and the folder's store."""
     path = out / _SETTINGS_FILE
     runs: list[dict[str, Any]] = []
-    old = read_settings(path) if path.exists() else None
-    if path.exists() and old is None:  # cut short or corrupt: the rows are tied to no setting
-        Store(out).reset(out / f for f in FILES.values())
+    old = read_settings(path) if os.path.lexists(path) else None
     if old is not None:
-        for key in ("study", "seed", "reject_costs", "svm", "tie", "table2"):
+        for key in _ROW_SETTINGS:
             if old.get(key) != settings[key]:
                 raise ValueError(
                     f"{str(out)!r} holds results of a different study setting ({key}: "
@@ -429,8 +433,12 @@ def _check_settings(out: Path, settings: dict[str, Any]) -> list[dict[str, Any]]
                     f"--seed to resume it, or choose a new --out folder"
                 )
         runs = list(old.get("runs", []))
+    # the record is bound to the settings that determine the rows: another seed is refused (issue 41)
+    store = Store(out, settings={k: settings[k] for k in _ROW_SETTINGS})
+    if os.path.lexists(path) and old is None and not store.bound:  # cut short or corrupt: rows tied to no setting
+        store.reset(out / f for f in FILES.values())
     _write_settings(out, settings, runs)
-    return runs
+    return runs, store
 
 
 def _write_settings(out: Path, settings: dict[str, Any], runs: list[dict[str, Any]]) -> None:
@@ -473,7 +481,7 @@ def _write_csv(frame: pd.DataFrame, path: Path, append: bool = False) -> None:
         return
     # appended, not atomic: a cut tail is dropped by _read_csv, and the unit, not yet in the
     # completion record, is recomputed
-    with open(path, "a", encoding="utf-8", newline="") as fh:
+    with open_append(path) as fh:  # no link followed, no special file opened (issue 41)
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
@@ -544,6 +552,8 @@ def run_minary2019(
     frontier_grid: int = 81,
     svm: str = "default",
     tie: str = "random",
+    wait: bool = False,
+    note: Callable[[str], None] | None = None,
 ) -> StudyResults:
     """Run (or resume) the reproduction of Minary et al. (2019), section 5, and write its report.
 
@@ -577,10 +587,22 @@ def run_minary2019(
         SVM's training rows (:func:`evstat.experiments.ensemble.tune_svm`).
     tie : {"random", "first"}
         Tie policy of every method's decisions without reject (random: from the round's seed).
+    wait : bool
+        If another run holds ``out``, wait for it to end (default: refuse,
+        :class:`evstat.experiments.store.StudyBusyError`).
+    note : callable, optional
+        Receives one-line notes (waiting, a killed run's lock taken over).
 
     Returns
     -------
     StudyResults
+
+    Notes
+    -----
+    The folder is the run's alone (:func:`evstat.experiments.store.study_folder`: no symbolic
+    link or special file in it, one writer, no write through a link). The completion record is
+    bound to the settings that determine the rows (study, seed, reject costs, SVM setting, tie
+    policy, Table 2): a run with other settings is refused, even if ``study.json`` was edited.
 
     Examples
     --------
@@ -601,70 +623,69 @@ def run_minary2019(
     if unknown or not meths:
         raise ValueError(f"unknown or unavailable methods {unknown}; choose from {available_methods()}")
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     if svm not in SVM_SETTINGS:
         raise ValueError(f"svm must be one of {SVM_SETTINGS}, got {svm!r}")
     if tie not in TIES:
         raise ValueError(f"tie must be one of {TIES}, got {tie!r}")
-    settings = _settings(seed, meths, svm, tie)
-    runs = _check_settings(out, settings)
-    t0 = time.perf_counter()
+    with study_folder(out, wait=wait, note=note):
+        settings = _settings(seed, meths, svm, tie)
+        runs, store = _check_settings(out, settings)
+        t0 = time.perf_counter()
 
-    # what is done already: complete units that match the completion record (evstat.experiments.store)
-    store = Store(out)
-    done: set[Unit] = set()
-    for part, fname in FILES.items():
-        frame = _read_csv(out / fname, part)
-        if frame is None:  # absent, or not trusted at all
-            (out / fname).unlink(missing_ok=True)
-            continue
-        keep = []
-        for unit, g in _units_in(part, frame).items():
-            ok = not g.duplicated(KEYS[part]).any() and (part != "ensemble" or set(g["method"]) == set(meths))
-            if ok and store.is_done(_key(unit), g, COLUMNS[part], KEYS[part], expected=_expected_rows(unit, meths)):
-                if store.legacy:
-                    store.adopt(_key(unit), g, COLUMNS[part], KEYS[part])
-                done.add(unit)
-                keep.append(g)
-        kept = pd.concat(keep, ignore_index=True) if keep else frame.iloc[0:0]
-        # the file keeps only the complete units: the others (and a cut tail) are recomputed
-        _write_csv(kept[COLUMNS[part]], out / fname)
-    store.forget(set(store.units) - {_key(u) for u in done})
-    store.save()
-    todo = [u for u in _plan(rounds, ds) if u not in done]
+        # what is done already: complete units that match the completion record (evstat.experiments.store)
+        done: set[Unit] = set()
+        for part, fname in FILES.items():
+            frame = _read_csv(out / fname, part)
+            if frame is None:  # absent, or not trusted at all
+                (out / fname).unlink(missing_ok=True)
+                continue
+            keep = []
+            for unit, g in _units_in(part, frame).items():
+                ok = not g.duplicated(KEYS[part]).any() and (part != "ensemble" or set(g["method"]) == set(meths))
+                if ok and store.is_done(_key(unit), g, COLUMNS[part], KEYS[part], expected=_expected_rows(unit, meths)):
+                    if store.legacy:
+                        store.adopt(_key(unit), g, COLUMNS[part], KEYS[part])
+                    done.add(unit)
+                    keep.append(g)
+            kept = pd.concat(keep, ignore_index=True) if keep else frame.iloc[0:0]
+            # the file keeps only the complete units: the others (and a cut tail) are recomputed
+            _write_csv(kept[COLUMNS[part]], out / fname)
+        store.forget(set(store.units) - {_key(u) for u in done})
+        store.save()
+        todo = [u for u in _plan(rounds, ds) if u not in done]
 
-    if todo:
-        runner = Parallel(n_jobs=jobs, return_as="generator")
-        results = runner(delayed(guarded(_run_unit))(u, seed, meths, svm, tie) for u in todo)
-        with tqdm(total=len(todo), disable=quiet, desc=STUDY, unit="unit", dynamic_ncols=True) as bar:
-            for unit, frame in zip(todo, results, strict=True):
-                rows = frame[COLUMNS[unit.part]]
-                _write_csv(rows, out / FILES[unit.part], append=True)
-                store.mark(_key(unit), rows, COLUMNS[unit.part], KEYS[unit.part])
-                bar.update(1)
-    seconds = time.perf_counter() - t0
-    if todo:
-        runs.append(_run_record(len(todo), seconds, jobs, rounds, ds, command))
-        _write_settings(out, settings, runs)
+        if todo:
+            runner = Parallel(n_jobs=jobs, return_as="generator")
+            results = runner(delayed(guarded(_run_unit))(u, seed, meths, svm, tie) for u in todo)
+            with tqdm(total=len(todo), disable=quiet, desc=STUDY, unit="unit", dynamic_ncols=True) as bar:
+                for unit, frame in zip(todo, results, strict=True):
+                    rows = frame[COLUMNS[unit.part]]
+                    _write_csv(rows, out / FILES[unit.part], append=True)
+                    store.mark(_key(unit), rows, COLUMNS[unit.part], KEYS[unit.part])
+                    bar.update(1)
+        seconds = time.perf_counter() - t0
+        if todo:
+            runs.append(_run_record(len(todo), seconds, jobs, rounds, ds, command))
+            _write_settings(out, settings, runs)
 
-    frames = {}
-    for part, fname in FILES.items():
-        frame = _read_csv(out / fname, part)
-        frame = pd.DataFrame(columns=COLUMNS[part]) if frame is None else frame
-        frame = _canonical(part, frame, meths)
-        _write_csv(frame, out / fname)
-        frames[part] = frame
-    res = StudyResults(
-        out=out, seed=seed, rounds=rounds, datasets=ds, methods=list(meths),
-        error_rates=_select(frames["ensemble"], rounds, ds), reject_curves=_select(frames["curves"], rounds, ds),
-        reject_015=frames["fig8"][frames["fig8"]["round"] < rounds].reset_index(drop=True),
-        seconds=seconds, units_run=len(todo), runs=runs, svm=svm, tie=tie,
-    )
-    if report:
-        from evstat.experiments.report import write_outputs
+        frames = {}
+        for part, fname in FILES.items():
+            frame = _read_csv(out / fname, part)
+            frame = pd.DataFrame(columns=COLUMNS[part]) if frame is None else frame
+            frame = _canonical(part, frame, meths)
+            _write_csv(frame, out / fname)
+            frames[part] = frame
+        res = StudyResults(
+            out=out, seed=seed, rounds=rounds, datasets=ds, methods=list(meths),
+            error_rates=_select(frames["ensemble"], rounds, ds), reject_curves=_select(frames["curves"], rounds, ds),
+            reject_015=frames["fig8"][frames["fig8"]["round"] < rounds].reset_index(drop=True),
+            seconds=seconds, units_run=len(todo), runs=runs, svm=svm, tie=tie,
+        )
+        if report:
+            from evstat.experiments.report import write_outputs
 
-        write_outputs(res, command=command, frontier_grid=frontier_grid)
-    return res
+            write_outputs(res, command=command, frontier_grid=frontier_grid)
+        return res
 
 
 def _select(frame: pd.DataFrame, rounds: int, datasets: Iterable[str]) -> pd.DataFrame:
@@ -696,7 +717,10 @@ def load_results(out: str | Path, rounds: int | None = None, datasets: Sequence[
     ['inconclusive']
     """
     out = Path(out)
-    settings = json.loads((out / _SETTINGS_FILE).read_text(encoding="utf-8"))
+    settings = read_settings(out / _SETTINGS_FILE)
+    if settings is None:
+        raise ValueError(f"{str(out / _SETTINGS_FILE)!r} is absent or cannot be read: {str(out)!r} is not a finished "
+                         "minary2019 run; run the study again with the same --out to complete it")
     frames = {}
     for part, fname in FILES.items():
         f = _read_csv(out / fname, part)

@@ -75,7 +75,7 @@ import pandas as pd
 from scipy.special import expit
 
 from evstat.experiments.claims import Z, verdict
-from evstat.experiments.store import Store, save_figure, write_csv
+from evstat.experiments.store import Store, save_figure, study_folder, write_csv
 from evstat.io.atomic import write_text
 
 __all__ = ["CONFIDENCES", "METHODS", "curve_ranks", "markdown_tables", "N_CALS", "TRUTHS", "PeersResults", "real_unit", "run_peers", "sim_unit",
@@ -370,6 +370,7 @@ def run_peers(
     jobs: int = 1,
     quiet: bool = False,
     command: str = "",
+    wait: bool = False, note: Callable[[str], None] | None = None,
 ) -> PeersResults:
     """Run the study and write its CSV files and ``study.json`` into ``out`` (module docstring).
 
@@ -379,55 +380,58 @@ def run_peers(
     ``study.json`` records ``reps_done`` and ``rounds_done``: files of a run stopped after a block
     equal those of a complete run with ``--reps reps_done --rounds rounds_done``. Rerun in the same
     ``out``, it reuses the units recorded complete in ``out/.units/`` (module docstring).
+    ``wait`` and ``note`` as :func:`evstat.experiments.store.study_folder`: one run writes a
+    folder at a time, and a folder holding a symbolic link or a special file is refused.
     """
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
-    sim_m: list[pd.DataFrame] = []
-    sim_c: list[pd.DataFrame] = []
-    real_m: list[pd.DataFrame] = []
-    real_c: list[pd.DataFrame] = []
-    reps_done = rounds_done = 0
-    settings = {"study": STUDY, "command": command, "seed": seed, "reps": reps, "rounds": rounds,
-                "n_cals": list(n_cals), "truths": list(truths), "datasets": list(datasets), "n_test": n_test,
-                "confidence": CONFIDENCE, "costs": COSTS.tolist(), "confidences": list(CONFIDENCES),
-                "jobs": jobs, "machine": f"{platform.machine()}, {os.cpu_count()} cores",
-                "python": platform.python_version()}
-    try:
-        from importlib.metadata import version
+    # created, checked for links and special files, locked, writes confined (issue 41)
+    with study_folder(out, wait=wait, note=note):
+        t0 = time.perf_counter()
+        sim_m: list[pd.DataFrame] = []
+        sim_c: list[pd.DataFrame] = []
+        real_m: list[pd.DataFrame] = []
+        real_c: list[pd.DataFrame] = []
+        reps_done = rounds_done = 0
+        settings = {"study": STUDY, "command": command, "seed": seed, "reps": reps, "rounds": rounds,
+                    "n_cals": list(n_cals), "truths": list(truths), "datasets": list(datasets), "n_test": n_test,
+                    "confidence": CONFIDENCE, "costs": COSTS.tolist(), "confidences": list(CONFIDENCES),
+                    "jobs": jobs, "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+                    "python": platform.python_version()}
+        try:
+            from importlib.metadata import version
 
-        settings["packages"] = {p: version(p) for p in ("venn-abers", "crepes", "scikit-learn", "numpy")}
-    except Exception:  # pragma: no cover - metadata missing
-        pass
-    store = Store(out / ".units")
-    store.folder.mkdir(exist_ok=True)
-    sim = real = None
-    while reps_done < reps or rounds_done < rounds:
-        r1 = min(reps, reps_done + BLOCK_REPS)
-        d1 = min(rounds, rounds_done + BLOCK_ROUNDS)
-        units: list[tuple[Callable[..., Any], tuple]] = [(sim_unit, (t, J, n, r, seed, n_test)) for r in range(reps_done, r1)
-                 for t in truths for J in SCORES for n in n_cals]
-        n_sim = len(units)
-        units += [(real_unit, (d, r, seed)) for r in range(rounds_done, d1) for d in datasets]
-        res = _run_units(units, jobs, quiet, f"reps {reps_done}-{r1}, rounds {rounds_done}-{d1}", store)
-        if n_sim:
-            sim_m += [m for m, _ in res[:n_sim]]
-            sim_c += [c for _, c in res[:n_sim]]
-            sim = _canonical(pd.concat(sim_m, ignore_index=True), "truth", truths)
-            _write_part(out, "sim", sim, pd.concat(sim_c, ignore_index=True), ["truth", "scores", "n_cal"], WIN_MEASURES)
-        if len(res) > n_sim:
-            real_m += [m for m, _ in res[n_sim:]]
-            real_c += [c for _, c in res[n_sim:]]
-            real = _canonical(pd.concat(real_m, ignore_index=True), "dataset", datasets)
-            _write_part(out, "real", real, pd.concat(real_c, ignore_index=True), ["dataset", "scores", "n_cal"],
-                        ("brier", "log_loss"))
-        reps_done, rounds_done = r1, d1
-        settings.update({"reps_done": reps_done, "rounds_done": rounds_done,
-                         "seconds": round(time.perf_counter() - t0, 1)})
-        write_text(out / "study.json", json.dumps(settings, indent=1), encoding="utf-8")
-        figures(out)
-    seconds = time.perf_counter() - t0
-    return PeersResults(out=out, seconds=seconds, sim=sim, real=real)
+            settings["packages"] = {p: version(p) for p in ("venn-abers", "crepes", "scikit-learn", "numpy")}
+        except Exception:  # pragma: no cover - metadata missing
+            pass
+        store = Store(out / ".units")
+        store.folder.mkdir(exist_ok=True)
+        sim = real = None
+        while reps_done < reps or rounds_done < rounds:
+            r1 = min(reps, reps_done + BLOCK_REPS)
+            d1 = min(rounds, rounds_done + BLOCK_ROUNDS)
+            units: list[tuple[Callable[..., Any], tuple]] = [(sim_unit, (t, J, n, r, seed, n_test)) for r in range(reps_done, r1)
+                     for t in truths for J in SCORES for n in n_cals]
+            n_sim = len(units)
+            units += [(real_unit, (d, r, seed)) for r in range(rounds_done, d1) for d in datasets]
+            res = _run_units(units, jobs, quiet, f"reps {reps_done}-{r1}, rounds {rounds_done}-{d1}", store)
+            if n_sim:
+                sim_m += [m for m, _ in res[:n_sim]]
+                sim_c += [c for _, c in res[:n_sim]]
+                sim = _canonical(pd.concat(sim_m, ignore_index=True), "truth", truths)
+                _write_part(out, "sim", sim, pd.concat(sim_c, ignore_index=True), ["truth", "scores", "n_cal"], WIN_MEASURES)
+            if len(res) > n_sim:
+                real_m += [m for m, _ in res[n_sim:]]
+                real_c += [c for _, c in res[n_sim:]]
+                real = _canonical(pd.concat(real_m, ignore_index=True), "dataset", datasets)
+                _write_part(out, "real", real, pd.concat(real_c, ignore_index=True), ["dataset", "scores", "n_cal"],
+                            ("brier", "log_loss"))
+            reps_done, rounds_done = r1, d1
+            settings.update({"reps_done": reps_done, "rounds_done": rounds_done,
+                             "seconds": round(time.perf_counter() - t0, 1)})
+            write_text(out / "study.json", json.dumps(settings, indent=1), encoding="utf-8")
+            figures(out)
+        seconds = time.perf_counter() - t0
+        return PeersResults(out=out, seconds=seconds, sim=sim, real=real)
 
 
 def _unit_paths(store: Store, f: Callable[..., Any], args: tuple) -> tuple[str, list[Path]]:

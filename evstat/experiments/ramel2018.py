@@ -49,8 +49,9 @@ number of jobs.
 from __future__ import annotations
 
 import json
+import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -60,8 +61,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from evstat.experiments.store import Store, read_rows, save_figure
-from evstat.io.atomic import atomic_path, write_text
+from evstat.experiments.store import Store, read_rows, read_settings, save_figure, study_folder
+from evstat.io.atomic import atomic_path, open_append, write_text
 
 __all__ = [
     "DATASETS",
@@ -596,7 +597,8 @@ def run_ramel2018(
     out: str | Path, rounds: int = 100, seed: int = 2019, jobs: int = 1, datasets: Sequence[str] | None = None,
     folds: int = EXP1_FOLDS, queries1: int = EXP1_QUERIES, queries2: int = EXP2_QUERIES,
     experiments: Sequence[int] = (1, 2), quiet: bool = False, command: str | None = None,
-    our_rounds: int | None = None, report: bool = True,
+    our_rounds: int | None = None, report: bool = True, wait: bool = False,
+    note: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Run both experiments and write the CSVs, claims, figures and settings into ``out``.
 
@@ -611,6 +613,14 @@ def run_ramel2018(
     (the paper's RS, HS, PS run on all ``rounds``). Returns a dict with the output folder, units
     run and seconds.
 
+    The folder is the study's alone while it runs (:func:`evstat.experiments.store.study_folder`):
+    a folder holding a symbolic link or a special file is refused, a second run on it is refused
+    (or waits, with ``wait=True``; ``note`` receives the one-line notes), and no write follows a
+    link. The completion record is bound to the settings that determine the rows (all but the
+    command, rounds and ``our_rounds``): a run with other settings is refused, even if
+    ``settings.json`` was edited; a ``settings.json`` that cannot be read is ignored when the
+    record vouches for the rows, else the study starts over.
+
     Examples
     --------
     >>> import tempfile
@@ -620,114 +630,119 @@ def run_ramel2018(
     ['claims.csv', 'completed.json', 'exp1_ignorance.csv']
     """
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     ds = list(DATASETS if datasets is None else datasets)
     for d in ds:
         if d not in POSITIVE:
             raise ValueError(f"unknown data set {d!r}; choose from {', '.join(DATASETS)}")
     if isinstance(rounds, bool) or int(rounds) < 1:
         raise ValueError(f"rounds must be >= 1, got {rounds!r}")
-    settings = {"study": "ramel2018", "seed": int(seed), "rounds": int(rounds), "datasets": ds, "folds": int(folds),
-                "queries1": int(queries1), "queries2": int(queries2), "sigmas": [float(s) for s in EXP1_SIGMAS],
-                "exp1_strategies": list(EXP1_STRATEGIES), "exp2_strategies": list(EXP2_STRATEGIES),
-                "eir_candidates": EIR_CANDIDATES, "eir_reference": EIR_REFERENCE, "command": command,
-                "our_rounds": None if our_rounds is None else int(our_rounds)}
-    sp = out / FILES["settings"]
-    old = json.loads(sp.read_text()) if sp.exists() else None
-    free = ("command", "runs", "rounds", "our_rounds")
-    if old is not None and {k: v for k, v in old.items() if k not in free} != {
-            k: v for k, v in settings.items() if k not in free}:
-        raise ValueError(f"{out} holds a run with other settings ({sp}); use another --out folder")
-    runs = [] if old is None else list(old.get("runs", []))
-    t_all = time.perf_counter()
-    record: dict[str, Any] = {}
-    # resume only from rows that are complete and match the completion record (issue 23)
-    store = Store(out)
-    exp1 = read_rows(out / FILES["exp1"], EXP1_COLUMNS, required=EXP1_COLUMNS[:4], numeric=EXP1_NUMERIC)
-    n1 = len(EXP1_SIGMAS) * len(EXP1_STRATEGIES) * (int(queries1) + 1)
-    if not store.is_done("exp1", exp1, EXP1_COLUMNS, EXP1_KEY, expected=n1):
-        exp1 = None
-    elif store.legacy:
-        store.adopt("exp1", exp1, EXP1_COLUMNS, EXP1_KEY)
-    if 1 in experiments and exp1 is None:
-        t = time.perf_counter()
-        exp1 = experiment1(seed, folds=folds, queries=queries1, jobs=jobs)
-        record["exp1_seconds"] = round(time.perf_counter() - t, 1)
-        _write_csv(exp1, out / FILES["exp1"], "%.10g")
-        _write_csv(relative_to_rs(exp1), out / FILES["exp1_rel"], "%.6g")
-        store.mark("exp1", exp1, EXP1_COLUMNS, EXP1_KEY)
-    hist = None
-    units_run = 0
-    if 2 in experiments:
-        hp = out / FILES["exp2"]
-        done = read_rows(hp, EXP2_COLUMNS, required=EXP2_COLUMNS, numeric=EXP2_NUMERIC)
-        have = set()
-        if done is None:  # absent, or not trusted at all: start the history afresh
-            done = pd.DataFrame({c: pd.Series(dtype=object) for c in EXP2_COLUMNS})
-        else:
-            for (d, r, st), g in done.groupby(["dataset", "round", "strategy"]):
-                key = _exp2_key(d, r, st)
-                if st in _STRAT and store.is_done(key, g, EXP2_COLUMNS, ["queries"],
-                                                  expected=queries2 // _STRAT[st][1] + 1):
-                    have.add((d, int(r), st))
-                    if store.legacy:
-                        store.adopt(key, g, EXP2_COLUMNS, ["queries"])
-            keep = [(d, int(r), st) in have for d, r, st in zip(done["dataset"], done["round"], done["strategy"])]
-            done = done.loc[np.array(keep, dtype=bool)]
-        _write_csv(done, hp, "%.10g")  # leftovers of unfinished units removed before appending
-        store.save()
-        todo = []
-        for d, r, group in _units(rounds, ds, our_rounds):
-            left = tuple(st for st in group if (d, r, st) not in have)
-            if left:
-                todo.append((d, r, left))
-        t = time.perf_counter()
-        if todo:
-            from joblib import Parallel, delayed
+    with study_folder(out, wait=wait, note=note):
+        settings = {"study": "ramel2018", "seed": int(seed), "rounds": int(rounds), "datasets": ds, "folds": int(folds),
+                    "queries1": int(queries1), "queries2": int(queries2), "sigmas": [float(s) for s in EXP1_SIGMAS],
+                    "exp1_strategies": list(EXP1_STRATEGIES), "exp2_strategies": list(EXP2_STRATEGIES),
+                    "eir_candidates": EIR_CANDIDATES, "eir_reference": EIR_REFERENCE, "command": command,
+                    "our_rounds": None if our_rounds is None else int(our_rounds)}
+        sp = out / FILES["settings"]
+        free = ("command", "runs", "rounds", "our_rounds")
+        old = read_settings(sp)
+        if old is not None and {k: v for k, v in old.items() if k not in free} != {
+                k: v for k, v in settings.items() if k not in free}:
+            raise ValueError(f"{str(out)!r} holds a run with other settings ({str(sp)!r}); use another --out folder")
+        # the record is bound to the settings that determine the rows: an edited settings.json, or
+        # none, with another seed is refused too (issue 41)
+        store = Store(out, settings={k: v for k, v in settings.items() if k not in free})
+        if old is None and os.path.lexists(sp) and not store.bound:
+            store.reset([out / f for k, f in FILES.items() if k != "settings"])  # rows tied to no setting
+        runs = [] if old is None else list(old.get("runs", []))
+        t_all = time.perf_counter()
+        record: dict[str, Any] = {}
+        # resume only from rows that are complete and match the completion record (issue 23)
+        exp1 = read_rows(out / FILES["exp1"], EXP1_COLUMNS, required=EXP1_COLUMNS[:4], numeric=EXP1_NUMERIC)
+        n1 = len(EXP1_SIGMAS) * len(EXP1_STRATEGIES) * (int(queries1) + 1)
+        if not store.is_done("exp1", exp1, EXP1_COLUMNS, EXP1_KEY, expected=n1):
+            exp1 = None
+        elif store.legacy:
+            store.adopt("exp1", exp1, EXP1_COLUMNS, EXP1_KEY)
+        if 1 in experiments and exp1 is None:
+            t = time.perf_counter()
+            exp1 = experiment1(seed, folds=folds, queries=queries1, jobs=jobs)
+            record["exp1_seconds"] = round(time.perf_counter() - t, 1)
+            _write_csv(exp1, out / FILES["exp1"], "%.10g")
+            _write_csv(relative_to_rs(exp1), out / FILES["exp1_rel"], "%.6g")
+            store.mark("exp1", exp1, EXP1_COLUMNS, EXP1_KEY)
+        hist = None
+        units_run = 0
+        if 2 in experiments:
+            hp = out / FILES["exp2"]
+            done = read_rows(hp, EXP2_COLUMNS, required=EXP2_COLUMNS, numeric=EXP2_NUMERIC)
+            have = set()
+            if done is None:  # absent, or not trusted at all: start the history afresh
+                done = pd.DataFrame({c: pd.Series(dtype=object) for c in EXP2_COLUMNS})
+            else:
+                for (d, r, st), g in done.groupby(["dataset", "round", "strategy"]):
+                    key = _exp2_key(d, r, st)
+                    if st in _STRAT and store.is_done(key, g, EXP2_COLUMNS, ["queries"],
+                                                      expected=queries2 // _STRAT[st][1] + 1):
+                        have.add((d, int(r), st))
+                        if store.legacy:
+                            store.adopt(key, g, EXP2_COLUMNS, ["queries"])
+                keep = [(d, int(r), st) in have for d, r, st in zip(done["dataset"], done["round"], done["strategy"])]
+                done = done.loc[np.array(keep, dtype=bool)]
+            _write_csv(done, hp, "%.10g")  # leftovers of unfinished units removed before appending
+            store.save()
+            todo = []
+            for d, r, group in _units(rounds, ds, our_rounds):
+                left = tuple(st for st in group if (d, r, st) not in have)
+                if left:
+                    todo.append((d, r, left))
+            t = time.perf_counter()
+            if todo:
+                from joblib import Parallel, delayed
 
-            from evstat.io.workers import guarded
+                from evstat.io.workers import guarded
 
-            gen = Parallel(n_jobs=jobs, return_as="generator_unordered")(
-                delayed(guarded(experiment2_unit))(d, r, seed, queries2, group) for d, r, group in todo)
-            bar = None
-            if not quiet:
-                from tqdm.auto import tqdm
+                gen = Parallel(n_jobs=jobs, return_as="generator_unordered")(
+                    delayed(guarded(experiment2_unit))(d, r, seed, queries2, group) for d, r, group in todo)
+                bar = None
+                if not quiet:
+                    from tqdm.auto import tqdm
 
-                bar = tqdm(total=len(todo), desc="ramel2018 exp2", unit="unit")
-            for frame in gen:
-                frame = frame.loc[:, EXP2_COLUMNS]
-                # appended (not atomic): a cut tail is dropped by read_rows, and the unit, not yet
-                # in the completion record, is recomputed on the next run
-                frame.to_csv(hp, mode="a", header=not hp.exists() or hp.stat().st_size == 0, index=False, float_format="%.10g")
-                for (d, r, st), g in frame.groupby(["dataset", "round", "strategy"]):
-                    store.mark(_exp2_key(d, r, st), g, EXP2_COLUMNS, ["queries"])
-                units_run += 1
+                    bar = tqdm(total=len(todo), desc="ramel2018 exp2", unit="unit")
+                for frame in gen:
+                    frame = frame.loc[:, EXP2_COLUMNS]
+                    # appended (not atomic): a cut tail is dropped by read_rows, and the unit, not yet
+                    # in the completion record, is recomputed on the next run
+                    with open_append(hp) as fh:  # no link followed (issue 41)
+                        frame.to_csv(fh, header=fh.tell() == 0, index=False, float_format="%.10g")
+                    for (d, r, st), g in frame.groupby(["dataset", "round", "strategy"]):
+                        store.mark(_exp2_key(d, r, st), g, EXP2_COLUMNS, ["queries"])
+                    units_run += 1
+                    if bar is not None:
+                        bar.update()
                 if bar is not None:
-                    bar.update()
-            if bar is not None:
-                bar.close()
-        record["exp2_seconds"] = round(time.perf_counter() - t, 1)
-        hist = read_rows(hp, EXP2_COLUMNS, required=EXP2_COLUMNS, numeric=EXP2_NUMERIC)
-        if hist is None:  # written above: unreadable only if something else changed it meanwhile
-            raise RuntimeError(f"{hp} changed while the study ran (it no longer holds the experiment 2 columns); run again")
-        hist = hist[(hist["round"] < rounds) & hist["dataset"].isin(ds)]
-        order = {s: i for i, s in enumerate(EXP2_STRATEGIES)}
-        dorder = {d: i for i, d in enumerate(DATASETS)}
-        hist = hist.sort_values(["round", "dataset", "strategy", "queries"],
-                                key=lambda c: c.map(dorder) if c.name == "dataset" else c.map(order) if c.name == "strategy" else c,
-                                kind="stable").reset_index(drop=True)
-        _write_csv(hist, hp, "%.10g")
-        _write_csv(exp2_summary(hist), out / FILES["exp2_summary"], "%.6g")
-    if exp1 is not None:
-        _write_csv(claims(exp1, hist), out / FILES["claims"], None)
-    if report:
-        write_figures(out)
-    record.update({"units": units_run, "seconds": round(time.perf_counter() - t_all, 1), "jobs": int(jobs),
-                   "rounds": int(rounds), "our_rounds": None if our_rounds is None else int(our_rounds),
-                   "command": command})
-    settings["runs"] = runs + [record]
-    write_text(sp, json.dumps(settings, indent=2) + "\n")
-    return {"out": out, "units_run": units_run, "seconds": record["seconds"]}
+                    bar.close()
+            record["exp2_seconds"] = round(time.perf_counter() - t, 1)
+            hist = read_rows(hp, EXP2_COLUMNS, required=EXP2_COLUMNS, numeric=EXP2_NUMERIC)
+            if hist is None:  # written above: unreadable only if something else changed it meanwhile
+                raise RuntimeError(f"{hp} changed while the study ran (it no longer holds the experiment 2 columns); run again")
+            hist = hist[(hist["round"] < rounds) & hist["dataset"].isin(ds)]
+            order = {s: i for i, s in enumerate(EXP2_STRATEGIES)}
+            dorder = {d: i for i, d in enumerate(DATASETS)}
+            hist = hist.sort_values(["round", "dataset", "strategy", "queries"],
+                                    key=lambda c: c.map(dorder) if c.name == "dataset" else c.map(order) if c.name == "strategy" else c,
+                                    kind="stable").reset_index(drop=True)
+            _write_csv(hist, hp, "%.10g")
+            _write_csv(exp2_summary(hist), out / FILES["exp2_summary"], "%.6g")
+        if exp1 is not None:
+            _write_csv(claims(exp1, hist), out / FILES["claims"], None)
+        if report:
+            write_figures(out)
+        record.update({"units": units_run, "seconds": round(time.perf_counter() - t_all, 1), "jobs": int(jobs),
+                       "rounds": int(rounds), "our_rounds": None if our_rounds is None else int(our_rounds),
+                       "command": command})
+        settings["runs"] = runs + [record]
+        write_text(sp, json.dumps(settings, indent=2) + "\n")
+        return {"out": out, "units_run": units_run, "seconds": record["seconds"]}
 
 
 def _exp2_key(dataset: str, round_: Any, strategy: str) -> str:

@@ -24,11 +24,26 @@ item 5: ``ramel2018`` kept half of Experiment 1 and moved 46.7% of its claims). 
   and records the SHA-256 of each file; :meth:`Store.load_frames` returns them only if every file
   matches the record (never in legacy mode), read back exactly (every float as written). A study that always continues from the frames *as read back* gives the same
   files whether a unit was computed now or in an interrupted earlier run.
+* The record is bound to the settings that determine the rows (``Store(folder, settings=...)``:
+  the seed, the data sets, the protocol): it holds them and their SHA-256. A run whose settings
+  differ from the record's is refused (:class:`SettingsMismatchError`, naming the setting), so
+  rows of one seed are never reused by a run of another, even when the settings file was edited
+  or removed (issue 41, item 2). A record with settings is never replaced by one without.
 * A settings file (``study.json``) that cannot be read (:func:`read_settings` gives ``None``)
-  ties the folder's rows to no setting: the study starts over (:meth:`Store.reset`).
+  ties the folder's rows to no setting: the study starts over (:meth:`Store.reset`), unless the
+  record is bound to this run's settings (:attr:`Store.bound`), which then vouch for the rows.
 
 Every file is written with :mod:`evstat.io.atomic` (a temporary file renamed on success), except
-the unit rows appended to a history file, whose cut tails are exactly what the checks above find.
+the unit rows appended to a history file (:func:`evstat.io.atomic.open_append`), whose cut tails
+are exactly what the checks above find.
+
+:func:`study_folder` is where a study runs (issue 41, items 1 and 2): it refuses a folder holding
+a symbolic link or a special file (:func:`evstat.io.atomic.check_folder`), takes the folder's
+lock (:func:`folder_lock`: one writer per folder; a second run is refused with the holder's pid
+and host, or waits), and confines every write of the study to the folder
+(:func:`evstat.io.atomic.confined`: no link followed, no special file opened). Every file the
+study reads in the folder is read with :func:`evstat.io.atomic.read_regular` (no link followed,
+no named pipe waited on).
 """
 
 from __future__ import annotations
@@ -36,18 +51,208 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from collections.abc import Iterable, Mapping, Sequence
+import os
+import socket
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from evstat.io.atomic import atomic_path, write_text
+from evstat.exceptions import EvstatError
+from evstat.io.atomic import atomic_path, check_folder, confined, open_regular, read_regular, write_text
+from evstat.io.jsonfile import loads_strict
 
-__all__ = ["RECORD", "Store", "digest", "file_digest", "read_rows", "read_settings", "save_figure", "write_csv"]
+__all__ = [
+    "LOCK", "RECORD", "SettingsMismatchError", "Store", "StudyBusyError", "digest", "file_digest", "folder_lock",
+    "read_rows", "read_settings", "save_figure", "settings_digest", "study_folder", "write_csv",
+]
 
 #: name of the completion record in a study's folder
 RECORD = "completed.json"
+#: name of the lock file of a study's folder (present while a run holds it, or after a killed run)
+LOCK = ".evstat.lock"
+#: largest completion record or settings file read (bytes); a study's record is a few hundred KB
+MAX_RECORD_BYTES = 64 * 2**20
+
+
+class StudyBusyError(EvstatError, OSError):
+    """A study folder that another run is writing (the message names its pid and host)."""
+
+
+class SettingsMismatchError(EvstatError, ValueError):
+    """A study folder whose rows were computed with other settings than the run's."""
+
+
+def _holder(fd: int) -> str:
+    """Who holds a lock file, from what it wrote in it (at most 4 KB read)."""
+    try:
+        info = loads_strict(os.pread(fd, 4096, 0), "the lock file", "lock file")  # the one JSON reader
+    except (OSError, ValueError):
+        info = None
+    if not isinstance(info, dict):
+        return "a run that has not yet written its pid"
+    pid, host, since = (str(info.get(k, "?"))[:80] for k in ("pid", "host", "started"))
+    return f"pid {pid} on host {host}, since {since}"
+
+
+@contextmanager
+def folder_lock(folder: str | Path, wait: bool = False, note: Callable[[str], None] | None = None) -> Iterator[Path]:
+    """Hold the lock of a study folder: one run writes a folder at a time.
+
+    An advisory lock (``fcntl.flock``) on :data:`LOCK` in ``folder``, which holds the holder's
+    pid, host and start time. The kernel releases the lock when its holder ends, however it
+    ends, so the lock of a killed run is taken over by the next run (with a note); the file is
+    removed when the run ends normally.
+
+    Parameters
+    ----------
+    folder : path-like
+        The study's folder (it exists).
+    wait : bool
+        Wait for the holder to end instead of refusing (interruptible: Ctrl-C stops the wait).
+    note : callable, optional
+        Called with one line when the run waits or takes over a killed run's lock.
+
+    Raises
+    ------
+    StudyBusyError
+        Another run holds the lock and ``wait`` is false; the message names its pid and host.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> with folder_lock(d):
+    ...     with folder_lock(d):          # doctest: +ELLIPSIS
+    ...         pass
+    Traceback (most recent call last):
+    ...
+    evstat.experiments.store.StudyBusyError: study folder '...' is in use by another run (pid ... on host ..., since ...): two runs would compute its rows twice; wait for that run to end, run again with --wait to wait for it, or choose another --out folder
+    """
+    import fcntl
+
+    folder = Path(folder)
+    path = folder / LOCK
+    while True:
+        fd = open_regular(path, os.O_RDWR | os.O_CREAT)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = _holder(fd)
+                if not wait:
+                    raise StudyBusyError(
+                        f"study folder {str(folder)!r} is in use by another run ({holder}): two runs would compute "
+                        "its rows twice; wait for that run to end, run again with --wait to wait for it, or choose "
+                        "another --out folder") from None
+                if note is not None:
+                    note(f"study folder {str(folder)!r} is in use by another run ({holder}); waiting for it to end")
+                fcntl.flock(fd, fcntl.LOCK_EX)  # interruptible: a signal's exception ends the wait
+            try:  # the path must still name the file locked (a holder that ended removed it)
+                same = os.stat(path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+        except BaseException:
+            os.close(fd)
+            raise
+        if same:
+            break
+        os.close(fd)
+    try:
+        if os.fstat(fd).st_size and note is not None:
+            note(f"took over the lock of a run that ended without releasing it ({_holder(fd)})")
+        import datetime as dt
+
+        me = {"pid": os.getpid(), "host": socket.gethostname(),
+              "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (json.dumps(me) + "\n").encode("utf-8"), 0)
+        yield path
+    finally:
+        try:
+            path.unlink(missing_ok=True)  # while locked: a waiting run then retries on a new file
+        finally:
+            os.close(fd)
+
+
+@contextmanager
+def study_folder(out: str | Path, wait: bool = False, note: Callable[[str], None] | None = None) -> Iterator[Path]:
+    """The folder of a study run: created, checked, locked and confined for the block.
+
+    The folder is created if absent; a folder holding a symbolic link or a special file (at any
+    depth) is refused, naming it (:func:`evstat.io.atomic.check_folder`); its lock is held
+    (:func:`folder_lock`; ``wait`` and ``note`` as there); and every write of the block into it
+    follows no link and opens no special file (:func:`evstat.io.atomic.confined`). A folder
+    created here is removed again if it is still empty at the end (a run that failed early).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = os.path.join(tempfile.mkdtemp(), "study")
+    >>> with study_folder(d) as out:
+    ...     _ = (out / "rows.csv").write_text("x\\n")
+    ...     sorted(p.name for p in out.iterdir())
+    ['.evstat.lock', 'rows.csv']
+    >>> os.listdir(d)                                 # the lock is released and its file removed
+    ['rows.csv']
+    >>> with study_folder(os.path.join(tempfile.mkdtemp(), "empty")) as out:
+    ...     pass
+    >>> out.exists()                                  # created here and left empty: removed
+    False
+    """
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise NotADirectoryError(f"--out {str(out)!r} is not a folder: give the folder of the study's files")
+    created = not os.path.lexists(out)
+    out.mkdir(parents=True, exist_ok=True)
+    real = os.path.realpath(out)
+    if real in _HELD:  # this process holds it already (the command line around a study's function)
+        _HELD[real] += 1
+        try:
+            with confined(out):
+                yield out
+        finally:
+            _HELD[real] -= 1
+        return
+    try:
+        check_folder(out)
+        with folder_lock(out, wait=wait, note=note), confined(out):
+            _HELD[real] = 1
+            try:
+                yield out
+            finally:
+                del _HELD[real]
+    finally:
+        if created:  # a run that failed before writing anything leaves no empty folder behind
+            try:
+                out.rmdir()
+            except OSError:  # not empty: what was written stays (a rerun resumes from it)
+                pass
+
+
+#: the study folders this process holds the lock of (real path -> nesting depth)
+_HELD: dict[str, int] = {}
+
+
+def settings_digest(settings: Mapping[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of a study's row-determining settings.
+
+    Examples
+    --------
+    >>> settings_digest({"seed": 1, "datasets": ["sonar"]}) == settings_digest({"datasets": ["sonar"], "seed": 1})
+    True
+    """
+    text = json.dumps(settings, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def _difference(recorded: Mapping[str, Any], now: Mapping[str, Any]) -> str:
+    keys = sorted(set(recorded) | set(now), key=str)
+    diff = [k for k in keys if recorded.get(k) != now.get(k)]
+    shown = "; ".join(f"{k}: {str(recorded.get(k))[:60]} there, {str(now.get(k))[:60]} now" for k in diff[:3])
+    return shown + (f"; and {len(diff) - 3} more" if len(diff) > 3 else "")
 
 
 def digest(rows: pd.DataFrame, columns: Sequence[str], sort_by: Sequence[str], float_format: str = "%.10g") -> str:
@@ -103,7 +308,7 @@ def read_rows(path: str | Path, columns: Sequence[str], required: Iterable[str] 
     """
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path)  # no link followed, no named pipe waited on
     except (FileNotFoundError, IsADirectoryError):
         return None
     if not raw.endswith(b"\n"):  # a write cut short: the last line is incomplete
@@ -128,8 +333,9 @@ def read_rows(path: str | Path, columns: Sequence[str], required: Iterable[str] 
 
 
 def read_settings(path: str | Path) -> dict[str, Any] | None:
-    """A study's settings file (a JSON object), or ``None`` if it is absent, cut short or not an
-    object: a caller that finds the file present but unreadable starts over (:meth:`Store.reset`).
+    """A study's settings file (a JSON object), or ``None`` if it is absent, cut short, not an
+    object, nested too deeply or holds a key twice: a caller that finds the file present but
+    unreadable starts over (:meth:`Store.reset`) unless the record vouches for the rows.
 
     Examples
     --------
@@ -143,10 +349,19 @@ def read_settings(path: str | Path) -> dict[str, Any] | None:
     {'seed': 3}
     """
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = _read_json(Path(path), "study settings file")
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def _read_json(path: Path, what: str) -> Any:
+    """A study's JSON file: a regular file (no link followed), within :data:`MAX_RECORD_BYTES`,
+    parsed by the one strict reader (duplicate keys, depth and NaN refused: ``ValueError``)."""
+    raw = read_regular(path)
+    if len(raw) > MAX_RECORD_BYTES:
+        raise ValueError(f"{str(path)!r} is larger than {MAX_RECORD_BYTES} bytes: it is not a {what} of evstat")
+    return loads_strict(raw, repr(str(path)), what)
 
 
 def write_csv(frame: pd.DataFrame, path: str | Path, **kwargs: Any) -> Path:
@@ -178,7 +393,7 @@ _EXACT: dict[str, Any] = {} if int(pd.__version__.split(".")[0]) >= 3 else {"flo
 
 def _read_frame(path: Path) -> pd.DataFrame:
     try:
-        return pd.read_csv(path, **_EXACT)
+        return pd.read_csv(io.BytesIO(read_regular(path)), **_EXACT)
     except pd.errors.EmptyDataError:  # a unit without rows was written as an empty frame
         return pd.DataFrame()
 
@@ -192,14 +407,14 @@ def file_digest(path: str | Path) -> str | None:
     True
     """
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        return hashlib.sha256(read_regular(path)).hexdigest()
     except OSError:
         return None
 
 
 def _complete_file(path: Path) -> bool:
     try:
-        raw = Path(path).read_bytes()
+        raw = read_regular(path)
     except OSError:
         return False
     return raw.endswith(b"\n") and b"\n" in raw.rstrip(b"\n")  # a header and rows, not cut short
@@ -212,6 +427,20 @@ class Store:
     ----------
     folder : path-like
         The study's output folder.
+    settings : mapping, optional
+        The settings that determine the rows (seed, data sets, protocol; JSON values). The
+        record holds them and their SHA-256; a record bound to other settings is refused.
+
+    Raises
+    ------
+    SettingsMismatchError
+        The record holds rows computed with other ``settings`` (the message names them).
+
+    Attributes
+    ----------
+    bound : bool
+        The record was already bound to these ``settings`` (they vouch for the rows even when
+        the study's settings file cannot be read).
 
     Examples
     --------
@@ -229,18 +458,36 @@ class Store:
     False
     """
 
-    def __init__(self, folder: str | Path) -> None:
+    def __init__(self, folder: str | Path, settings: Mapping[str, Any] | None = None) -> None:
         self.folder = Path(folder)
         self.path = self.folder / RECORD
-        self.legacy = not self.path.exists()
+        self.legacy = not os.path.lexists(self.path)
         self.units: dict[str, dict[str, Any]] = {}
-        if not self.legacy:
-            try:
-                data = json.loads(self.path.read_text(encoding="utf-8"))
-                units = data.get("units", {}) if isinstance(data, Mapping) else {}
-                self.units = {str(k): dict(v) for k, v in units.items() if isinstance(v, Mapping)}
-            except (OSError, ValueError, TypeError, AttributeError):
-                self.units = {}  # unreadable: trust nothing, recompute
+        # JSON values as a file holds them (tuples as lists), so that equal settings compare equal
+        self.settings = None if settings is None else json.loads(json.dumps(dict(settings)))
+        self._recorded: dict[str, Any] | None = None
+        self.bound = False
+        if self.legacy:
+            return
+        try:
+            data = _read_json(self.path, "completion record")
+            units = data.get("units", {}) if isinstance(data, Mapping) else {}
+            self.units = {str(k): dict(v) for k, v in units.items() if isinstance(v, Mapping)}
+            recorded = data.get("settings")
+            if isinstance(recorded, dict) and data.get("settings_sha256") == settings_digest(recorded):
+                self._recorded = recorded
+            elif recorded is not None:
+                self.units = {}  # settings that do not match their own digest: trust nothing
+        except (OSError, ValueError, TypeError, AttributeError):
+            self.units = {}  # unreadable (cut, too deep, a key twice, a link): trust nothing, recompute
+        if self.settings is not None and self._recorded is not None:
+            if self._recorded != self.settings:
+                raise SettingsMismatchError(
+                    f"{str(self.path)!r} records rows computed with other settings than this run's "
+                    f"({_difference(self._recorded, self.settings)}); the folder's settings file was edited, "
+                    "removed or belongs to another run: rerun with the settings recorded there, or choose "
+                    "another --out folder")
+            self.bound = True
 
     def is_done(self, key: str, rows: pd.DataFrame | None, columns: Sequence[str], sort_by: Sequence[str],
                 expected: int | None = None, float_format: str = "%.10g") -> bool:
@@ -332,8 +579,14 @@ class Store:
 
     def save(self) -> None:
         """Rewrite the record atomically (after this, the folder is no longer legacy)."""
-        body = {"format": 1, "note": "units complete in this folder: rows and SHA-256 of their rows "
-                "(evstat.experiments.store); a unit whose rows do not match is recomputed",
-                "units": dict(sorted(self.units.items()))}
+        body: dict[str, Any] = {
+            "format": 1, "note": "units complete in this folder: rows and SHA-256 of their rows "
+            "(evstat.experiments.store); a unit whose rows do not match is recomputed; a run with other "
+            "settings is refused"}
+        settings = self.settings if self.settings is not None else self._recorded
+        if settings is not None:
+            body["settings"] = settings
+            body["settings_sha256"] = settings_digest(settings)
+        body["units"] = dict(sorted(self.units.items()))
         write_text(self.path, json.dumps(body, indent=1) + "\n")
         self.legacy = False

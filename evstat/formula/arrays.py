@@ -19,6 +19,9 @@ pandas Categorical does); missing values, infinite values, constant and collinea
 rows and a single class are refused with the formula path's messages. New rows are a 2-D array
 with the columns in the same order, or a DataFrame with the named columns.
 
+A numpy masked array (``numpy.ma``) is refused (:class:`MaskedArrayError`, :func:`refuse_masked`):
+``numpy.asarray`` would drop its mask silently and the masked values would be used as data.
+
 Only numeric score columns: a factor covariate needs the formula (``C(g)``). Names (default
 ``x1 .. xp``) must be distinct and not the response's name (default ``"y"``); a name that is not a
 Python identifier is written ``Q('a b')`` in the formula and that is its term name, as patsy names
@@ -35,11 +38,38 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from evstat.exceptions import EvstatError
 from evstat.formula import _dotted
 from evstat.formula._util import _fmt_values, _rows
 from evstat.formula.design import _numeric_values
 
-__all__ = ["ArrayData", "plain_formula", "quote_name", "rows_frame"]
+__all__ = ["ArrayData", "MaskedArrayError", "plain_formula", "quote_name", "refuse_masked", "rows_frame"]
+
+
+class MaskedArrayError(EvstatError, TypeError):
+    """A numpy masked array given where evstat reads plain values (its mask would be ignored)."""
+
+
+def refuse_masked(value: Any, name: str) -> None:
+    """Refuse a numpy masked array (``numpy.ma.MaskedArray``): evstat does not read masks, and
+    ``numpy.asarray`` drops them silently, so masked values would be used as data.
+
+    Examples
+    --------
+    >>> refuse_masked(np.ones(3), "X")
+    >>> refuse_masked(np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0]), "X")
+    Traceback (most recent call last):
+    ...
+    evstat.formula.arrays.MaskedArrayError: X is a numpy masked array with 1 masked entry: evstat does not read masks (numpy.asarray would drop it silently and use the masked values); pass X.filled(np.nan) with missing="drop" to leave the masked rows out, or X.data to use the values under the mask
+    """
+    if isinstance(value, np.ma.MaskedArray):
+        n = int(np.ma.count_masked(value))
+        raise MaskedArrayError(
+            f"{name} is a numpy masked array with {n} masked entr{'y' if n == 1 else 'ies'}: evstat does not read masks "
+            f"(numpy.asarray would drop {'it' if n == 1 else 'them'} silently and use the masked values); pass "
+            f"{name}.filled(np.nan) with missing=\"drop\" to leave the masked rows out, or {name}.data to use the "
+            "values under the mask"
+        )
 
 
 class ArrayData:
@@ -91,6 +121,8 @@ class ArrayData:
     ) -> None:
         if not isinstance(response, str) or not response or not response.isprintable():
             raise ValueError(f"response must be a non-empty name, got {response!r}")
+        refuse_masked(X, "X")
+        refuse_masked(y, "y")
         if isinstance(X, pd.DataFrame):
             frame = X
             if names is None:
@@ -235,6 +267,7 @@ def rows_frame(rows: Any, columns: Sequence[str]) -> pd.DataFrame:
         s1   s2
     0  1.0  2.0
     """
+    refuse_masked(rows, "newdata")
     a = np.asarray(rows)
     columns = list(columns)
     if a.ndim != 2:

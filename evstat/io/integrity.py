@@ -8,6 +8,9 @@ signature.
 * :func:`sign`: ``"hmac-sha256:<hex>"``, HMAC-SHA256 with a secret key over the same
   serialisation; without the key it cannot be recomputed, so ``ev.load(path, key=...)``
   refuses an unsigned, forged or changed file (compared in constant time).
+* :func:`check_key`: a key of fewer than :data:`MIN_KEY_BYTES` bytes (16) is refused
+  (:class:`WeakKeyError`) by ``fit.save(key=...)``, ``ev.load(key=...)`` and ``evstat predict``
+  alike, before anything is signed or checked; an empty key is named as such.
 
 docs/guide/saved-models.md says what each protects against.
 """
@@ -20,9 +23,21 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from evstat.exceptions import EvstatError
 from evstat.io.schema import SchemaError
 
-__all__ = ["canonical_json", "checksum", "sign", "verify_checksum", "verify_signature"]
+__all__ = [
+    "MIN_KEY_BYTES", "WeakKeyError", "canonical_json", "check_key", "checksum", "sign", "verify_checksum",
+    "verify_signature",
+]
+
+#: Shortest signing key accepted (bytes; a str key counts its UTF-8 bytes): 16 bytes, 128 bits
+#: if random. ``secrets.token_hex(32)`` gives 64.
+MIN_KEY_BYTES = 16
+
+
+class WeakKeyError(EvstatError, ValueError):
+    """A signing key that is empty or shorter than :data:`MIN_KEY_BYTES` bytes."""
 
 _CHECKSUM_PREFIX = "sha256:"
 
@@ -64,14 +79,51 @@ def checksum(content: Mapping[str, Any]) -> str:
 _SIGNATURE_PREFIX = "hmac-sha256:"
 
 
-def _key_bytes(key: Any) -> bytes:
+def check_key(key: Any, name: str = "key") -> bytes:
+    """The bytes of a signing key, refused if empty or shorter than :data:`MIN_KEY_BYTES`.
+
+    Parameters
+    ----------
+    key : str or bytes
+        The secret (a str counts its UTF-8 bytes).
+    name : str
+        How the messages name it (``"key"``, ``"--key"``, ``"--key-file 'secret.txt'"``).
+
+    Raises
+    ------
+    TypeError
+        Neither str nor bytes.
+    WeakKeyError
+        Empty, or shorter than 16 bytes (the message gives the length and the fix).
+
+    Examples
+    --------
+    >>> check_key("a secret shared by the two labs")
+    b'a secret shared by the two labs'
+    >>> check_key(b"")
+    Traceback (most recent call last):
+    ...
+    evstat.io.integrity.WeakKeyError: empty key: a signing key must hold at least 16 bytes; use a random secret, e.g. secrets.token_hex(32)
+    >>> check_key("a", name="--key")
+    Traceback (most recent call last):
+    ...
+    evstat.io.integrity.WeakKeyError: --key is 1 byte long: a signing key must hold at least 16 bytes (evstat.io.integrity.MIN_KEY_BYTES); use a random secret, e.g. secrets.token_hex(32)
+    """
     if isinstance(key, str):
         key = key.encode("utf-8")
     if not isinstance(key, (bytes, bytearray)):
-        raise TypeError(f"key must be a str or bytes (a secret shared by who signs and who loads), got {type(key).__name__}")
+        raise TypeError(f"{name} must be a str or bytes (a secret shared by who signs and who loads), got {type(key).__name__}")
     if len(key) == 0:
-        raise ValueError("key must not be empty: use a secret of at least 16 random bytes, e.g. secrets.token_hex(32)")
+        raise WeakKeyError(f"empty {name}: a signing key must hold at least {MIN_KEY_BYTES} bytes; use a random "
+                           "secret, e.g. secrets.token_hex(32)")
+    if len(key) < MIN_KEY_BYTES:
+        raise WeakKeyError(f"{name} is {len(key)} byte{'s' if len(key) != 1 else ''} long: a signing key must hold at "
+                           f"least {MIN_KEY_BYTES} bytes (evstat.io.integrity.MIN_KEY_BYTES); use a random secret, "
+                           "e.g. secrets.token_hex(32)")
     return bytes(key)
+
+
+_key_bytes = check_key
 
 
 def sign(content: Mapping[str, Any], key: str | bytes) -> str:
@@ -85,9 +137,10 @@ def sign(content: Mapping[str, Any], key: str | bytes) -> str:
     Examples
     --------
     >>> from evstat.io.integrity import sign
-    >>> sign({"a": 1}, "secret") == sign({"a": 1, "checksum": "x"}, "secret")
+    >>> k = "a secret shared by the two labs"
+    >>> sign({"a": 1}, k) == sign({"a": 1, "checksum": "x"}, k)
     True
-    >>> sign({"a": 1}, "secret") == sign({"a": 1}, "other secret")
+    >>> sign({"a": 1}, k) == sign({"a": 1}, "another secret of the labs")
     False
     """
     body = {k: v for k, v in content.items() if k not in ("checksum", "signature")}
@@ -98,8 +151,10 @@ def sign(content: Mapping[str, Any], key: str | bytes) -> str:
 def verify_signature(content: Mapping[str, Any], key: str | bytes, source: str) -> None:
     """Refuse ``content`` that is unsigned or whose signature does not match ``key``.
 
-    The comparison takes constant time (:func:`hmac.compare_digest`).
+    The comparison takes constant time (:func:`hmac.compare_digest`). The key is checked first
+    (:func:`check_key`): an empty or short key is refused as such, whatever the file.
     """
+    check_key(key)
     stored = content.get("signature")
     if not isinstance(stored, str) or not stored.startswith(_SIGNATURE_PREFIX):
         raise SchemaError(

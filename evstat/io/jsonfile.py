@@ -6,7 +6,12 @@ numpy for the nesting depth (:data:`MAX_JSON_DEPTH`), the longest run of digits
 (:data:`MAX_JSON_DIGITS`), an upper bound on the number of values (:data:`MAX_JSON_VALUES`)
 and, beyond :data:`PADDING_FROM_BYTES`, padding (:data:`MAX_BYTES_PER_VALUE`), refusing a file
 as soon as the chunk that crosses a limit is read. The non-standard literals ``NaN`` and
-``Infinity``, invalid UTF-8 and invalid JSON are refused with one clear error.
+``Infinity``, invalid UTF-8, invalid JSON and an object holding a key twice
+(:class:`DuplicateKeyError`: the parser would keep the last value silently, so a signed file
+could show one value and load another) are refused with one clear error.
+
+:func:`loads_strict` is the same parse for bytes already read (a study's completion record and
+settings file): every JSON file evstat reads goes through it.
 """
 
 from __future__ import annotations
@@ -17,7 +22,10 @@ from typing import Any
 
 import numpy as np
 
+from evstat.exceptions import EvstatError
+
 __all__ = [
+    "DuplicateKeyError",
     "MAX_BYTES_PER_VALUE",
     "MAX_FILE_BYTES",
     "MAX_JSON_DEPTH",
@@ -25,6 +33,7 @@ __all__ = [
     "MAX_JSON_VALUES",
     "PADDING_FROM_BYTES",
     "SCAN_CHUNK_BYTES",
+    "loads_strict",
     "read_json",
 ]
 
@@ -44,6 +53,28 @@ SCAN_CHUNK_BYTES = 2**20
 #: many bytes per JSON value is padding (whitespace, a giant string), refused while streaming.
 MAX_BYTES_PER_VALUE = 256
 PADDING_FROM_BYTES = 16 * 2**20
+
+
+class DuplicateKeyError(EvstatError, ValueError):
+    """A JSON object that holds a key twice (the message names the key and the file)."""
+
+
+class _Duplicate(EvstatError, ValueError):
+    """Raised inside the parser; :func:`_parse` turns it into :class:`DuplicateKeyError`."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise _Duplicate(k)
+            seen.add(k)
+    return out
 
 
 def _refuse_constant(name: str) -> Any:
@@ -181,12 +212,53 @@ def read_json(path: str | Path, what: str = "saved model", max_bytes: int | None
         raise ValueError(f"cannot read {name}: {err.strerror or err}") from None
     raw = b"".join(chunks)
     del chunks
+    return _parse(raw, name, what)
+
+
+def loads_strict(raw: bytes, name: str, what: str) -> Any:
+    """Parse JSON bytes as strictly as :func:`read_json` (the same scan and limits but the size).
+
+    Parameters
+    ----------
+    raw : bytes
+        The file's content.
+    name : str
+        The file, as the messages name it.
+    what : str
+        What the file should be, for the messages.
+
+    Raises
+    ------
+    DuplicateKeyError
+        An object holds a key twice.
+    ValueError
+        Invalid UTF-8 or JSON, NaN or Infinity, too deep, too many values or digits.
+
+    Examples
+    --------
+    >>> loads_strict(b'{"seed": 1, "seed": 2}', "'study.json'", "study settings file")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    evstat.io.jsonfile.DuplicateKeyError: 'study.json' holds the key 'seed' twice in one object: ...
+    """
+    scan = _JsonScan(name, what)
+    for start in range(0, len(raw), SCAN_CHUNK_BYTES):
+        scan.feed(raw[start:start + SCAN_CHUNK_BYTES])
+    return _parse(raw, name, what)
+
+
+def _parse(raw: bytes, name: str, what: str) -> Any:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         raise ValueError(f"{name} is not a JSON file saved by evstat (not UTF-8 text: {err.reason} at byte {err.start})") from None
     try:
-        return json.loads(text, parse_constant=_refuse_constant)
+        return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_unique_keys)
+    except _Duplicate as dup:
+        raise DuplicateKeyError(
+            f"{name} holds the key {dup.key[:80]!r} twice in one object: a JSON reader keeps one of the two "
+            f"values silently, so evstat refuses it; it is not a {what} written by evstat (remove the duplicate "
+            "or write the file again)") from None
     except json.JSONDecodeError as err:
         raise ValueError(f"{name} is not a JSON file saved by evstat ({err})") from None
     except RecursionError:

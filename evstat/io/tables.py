@@ -55,10 +55,26 @@ def _name(path: str, what: str) -> str:
 
 
 def _encoding(encoding: str) -> str:
+    """The codec name of ``--encoding``; one line for an unknown codec or one that does not decode
+    bytes to text (``rot13``, ``base64``: Python's LookupError was a traceback, issue 41).
+
+    Examples
+    --------
+    >>> _encoding("latin-1"), _encoding("UTF8")
+    ('iso8859-1', 'utf-8-sig')
+    >>> _encoding("rot13")
+    Traceback (most recent call last):
+    ...
+    evstat.io.tables.TableError: --encoding 'rot13' is not a text encoding (the rot-13 codec turns text into text or bytes into bytes, it does not decode a file); use e.g. utf-8, latin-1 or cp1252
+    """
     try:
-        name = codecs.lookup(encoding).name
-    except LookupError:
-        raise TableError(f"--encoding {encoding!r} is not a known text encoding; use e.g. utf-8 or latin-1") from None
+        info = codecs.lookup(encoding)
+    except (LookupError, TypeError, ValueError):
+        raise TableError(f"--encoding {str(encoding)[:80]!r} is not a known text encoding; use e.g. utf-8 or latin-1") from None
+    if not getattr(info, "_is_text_encoding", True):  # CPython's mark of rot13, base64, zlib, ...
+        raise TableError(f"--encoding {str(encoding)[:80]!r} is not a text encoding (the {info.name} codec turns text "
+                         "into text or bytes into bytes, it does not decode a file); use e.g. utf-8, latin-1 or cp1252")
+    name = info.name
     return "utf-8-sig" if name == "utf-8" else name
 
 

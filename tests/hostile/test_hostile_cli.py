@@ -119,7 +119,7 @@ def signed(tmp_path_factory):
     d["checksum"] = checksum(d)
     (root / "forged.json").write_text(json.dumps(d))
     (root / "key.txt").write_text("a secret shared by the two labs\n")  # as `echo` writes it
-    (root / "other.txt").write_text("another secret\n")
+    (root / "other.txt").write_text("another secret of the labs\n")
     (root / "empty.txt").write_text("")
     cal.to_csv(root / "x.csv", index=False)
     return root, fit.predict(cal, type="prob")

@@ -190,21 +190,21 @@ def test_gbt_has_nothing_estimated_to_verify(tmp_path):
     saved rows, so there is no estimate to re-derive; a changed radius is a different,
     consistent model that only a signature can catch."""
     fit = ev.gbt("y3 ~ s1 + s2", _data())
-    path = fit.save(tmp_path / "gbt.json", key="k")
+    path = fit.save(tmp_path / "gbt.json", key="a secret of at least 16 bytes")
     d = json.loads(path.read_text())
     d["radius"] = 0.5
     d["checksum"] = schema.checksum(d)
     path.write_text(json.dumps(d))
     assert ev.load(path).radius == 0.5
     with pytest.raises(SchemaError, match="signature that does not match"):
-        ev.load(path, key="k")
+        ev.load(path, key="a secret of at least 16 bytes")
 
 
 def test_a_consistent_relabelling_is_caught_only_by_the_signature(tmp_path):
     """Swapping the class labels of a K-NN model (levels reversed, codes and parameters kept) is
     the fit of a relabelled data set: self-consistent, so it loads; signed, it is refused."""
     fit = ev.credal_knn("y2 ~ s1 + s2", _data(), k=5)
-    path = fit.save(tmp_path / "fit.json", key="k")
+    path = fit.save(tmp_path / "fit.json", key="a secret of at least 16 bytes")
     d = json.loads(path.read_text())
     cf = d["class_frame"]
     cf["levels"] = list(reversed(cf["levels"]))
@@ -213,7 +213,7 @@ def test_a_consistent_relabelling_is_caught_only_by_the_signature(tmp_path):
     d["checksum"] = schema.checksum(d)
     path.write_text(json.dumps(d))
     with pytest.raises(SchemaError, match="signature that does not match"):
-        ev.load(path, key="k")
+        ev.load(path, key="a secret of at least 16 bytes")
 
 
 def test_relabelled_rows_are_caught(tmp_path):
