@@ -379,9 +379,8 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
             self.__dict__["_engine"] = eng
         return eng
 
-
     # ---- glm verbs (evstat.glm)
-    def _predict(  # type: ignore[override]  # its own options by name
+    def _predict(
         self, X: NDArray[np.float64], index: pd.Index, type: str, se_fit: bool = False,
         events: Any = None, **options: Any,
     ) -> Any:
