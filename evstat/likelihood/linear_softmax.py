@@ -65,7 +65,7 @@ from scipy.special import expit
 from evstat.likelihood.logistic import column_scale
 from evstat.likelihood.quadrature import adaptive_clenshaw_curtis
 
-__all__ = ["LinearSoftmaxLikelihood", "softmax_bounds"]
+__all__ = ["LinearSoftmaxLikelihood", "coefficient_conf_int", "coefficient_profile", "softmax_bounds"]
 
 #: initial half-width of each side, in Wald scales of g
 WIDTH = 8.0
@@ -73,10 +73,12 @@ WIDTH = 8.0
 U_MAX = 45.0
 #: neglected tail mass per side
 TOL = 1e-10
-#: panel acceptance of the adaptive quadrature
-ACC = 1e-9
-#: Newton decrement at which a node is solved (the value adds the predicted gain)
-NODE_TOL = 1e-11
+#: panel acceptance of the adaptive quadrature (order 16 against order 8; the accepted order-16
+#: value is far more accurate, as in evlogit and evmultinom, whose default this is)
+ACC = 1e-6
+#: Newton decrement at which a node is solved; the value adds the step's predicted gain (half
+#: the decrement), whose error is of the order of the decrement**1.5 (evmultinom's NODE_TOL)
+NODE_TOL = 1e-7
 #: design entries of test rows beyond this multiple of the calibration design's largest are refused
 WIDE = 1e6
 #: float64 cells per chunk (problems x calibration cells x parameters) of a likelihood pass
@@ -144,8 +146,10 @@ class LinearSoftmaxLikelihood:
             cov = np.full((p, p), np.nan)
         if not (np.all(np.isfinite(cov)) and np.all(np.linalg.eigvalsh(0.5 * (cov + cov.T)) > 0)):
             raise ValueError(
-                "the (penalised) log-likelihood is not strictly concave at its maximum (collinear or constant "
-                "score columns): its contour, and so the predictive lower and upper probabilities, are not defined"
+                "the (penalised) log-likelihood is not strictly concave at its estimate (the scores separate some "
+                "classes, so coefficients run away and the information is singular, or score columns are collinear): "
+                "its contour, and so the predictive lower and upper probabilities, are not defined; use a model with "
+                "fewer free parameters (temperature) or more calibration rows"
             )
         object.__setattr__(self, "cov", cov)
 
@@ -269,7 +273,9 @@ def _retract(lik: LinearSoftmaxLikelihood, phi: NDArray, Gs: NDArray, w: NDArray
             cl = c[live]
             g, al, be = _g_parts(eta0[live] + cl[:, None] * delta[live], w[live])
             r = g - u[live]
-            good = np.abs(r) <= 1e-12 * np.maximum(1.0, np.abs(u[live]))
+            # g carries the rounding of the logits it is computed from
+            scale = np.maximum(np.maximum(1.0, np.abs(u[live])), np.max(np.abs(eta0[live]), axis=1) + np.abs(cl))
+            good = np.abs(r) <= 1e-13 * scale
             ok[live[good]] = True
             keep = ~good & np.isfinite(r) & (np.abs(cl) < 1e8)
             live, cl, r, al, be = live[keep], cl[keep], r[keep], al[keep], be[keep]
@@ -284,7 +290,10 @@ def _retract(lik: LinearSoftmaxLikelihood, phi: NDArray, Gs: NDArray, w: NDArray
             inside = np.isfinite(newton) & (newton > l_) & (newton < h_)
             out = 2.0 * np.abs(cl) + 1.0
             grow = np.where(r < 0, np.where(np.isfinite(h_), h_, out), np.where(np.isfinite(l_), l_, -out))
-            c[live] = np.where(inside, newton, np.where(bracket, 0.5 * (l_ + h_), grow))
+            nxt = np.where(inside, newton, np.where(bracket, 0.5 * (l_ + h_), grow))
+            still = np.abs(nxt - cl) <= 1e-15 * np.maximum(1.0, np.abs(cl))  # no further move: solved to rounding
+            ok[live[still]] = True
+            c[live] = nxt
     return phi + c[:, None] * D, ok
 
 
@@ -356,18 +365,19 @@ def _solve(lik: LinearSoftmaxLikelihood, Gs: NDArray, w: NDArray, u: NDArray, ph
         t = np.ones(idx.size)
         pending = np.ones(idx.size, dtype=bool)
         new_phi = phi[idx].copy()
-        new_lp = lp[idx].copy()
-        for _h in range(40):
+        new_lp, new_gr, new_H = lp[idx].copy(), gr[idx].copy(), H[idx].copy()
+        for _h in range(20):  # candidates evaluated with their derivatives (most are accepted at t = 1)
             sub = np.flatnonzero(pending)
             if sub.size == 0:
                 break
             cand, okr = _retract(lik, phi[idx[sub]] + t[sub, None] * s[sub], Gs[idx[sub]], w[idx[sub]], u[idx[sub]],
                                  D[idx[sub]])
-            c_lp = lik.evaluate(cand, order=0)[0]
+            c_lp, c_gr, c_H = lik.evaluate(cand)
+            assert c_gr is not None and c_H is not None
             good = okr & (c_lp >= lp[idx[sub]] - 1e-12 * (1.0 + np.abs(lp[idx[sub]])))
-            new_phi[sub[good]] = cand[good]
-            new_lp[sub[good]] = c_lp[good]
-            pending[sub[good]] = False
+            gs = sub[good]
+            new_phi[gs], new_lp[gs], new_gr[gs], new_H[gs] = cand[good], c_lp[good], c_gr[good], c_H[good]
+            pending[gs] = False
             t[sub[~good]] *= 0.5
         stuck = pending
         if stuck.any():  # no step raises lp: at the maximum to rounding
@@ -375,11 +385,9 @@ def _solve(lik: LinearSoftmaxLikelihood, Gs: NDArray, w: NDArray, u: NDArray, ph
             val[idx[stuck]] = lp[idx[stuck]]
         mv = idx[~stuck]
         if mv.size:
-            phi[mv] = new_phi[~stuck]
-            lp_m, gr_m, H_m = lik.evaluate(phi[mv])
-            assert gr_m is not None and H_m is not None and gr is not None and H is not None
-            lp[mv], gr[mv], H[mv] = lp_m, gr_m, H_m
-            val[mv] = lp_m
+            keep = ~stuck
+            phi[mv], lp[mv], gr[mv], H[mv] = new_phi[keep], new_lp[keep], new_gr[keep], new_H[keep]
+            val[mv] = new_lp[keep]
     conv_flag = done & live
     val = np.where(live, val, -np.inf)
     return phi, val, conv_flag
@@ -528,3 +536,89 @@ def _bounds_block(lik: LinearSoftmaxLikelihood, Gs: NDArray, w: NDArray) -> tupl
     up[high_side] = np.clip(h[high_side] + iu, h[high_side], 1.0)
     return h, lo, up
 
+
+# ------------------------------------------------------------------ coefficient profiles
+def coefficient_profile(lik: LinearSoftmaxLikelihood, j: int, value: float,
+                        start: NDArray | None = None) -> tuple[float, float, NDArray]:
+    """``max lp(phi) s.t. phi_j = value`` (phi in the model's units): the profile value, its slope
+    ``d lp_p / d value`` (the envelope theorem: the partial derivative of lp in phi_j at the
+    constrained maximum) and the maximiser (in the engine's units), by damped Newton on the other
+    coordinates from ``start`` (default: phi_hat moved along the Wald regression on phi_j)."""
+    d = lik.scale
+    v = float(value) * d[j]
+    free = np.arange(lik.p) != j
+    if start is None:
+        phi = lik.phi_hat + lik.cov[:, j] * (v - lik.phi_hat[j]) / lik.cov[j, j]
+    else:
+        phi = np.array(start, dtype=float)
+    phi[j] = v
+    lp, g, H = (x[0] for x in lik.evaluate(phi[None]))  # type: ignore[index]
+    for _ in range(200):
+        gf, Hf = g[free], H[np.ix_(free, free)]
+        try:
+            step = -np.linalg.solve(Hf, gf)
+        except np.linalg.LinAlgError:
+            break
+        dec = float(gf @ step)
+        t = 1.0
+        while True:
+            cand = phi.copy()
+            cand[free] += t * step
+            c_lp, c_g, c_H = (x[0] for x in lik.evaluate(cand[None]))  # type: ignore[index]
+            if c_lp >= lp - 1e-12 * (1.0 + abs(lp)) or t < 1e-10:
+                break
+            t *= 0.5
+        phi, lp, g, H = cand, float(c_lp), c_g, c_H
+        if dec * t <= 1e-13 * (1.0 + abs(lp)):
+            break
+    return float(lp), float(g[j]) * d[j], phi
+
+
+def coefficient_conf_int(lik: LinearSoftmaxLikelihood, j: int, level: float = 0.95) -> tuple[float, float]:
+    """Likelihood-ratio interval of coefficient ``j`` (the model's units): the two roots of
+    ``lp_p(b) = lp_hat - chi2_1(level) / 2`` of the concave profile, each bracketed by stepping
+    out from the estimate (doubling) and found by Brent's method (scipy), every profile solved
+    from the last maximiser; an end where the profile never falls that low (within 1e8 of the
+    estimate) is infinite. With a penalty the profile is that of the penalised likelihood (the
+    contour of the module docstring)."""
+    from scipy.optimize import brentq
+
+    from evstat.likelihood.coefficient_profile import _chi2_ppf_1
+
+    level = float(level)
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie strictly between 0 and 1 (e.g. 0.95), got {level}")
+    drop = 0.5 * _chi2_ppf_1(level)
+    d = lik.scale[j]
+    est, se = float(lik.phi_hat[j] / d), float(np.sqrt(lik.cov[j, j]) / d)
+    ends = []
+    for side in (-1.0, 1.0):
+        dist = se * np.sqrt(2 * drop) * 1.5
+        start: list[NDArray | None] = [None]
+
+        def excess(b: float) -> float:
+            # from the Wald regression start and from the last maximiser: the larger (the inner
+            # Newton from a far start can stop short on a flat, nearly separated direction)
+            lp, _, phi = coefficient_profile(lik, j, b)
+            if start[0] is not None:
+                lp2, _, phi2 = coefficient_profile(lik, j, b, start[0])
+                if lp2 > lp:
+                    lp, phi = lp2, phi2
+            start[0] = phi
+            return lp - lik.lp_hat + drop
+
+        inner = est
+        for _ in range(60):
+            if excess(est + side * dist) < 0.0:
+                break
+            inner = est + side * dist
+            dist *= 2.0
+            if dist > 1e8 * (1 + abs(est)):
+                dist = np.inf
+                break
+        if not np.isfinite(dist):
+            ends.append(side * np.inf)
+            continue
+        a, b = sorted((inner, est + side * dist))
+        ends.append(float(brentq(excess, a, b, xtol=1e-12 * (1 + abs(est)), rtol=1e-15, maxiter=200)))
+    return float(ends[0]), float(ends[1])

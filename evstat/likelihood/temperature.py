@@ -75,6 +75,8 @@ DEGREE = 16
 CHUNK_CELLS = 4_000_000
 #: panel acceptance of the adaptive quadrature (order 16 vs order 8 difference, per panel)
 ACC = 1e-11
+#: float64 cells (rows x nodes x classes) per block of the singletons' fast path
+SINGLETON_CELLS = 2_000_000
 
 
 def temperature_probs(tau: ArrayLike, Z: ArrayLike) -> NDArray[np.float64]:
@@ -332,6 +334,145 @@ def _stationary(lik: TemperatureLikelihood, Z: NDArray, w: NDArray, max_points: 
     return rad, val
 
 
+#: Gauss-Legendre order per unit panel of r (the singletons' fast path)
+GL_ORDER = 16
+_XG, _WG = np.polynomial.legendre.leggauss(GL_ORDER)
+
+
+def _gl(a: NDArray, b: NDArray) -> tuple[NDArray, NDArray]:
+    """Nodes and weights (q, GL_ORDER) of Gauss-Legendre on [a_i, b_i]."""
+    half = 0.5 * (b - a)
+    return 0.5 * (a + b)[:, None] + half[:, None] * _XG[None, :], half[:, None] * _WG[None, :]
+
+
+def _modes(lik: TemperatureLikelihood, Z: NDArray) -> NDArray:
+    """tau*_k of every row and class: the maximiser of theta_k(z; tau) (the root of
+    zbar(tau) = z_k, zbar increasing), +inf / -inf for the largest / smallest logit (theta_k
+    monotone), NaN where it lies outside [tau(-R_MAX), tau(R_MAX)]."""
+    m, K = Z.shape
+    lo_t, hi_t = float(lik.tau_at(-R_MAX)), float(lik.tau_at(R_MAX))
+    zc = Z - Z.max(axis=1, keepdims=True)
+    P_lo = temperature_probs(np.full((m, 1), lo_t), Z)[:, 0]
+    P_hi = temperature_probs(np.full((m, 1), hi_t), Z)[:, 0]
+    zb_lo = np.sum(P_lo * zc, axis=1)[:, None]
+    zb_hi = np.sum(P_hi * zc, axis=1)[:, None]
+    inside = (zc > zb_lo) & (zc < zb_hi)  # zbar crosses z_k within the range
+    out = np.full((m, K), np.nan)
+    rows, ks = np.nonzero(inside)
+    if rows.size == 0:
+        return out
+    a, b = np.full(rows.size, lo_t), np.full(rows.size, hi_t)
+    Zr, zk = zc[rows], zc[rows, ks]
+    for _ in range(200):  # bisection (zbar is monotone), vectorised over the pairs
+        mid = 0.5 * (a + b)
+        if np.all((mid == a) | (mid == b)):
+            break
+        P = temperature_probs(mid[:, None], Zr)[:, 0]
+        below = np.sum(P * Zr, axis=1) < zk
+        a, b = np.where(below, mid, a), np.where(below, b, mid)
+    out[rows, ks] = 0.5 * (a + b)
+    return out
+
+
+def singleton_bounds(lik: TemperatureLikelihood, Z: NDArray) -> tuple[NDArray, NDArray, NDArray]:
+    """theta_hat, Bel and Pl of every singleton (m, K): fixed Gauss-Legendre panels in r shared by
+    all classes, the panels holding a kink (where the lower end's and the upper end's theta_k
+    cross, for Bel; where the mode tau*_k enters the level set, for Pl) split there."""
+    m, K = Z.shape
+    h = temperature_probs(np.full((m, 1), lik.tau_hat), Z)[:, 0]
+    edges = np.arange(int(R_MAX) + 1, dtype=float) * (R_MAX / int(R_MAX))
+    r, wr = _gl(edges[:-1], edges[1:])  # (P, G)
+    P, G = r.shape
+    rr = r.ravel()
+    dens = (rr * np.exp(-0.5 * rr * rr) * wr.ravel())  # (P G,)
+    Pp = temperature_probs(np.broadcast_to(lik.tau_at(rr), (m, rr.size)), Z)  # (m, PG, K)
+    Pm = temperature_probs(np.broadcast_to(lik.tau_at(-rr), (m, rr.size)), Z)
+    # ---- Bel: a(r) = min(theta(tau(-r)), theta(tau(r))) (theta_k unimodal: no interior minimum)
+    lower = np.minimum(Pm, Pp)
+    dl = np.einsum("mjk,j->mk", h[:, None, :] - lower, dens)
+    # the crossings of the two ends (kinks of a): located by bisection between the nodes where
+    # theta(tau(-r)) - theta(tau(r)) changes sign, and every panel holding one integrated again
+    # in pieces split there
+    D = Pm - Pp  # (m, PG, K)
+    sgn = np.sign(D)
+    mi, ji, ki = np.nonzero(sgn[:, 1:, :] * sgn[:, :-1, :] < 0)
+    if mi.size:
+        lo_r, hi_r = rr[ji], rr[ji + 1]
+        s_lo = sgn[mi, ji, ki]
+        for _ in range(60):
+            mid = 0.5 * (lo_r + hi_r)
+            tt = np.stack([lik.tau_at(-mid), lik.tau_at(mid)], axis=1)
+            th = np.take_along_axis(temperature_probs(tt, Z[mi]), ki[:, None, None], axis=2)[:, :, 0]
+            same = np.sign(th[:, 0] - th[:, 1]) == s_lo
+            lo_r, hi_r = np.where(same, mid, lo_r), np.where(same, hi_r, mid)
+        cross = 0.5 * (lo_r + hi_r)
+        pan = np.minimum((cross // (R_MAX / int(R_MAX))).astype(int), P - 1)
+        _split_panels(lik, Z, h, mi, ki, pan, cross, edges, r, dens, dl, lower=True)
+    # ---- Pl: b(r) = max(theta(tau(-r)), theta(tau(r)), theta(tau*) once tau* is inside)
+    upper = np.maximum(Pm, Pp)
+    modes = _modes(lik, Z)  # (m, K)
+    has = np.isfinite(modes)
+    rstar = np.full((m, K), np.inf)
+    if has.any():
+        rstar[has] = np.abs(lik.r_of(modes[has]))
+    fstar = np.zeros((m, K))
+    if has.any():
+        mi2, ki2 = np.nonzero(has)
+        fstar[mi2, ki2] = temperature_probs(modes[mi2, ki2][:, None], Z[mi2])[np.arange(mi2.size), 0, ki2]
+    inside = rr[None, :, None] >= rstar[:, None, :]
+    upper = np.where(inside, np.maximum(upper, fstar[:, None, :]), upper)
+    du = np.einsum("mjk,j->mk", upper - h[:, None, :], dens)
+    # the panel holding r*: split there (b is C^1 there; the split keeps full order)
+    mi3, ki3 = np.nonzero(has & (rstar < R_MAX))
+    if mi3.size:
+        pan = np.minimum((rstar[mi3, ki3] // (R_MAX / int(R_MAX))).astype(int), P - 1)
+        _split_panels(lik, Z, h, mi3, ki3, pan, rstar[mi3, ki3], edges, r, dens, du, lower=False,
+                      rstar=rstar, fstar=fstar)
+    lo = np.clip(h - dl, 0.0, h)
+    up = np.clip(h + du, h, 1.0)
+    return h, lo, up
+
+
+def _split_panels(lik, Z, h, mi, ki, pan, cuts, edges, r, dens, acc, lower, rstar=None, fstar=None):
+    """Replace the plain rule of the panels (row mi, class ki, panel pan) by the sum of the
+    rules on its pieces between the cuts in it (several cuts of one panel are grouped)."""
+    P, G = r.shape
+    key = np.stack([mi, ki, pan], axis=1)
+    uniq, inv = np.unique(key, axis=0, return_inverse=True)
+    inv = inv.ravel()
+    counts = np.bincount(inv)
+    q = uniq.shape[0]
+    maxc = int(counts.max())
+    cut = np.full((q, maxc), np.nan)
+    order = np.argsort(inv, kind="stable")
+    slot = np.arange(inv.size) - np.r_[0, np.cumsum(counts)][inv[order]]
+    cut[inv[order], slot] = cuts[order]
+    cut = np.sort(cut, axis=1)  # NaN last
+    um, uk, up = uniq[:, 0], uniq[:, 1], uniq[:, 2]
+    a0, b0 = edges[up], edges[up + 1]
+    bounds = np.column_stack([a0, np.where(np.isnan(cut), b0[:, None], cut), b0])  # (q, maxc + 2)
+    hk = h[um, uk]
+
+    def integrand(nr):
+        tt = np.concatenate([lik.tau_at(-nr), lik.tau_at(nr)], axis=1)
+        th = np.take_along_axis(temperature_probs(tt, Z[um]), uk[:, None, None], axis=2)[:, :, 0]
+        if lower:
+            return hk[:, None] - np.minimum(th[:, :GL_ORDER], th[:, GL_ORDER:])
+        b = np.maximum(th[:, :GL_ORDER], th[:, GL_ORDER:])
+        rs = rstar[um, uk][:, None]
+        b = np.where(nr >= rs, np.maximum(b, fstar[um, uk][:, None]), b)
+        return b - hk[:, None]
+
+    rp = r[up]
+    plain = np.sum(integrand(rp) * dens.reshape(P, G)[up], axis=1)
+    add = np.zeros(q)
+    for c in range(bounds.shape[1] - 1):
+        a_, b_ = bounds[:, c], bounds[:, c + 1]
+        nr, nw = _gl(a_, b_)
+        add += np.sum(integrand(nr) * nr * np.exp(-0.5 * nr * nr) * nw, axis=1)
+    np.add.at(acc, (um, uk), add - plain)
+
+
 def temperature_bounds(
     lik: TemperatureLikelihood, Z: ArrayLike, ws: list[NDArray[np.float64]], block_rows: int = 256
 ) -> list[tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]]:
@@ -367,16 +508,35 @@ def temperature_bounds(
         bad = np.flatnonzero(~np.all(np.isfinite(Z), axis=1))
         raise ValueError(f"test logits must be finite; rows {bad[:10].tolist()} hold inf or NaN")
     m, K = Z.shape
-    out = []
+    ws = [np.asarray(w, dtype=float) for w in ws]
     for w in ws:
-        w = np.asarray(w, dtype=float)
         if w.shape != (K,) or np.any(~((w >= 0) & (w <= 1))):
             raise ValueError(f"weights must be {K} numbers in [0, 1], got {w!r}")
+    out: list[Any] = [None] * len(ws)
+    # singletons {k} and their complements: the shared fast path (Pl(not k) = 1 - Bel({k}))
+    single = {}
+    for i, w in enumerate(ws):
+        ones = np.flatnonzero(w == 1.0)
+        if np.all((w == 0.0) | (w == 1.0)) and ones.size == 1:
+            single[i] = (int(ones[0]), False)
+        elif np.all((w == 0.0) | (w == 1.0)) and ones.size == K - 1 and K > 1:
+            single[i] = (int(np.flatnonzero(w == 0.0)[0]), True)
+    if single:
+        H, L, U = np.empty((m, K)), np.empty((m, K)), np.empty((m, K))
+        step = max(1, SINGLETON_CELLS // (2 * int(R_MAX) * GL_ORDER * K))
+        for s in range(0, m, step):
+            sl = slice(s, s + step)
+            H[sl], L[sl], U[sl] = singleton_bounds(lik, Z[sl])
+        for i, (k, comp) in single.items():
+            out[i] = (1.0 - H[:, k], 1.0 - U[:, k], 1.0 - L[:, k]) if comp else (H[:, k].copy(), L[:, k].copy(), U[:, k].copy())
+    for i, w in enumerate(ws):
+        if out[i] is not None:
+            continue
         h, lo, up = np.empty(m), np.empty(m), np.empty(m)
         for s in range(0, m, block_rows):
             sl = slice(s, s + block_rows)
             h[sl], lo[sl], up[sl] = _bounds_block(lik, Z[sl], w)
-        out.append((h, lo, up))
+        out[i] = (h, lo, up)
     return out
 
 

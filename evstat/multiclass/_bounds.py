@@ -23,6 +23,7 @@ built (the singletons and the events asked for are computed, whatever K).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
@@ -33,7 +34,10 @@ from numpy.typing import NDArray
 from evstat.belief import loss_matrix
 from evstat.belief.decision import decide_bounds, label_columns
 
-__all__ = ["EvidentialBounds", "event_name"]
+__all__ = ["EvidentialBounds", "MEMO_EVENTS", "event_name"]
+
+#: weight vectors whose bounds a fit remembers for the last rows asked about
+MEMO_EVENTS = 256
 
 Bounds = tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]
 
@@ -78,7 +82,32 @@ class EvidentialBounds:
 
     def _bounds(self, X: NDArray[np.float64], w: NDArray[np.float64]) -> Bounds:
         """theta_hat, lower and upper of the weights ``w`` for the rows ``X``."""
-        return self._events_bounds(X, [w])[0]
+        return self._cached_bounds(X, [w])[0]
+
+    def _cached_bounds(self, X: NDArray[np.float64], ws: list[NDArray[np.float64]]) -> list[Bounds]:
+        """:meth:`_events_bounds`, remembering the answers for the last rows asked about (the
+        report, ``decide`` under several strategies and costs, and ``predict`` then ``decide``
+        ask for the same rows and events again: they are computed once). The memo holds one
+        set of rows (keyed by their bytes) and at most :data:`MEMO_EVENTS` weight vectors; it is
+        not saved and never changes an answer."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        xkey = (X.shape, hashlib.blake2b(X.tobytes(), digest_size=16).digest())
+        memo = self.__dict__.get("_bounds_memo")
+        if memo is None or memo[0] != xkey:
+            memo = (xkey, {})
+            self.__dict__["_bounds_memo"] = memo
+        store: dict[tuple, Bounds] = memo[1]
+        keys = [tuple(np.asarray(w, dtype=np.float64).round(15)) for w in ws]
+        missing = list(dict.fromkeys(k for k in keys if k not in store))
+        if missing:
+            got = self._events_bounds(X, [np.array(k) for k in missing])
+            if len(store) + len(missing) > MEMO_EVENTS:
+                store.clear()
+            store.update(zip(missing, got))
+            fresh = dict(zip(missing, got))
+        else:
+            fresh = {}
+        return [fresh[k] if k in fresh else store[k] for k in keys]
 
     def _singletons(self, X: NDArray) -> tuple[NDArray, NDArray, NDArray, NDArray]:
         if not self._has_bounds():
@@ -88,7 +117,7 @@ class EvidentialBounds:
         bel, pl = np.empty((m, K)), np.empty((m, K))
         th = self._theta_hat(X) if m else np.empty((0, K))
         ks = [1] if K == 2 else list(range(K))
-        for k, (_, b, p) in zip(ks, self._events_bounds(X, [np.eye(K)[k] for k in ks])):
+        for k, (_, b, p) in zip(ks, self._cached_bounds(X, [np.eye(K)[k] for k in ks])):
             bel[:, k], pl[:, k] = b, p
         if K == 2:  # Pl({0}) = 1 - Bel({1}), Bel({0}) = 1 - Pl({1}) (exactly, by the mirror)
             bel[:, 0], pl[:, 0] = 1.0 - pl[:, 1], 1.0 - bel[:, 1]
@@ -118,7 +147,7 @@ class EvidentialBounds:
             names.append(event_name([c for c in self.classes if w[list(self.classes).index(c)]]))
             ws.append(w)
         if self._has_bounds():
-            cols = self._events_bounds(X, ws)
+            cols = self._cached_bounds(X, ws)
         else:
             th = self._theta_hat(X)
             cols = [(h, h, h) for h in (th @ w for w in ws)]
@@ -141,30 +170,45 @@ class EvidentialBounds:
 
     def _losses(self, X: NDArray, L: pd.DataFrame) -> tuple[NDArray, NDArray, NDArray]:
         """Upper, lower and theta_hat-expected losses of every act (rows x acts): the normalised
-        rows ``(L_a - min L_a) / (max L_a - min L_a)`` as weight vectors, a row and its mirror
-        ``1 - w`` sharing one computation."""
+        rows ``w = (L_a - min L_a) / (max L_a - min L_a)`` as weight vectors, all computed in one
+        call of the family's engine; a row and its mirror ``1 - w`` share one computation
+        (``h_{1-w} = 1 - h_w``), taken in the form with fewer ones (the 0-1 loss's rows are the
+        complements of the singletons, the engines' cheapest events)."""
         mat = label_columns(L, self.classes)
         m = X.shape[0]
         th = self._theta_hat(X)
         up, lo = np.empty((m, mat.shape[0])), np.empty((m, mat.shape[0]))
-        known: dict[tuple, tuple[NDArray, NDArray]] = {}
+        wanted: dict[tuple, NDArray] = {}
+        plan: list[tuple[int, float, float, tuple | None, bool]] = []
         for a, row in enumerate(mat):
             mn, mx = float(row.min()), float(row.max())
             if mx == mn:
-                up[:, a] = lo[:, a] = mn
+                plan.append((a, mn, mx, None, False))
                 continue
             w = (row - mn) / (mx - mn)
             key, mirror = tuple(np.round(w, 15)), tuple(np.round(1.0 - w, 15))
-            if key in known:
-                l_, u_ = known[key]
-            elif mirror in known:  # h_{1-w} = 1 - h_w: bounds mirror exactly
-                ml, mu = known[mirror]
-                l_, u_ = 1.0 - mu, 1.0 - ml
-            elif self._has_bounds():
-                _, l_, u_ = self._bounds(X, w)
-                known[key] = (l_, u_)
+            if key in wanted:
+                plan.append((a, mn, mx, key, False))
+            elif mirror in wanted or float(np.sum(w)) > float(np.sum(1.0 - w)):
+                wanted.setdefault(mirror, 1.0 - w)
+                plan.append((a, mn, mx, mirror, True))
             else:
-                l_ = u_ = th @ w
+                wanted[key] = w
+                plan.append((a, mn, mx, key, False))
+        keys = list(wanted)
+        if not keys:
+            got: dict[tuple, tuple[NDArray, NDArray]] = {}
+        elif self._has_bounds():
+            got = {k: (b[1], b[2]) for k, b in zip(keys, self._cached_bounds(X, [wanted[k] for k in keys]))}
+        else:
+            got = {k: (th @ wanted[k], th @ wanted[k]) for k in keys}
+        for a, mn, mx, key, mirrored in plan:
+            if key is None:
+                up[:, a] = lo[:, a] = mn
+                continue
+            l_, u_ = got[key]
+            if mirrored:
+                l_, u_ = 1.0 - u_, 1.0 - l_
             up[:, a] = mn + (mx - mn) * u_
             lo[:, a] = mn + (mx - mn) * l_
         return up, lo, th @ mat.T

@@ -84,6 +84,8 @@ from evstat.likelihood.multinomial import (
     softmax,
 )
 from evstat.likelihood.linear_softmax import LinearSoftmaxLikelihood, softmax_bounds
+from evstat.likelihood.linear_softmax import coefficient_conf_int as _softmax_conf_int
+from evstat.likelihood.multinomial import coefficient_conf_int as _multinomial_conf_int
 from evstat.likelihood.temperature import TemperatureLikelihood, temperature_bounds
 from evstat.multiclass._bounds import EvidentialBounds
 from evstat.multiclass.base import MulticlassResults, MulticlassState, score_design
@@ -338,6 +340,28 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
     def _theta_hat(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         return self.probs(X)
 
+    #: ``evidential=`` of the fitter: True, False, or None for the family's default
+    #: (:meth:`_evidential_default`)
+    evidential: bool | None = None
+
+    def _evidential_default(self) -> bool:
+        """Whether the family's belief predictions use the contour by default: yes where the
+        engine is fast (temperature: one dimension; matrix scaling and unpenalised Dirichlet
+        calibration: evmultinom's compiled engine); vector scaling and ODIR Dirichlet
+        calibration (the general engine, tens to hundreds of milliseconds per row and class in
+        this release) on request, ``evidential=True``."""
+        return True
+
+    def _has_bounds(self) -> bool:
+        return self._evidential_default() if self.evidential is None else bool(self.evidential)
+
+    def _sync_capabilities(self) -> None:
+        """This fit's declaration: the class's, with ``k_class_mass`` as its belief predictions
+        are (masses of theta_hat without the contour, lower and upper probabilities with it),
+        set on the instance after the fit and after a load."""
+        caps = type(self).capabilities
+        self.__dict__["capabilities"] = replace(caps, k_class_mass=not self._has_bounds())
+
     def _events_bounds(self, X: NDArray[np.float64], ws: list[NDArray[np.float64]]) -> list[Any]:
         """theta_hat, lower and upper of each weight vector: the family's contour engine
         (``_contour_bounds``) on the rows' features; refused for a fit without a maximum."""
@@ -449,7 +473,7 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
         return f[: -len(" - 1")] if f.endswith(" - 1") else f
 
     def _glm_settings(self) -> dict[str, Any]:
-        return {**({"code": self.code} if self.uses_code else {}), "scores": self.scores}
+        return {**({"code": self.code} if self.uses_code else {}), "scores": self.scores, "evidential": self.evidential}
 
     def _glm_refit(self, formula: str, data: pd.DataFrame, **settings: Any) -> Any:
         return _FITTERS[self.method](formula, data, **settings)
@@ -467,7 +491,65 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
         return pd.Series(se, index=self._names(), name="std_error")
 
     def _param_frame(self) -> pd.DataFrame:
-        return pd.DataFrame({"term": self._names(), "estimate": self.coef, "std_error": self.bse.to_numpy()})
+        """term, estimate, std_error and the 95% profile-likelihood interval (conf_low,
+        conf_high; of the penalised likelihood with ODIR) of every parameter."""
+        ci = self._profile_ci(0.95)
+        return pd.DataFrame({"term": self._names(), "estimate": self.coef, "std_error": self.bse.to_numpy(),
+                             "conf_low": ci[:, 0], "conf_high": ci[:, 1]})
+
+    def _n_params(self) -> int:
+        return len(self._names())
+
+    def _profile_ci(self, level: float) -> NDArray[np.float64]:
+        """Profile-likelihood intervals (p, 2) of the parameters (NaN when the fit has no maximum)."""
+        key = ("profile_ci", float(level))
+        if key in self.__dict__:
+            return self.__dict__[key]
+        p = len(self._names())
+        out = np.full((p, 2), np.nan)
+        if self.converged:
+            try:
+                eng = self._contour()
+                for j in range(p):
+                    out[j] = self._coef_ci(eng, j, level)
+            except (ValueError, np.linalg.LinAlgError):  # no contour (singular information): NaN
+                out[:] = np.nan
+        self.__dict__[key] = out
+        return out
+
+    def _coef_ci(self, eng: Any, j: int, level: float) -> tuple[float, float]:
+        return _softmax_conf_int(eng, j, level)
+
+    def conf_int(self, level: float = 0.95, method: str = "profile") -> pd.DataFrame:
+        """Confidence intervals of the parameters (``params``' index), DataFrame [lower, upper]:
+        ``method="profile"`` (default) the likelihood-ratio intervals (R's ``confint`` of a glm;
+        of the penalised likelihood with ODIR), ``"wald"`` estimate -+ z se (NaN without
+        standard errors).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, evstat as ev
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.integers(0, 3, 200)
+        >>> d = pd.DataFrame({f"s_{c}": 2 * (y == c) + rng.normal(0, 1, 200) for c in range(3)}).assign(y=y)
+        >>> ci = ev.temperature("y ~ s_0 + s_1 + s_2", d).conf_int()
+        >>> bool(ci["lower"].iloc[0] < ci["upper"].iloc[0])
+        True
+        """
+        from scipy.stats import norm  # where first needed (import-time rules)
+
+        if method not in ("profile", "wald"):
+            raise ValueError(f"method must be 'profile' or 'wald', got {method!r}")
+        level = float(level)
+        if not 0.0 < level < 1.0:
+            raise ValueError(f"level must lie strictly between 0 and 1 (e.g. 0.95), got {level}")
+        if method == "wald":
+            z = float(norm.ppf(0.5 + level / 2.0))
+            est, se = np.asarray(self.coef, dtype=float), self.bse.to_numpy()
+            arr = np.column_stack([est - z * se, est + z * se])
+        else:
+            arr = self._profile_ci(level)
+        return pd.DataFrame(arr, index=self._names(), columns=["lower", "upper"])
 
     def summary(self) -> Any:
         """As :meth:`MulticlassResults.summary`, with a note on what the score columns are
@@ -489,12 +571,16 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
         converged: bool = saved(encode=bool)
         reg_lambda: float = saved(schema.Float(min=0), encode=float)
         reg_mu: float = saved(schema.Float(min=0), encode=float)
+        #: whether belief predictions use the likelihood contour (None: the family's default;
+        #: absent in files of older evstat)
+        evidential: bool | None = saved(schema.Nullable(schema.Bool()), default=None)
         #: what the score columns are; absent in files of older evstat: raw scores
         scores: str = saved(schema.Str(choices=[s for s in SCORES if s != "auto"]), default="raw")
 
     def _check_saved(self) -> None:
         if len(self.coef) != len(self._names()):
             raise ValueError(f"the saved {self.method} model has {len(self.coef)} coefficients, expected {len(self._names())}")
+        self._sync_capabilities()
 
 
 def _fit_model(
@@ -508,6 +594,7 @@ def _fit_model(
     obj.scores = _score_form(obj, scores)
     obj._check_inputs()
     obj._fit()
+    obj._sync_capabilities()
     return obj
 
 
@@ -564,10 +651,26 @@ class TemperatureScaling(_ScalingBase):
         return float(1.0 / self.coef[0]) if self.coef[0] != 0 else float("inf")
 
     def _param_frame(self) -> pd.DataFrame:
+        """T, its standard error (delta method) and its 95% profile-likelihood interval: the
+        image of 1/T's (the level set of the likelihood; intervals are invariant under the
+        monotone map 1/T -> T)."""
         a = float(self.coef[0])
         se = float(self.bse.iloc[0])
+        lo, hi = self._profile_ci(0.95)[0]
+        with np.errstate(divide="ignore"):
+            T_lo = 1.0 / hi if hi > 0 else np.nan
+            T_hi = 1.0 / lo if lo > 0 else np.inf
         return pd.DataFrame({"term": ["T"], "estimate": [self.temperature],
-                             "std_error": [se / a**2 if a != 0 else np.nan]})
+                             "std_error": [se / a**2 if a != 0 else np.nan],
+                             "conf_low": [T_lo if np.isfinite(lo) else np.nan], "conf_high": [T_hi if np.isfinite(lo) else np.nan]})
+
+    def _coef_ci(self, eng: Any, j: int, level: float) -> tuple[float, float]:
+        """The level set of 1/T at the likelihood-ratio cut: exact, one dimension."""
+        from evstat.likelihood.coefficient_profile import _chi2_ppf_1
+
+        r = float(np.sqrt(_chi2_ppf_1(level)))
+        lo, hi = eng._solve_levels(np.array([-r, r]))
+        return float(lo), float(hi)
 
     def _summary_notes(self) -> list[str]:
         return ["Class scores z_k = s_k (one column per class; other codes: z = (1/2) Psi s, the linear decoding); "
@@ -578,7 +681,11 @@ class VectorScaling(_ScalingBase):
     """Vector scaling: p = softmax(w * z + b) (Guo et al. 2017); created by :func:`vector_scaling`."""
 
     method: ClassVar[str] = "vector_scaling"
-    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="logits")
+    #: Bayesian masses of theta_hat by default; lower and upper probabilities with evidential=True
+    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="logits", k_class_mass=True)
+
+    def _evidential_default(self) -> bool:
+        return False
     title: ClassVar[str] = "Vector scaling"
 
     def _check_inputs(self) -> None:
@@ -650,6 +757,9 @@ class MatrixScaling(_ScalingBase):
         ll = float(multinomial_loglik(B, Xa, codes, K, T))
         return MultinomialLikelihood(X=Xa, codes=codes, K=K, B_hat=B, loglik_hat=ll, cov=np.asarray(self.cov), T=T)
 
+    def _coef_ci(self, eng: Any, j: int, level: float) -> tuple[float, float]:
+        return _multinomial_conf_int(eng, j, level)
+
     def _contour_bounds(self, X: NDArray[np.float64], ws: list[NDArray[np.float64]]) -> list[Any]:
         """evmultinom's engine (:func:`evstat.likelihood.multinomial.predictive_bounds_events`)
         with the one-hot labels as targets: matrix scaling is multinomial logistic regression
@@ -668,7 +778,12 @@ class DirichletCalibration(MatrixScaling):
     """Dirichlet calibration (Kull et al. 2019): multinomial logistic regression on ln s."""
 
     method: ClassVar[str] = "dirichlet"
-    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="probabilities")
+    #: Bayesian masses of theta_hat by default with ODIR (the default), lower and upper
+    #: probabilities without penalty or with evidential=True (each fit's own declaration)
+    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="probabilities", k_class_mass=True)
+
+    def _evidential_default(self) -> bool:
+        return not self.penalised
     title: ClassVar[str] = "Dirichlet calibration (Kull et al. 2019)"
     uses_code: ClassVar[bool] = True
     warns_on_probabilities: ClassVar[bool] = False
@@ -686,7 +801,8 @@ class DirichletCalibration(MatrixScaling):
         return self._penalty()
 
     def _glm_settings(self) -> dict[str, Any]:
-        return {"code": self.code, "reg_lambda": self.reg_lambda, "reg_mu": self.reg_mu, "scores": self.scores}
+        return {"code": self.code, "reg_lambda": self.reg_lambda, "reg_mu": self.reg_mu, "scores": self.scores,
+                "evidential": self.evidential}
 
     def _check_inputs(self) -> None:
         if self.scores == "log-probabilities":
@@ -742,6 +858,11 @@ class DirichletCalibration(MatrixScaling):
         if not self.penalised:
             return super()._contour_bounds(X, ws)
         return _ScalingBase._contour_bounds(self, X, ws)
+
+    def _coef_ci(self, eng: Any, j: int, level: float) -> tuple[float, float]:
+        if not self.penalised:
+            return super()._coef_ci(eng, j, level)
+        return _softmax_conf_int(eng, j, level)
 
     def _intercepts(self) -> tuple[int, ...]:
         b = len(self.task_columns) + 1
@@ -834,8 +955,15 @@ class DirichletCalibration(MatrixScaling):
         return [*super()._summary_notes(), "Unregularised (reg_lambda = 0): plain maximum likelihood."]
 
 
+def _flag(evidential: Any) -> bool | None:
+    if evidential is None or isinstance(evidential, (bool, np.bool_)):
+        return None if evidential is None else bool(evidential)
+    raise ValueError(f"evidential must be True, False or None (the model's default), got {evidential!r}")
+
+
 def temperature(
-    formula: str, data: pd.DataFrame, code: Any = None, missing: str = "raise", scores: str = "auto"
+    formula: str, data: pd.DataFrame, code: Any = None, missing: str = "raise", scores: str = "auto",
+    evidential: bool | None = None,
 ) -> TemperatureScaling:
     """Temperature scaling of K class scores, by maximum likelihood.
 
@@ -861,6 +989,15 @@ def temperature(
         detects probability vectors (warns and uses ``ln p``) and their logs; ``"raw"`` uses the
         columns as given; ``"probabilities"`` (no warning) and ``"log-probabilities"`` say what
         they are (an error if they are not). The summary says which.
+    evidential : bool, optional
+        Whether ``predict(type="belief")``, ``events=``, ``expected_losses`` and the loss-based
+        strategies of ``decide`` use the lower and upper probabilities of the likelihood contour
+        (:mod:`evstat.multiclass._bounds`; exact, by the one-dimensional geometry of 1/T). Default
+        (None): yes for temperature and matrix scaling and unpenalised Dirichlet calibration,
+        whose engines are fast; on request (True) for vector scaling and ODIR Dirichlet
+        calibration (the general engine: tens to hundreds of milliseconds per row and class in
+        this release). False: Bel = Pl = theta_hat (the Bayesian masses of the calibrated
+        probabilities, as before this release).
 
     Returns
     -------
@@ -879,17 +1016,20 @@ def temperature(
     >>> fit.predict(d.head(2)).round(3).sum(axis=1).tolist()
     [1.0, 1.0]
     """
-    return _fit_model(TemperatureScaling, formula, data, code, missing, scores=scores)
+    return _fit_model(TemperatureScaling, formula, data, code, missing, scores=scores, evidential=_flag(evidential))
 
 
 def vector_scaling(
-    formula: str, data: pd.DataFrame, code: Any = None, missing: str = "raise", scores: str = "auto"
+    formula: str, data: pd.DataFrame, code: Any = None, missing: str = "raise", scores: str = "auto",
+    evidential: bool | None = None,
 ) -> VectorScaling:
     """Vector scaling p = softmax(w * z + b) of K class scores, by maximum likelihood.
 
     Arguments as :func:`temperature`; ``b`` of the first class is 0 (identifiability). What to
     pass: logits, one column per class (as :func:`temperature`; probabilities warn and their
-    logs are used).
+    logs are used). ``evidential=True`` gives the lower and upper probabilities of the
+    likelihood contour (the general engine of :mod:`evstat.likelihood.linear_softmax`, tens to
+    hundreds of milliseconds per row and class; off by default in this release).
 
     Examples
     --------
@@ -901,10 +1041,12 @@ def vector_scaling(
     >>> ev.vector_scaling("y ~ s_0 + s_1 + s_2", d).params.index.tolist()
     ['w[0]', 'w[1]', 'w[2]', 'b[1]', 'b[2]']
     """
-    return _fit_model(VectorScaling, formula, data, code, missing, scores=scores)
+    return _fit_model(VectorScaling, formula, data, code, missing, scores=scores, evidential=_flag(evidential))
 
 
-def matrix_scaling(formula: str, data: pd.DataFrame, missing: str = "raise", scores: str = "auto") -> MatrixScaling:
+def matrix_scaling(
+    formula: str, data: pd.DataFrame, missing: str = "raise", scores: str = "auto", evidential: bool | None = None
+) -> MatrixScaling:
     """Matrix scaling: multinomial logistic regression of the class on the score columns (any
     number), first class the reference, by maximum likelihood (as statsmodels' MNLogit).
 
@@ -923,7 +1065,7 @@ def matrix_scaling(formula: str, data: pd.DataFrame, missing: str = "raise", sco
     >>> ev.matrix_scaling("y ~ s1 + s2", d).params.index.tolist()[:3]
     ['Intercept[1]', 's1[1]', 's2[1]']
     """
-    return _fit_model(MatrixScaling, formula, data, None, missing, scores=scores)
+    return _fit_model(MatrixScaling, formula, data, None, missing, scores=scores, evidential=_flag(evidential))
 
 
 #: a probability may exceed 1 by this much (the round-off of a softmax), no more
@@ -953,6 +1095,7 @@ def dirichlet(
     scores: str = "auto",
     folds: int = 3,
     seed: Any = 0,
+    evidential: bool | None = None,
 ) -> DirichletCalibration:
     """Dirichlet calibration of class probabilities (Kull et al. 2019), by (penalised) ML.
 
@@ -982,6 +1125,11 @@ def dirichlet(
         log-probabilities (used as ``ln p``); otherwise the columns are probabilities.
     folds : int, default 3
         Folds of the cross-validation (fewer when a class has fewer rows).
+    evidential : bool, optional
+        Lower and upper probabilities from the likelihood contour (the penalised likelihood
+        with ODIR; docs/mathematics.md): by default for the unpenalised fit (evmultinom's
+        engine), on request (True) with ODIR (the general engine, slower); False: Bel = Pl =
+        theta_hat.
     seed : int or numpy.random.Generator, default 0
         The folds' random assignment.
 
@@ -1015,12 +1163,13 @@ def dirichlet(
         if not (isinstance(folds, (int, np.integer)) and folds >= 2):
             raise ValueError(f"folds must be an integer >= 2, got {folds!r}")
         return _fit_model(DirichletCalibration, formula, data, code, missing, scores=scores,
-                          reg_lambda=1.0, reg_mu=1.0, _cv=(int(folds), seed, mu_given))
+                          reg_lambda=1.0, reg_mu=1.0, _cv=(int(folds), seed, mu_given), evidential=_flag(evidential))
     lam = float(reg_lambda)
     mu = lam if mu_given is None else mu_given
     if not (np.isfinite(lam) and lam >= 0 and np.isfinite(mu) and mu >= 0):
         raise ValueError(f"reg_lambda and reg_mu must be finite and >= 0, got {reg_lambda!r}, {reg_mu!r}")
-    return _fit_model(DirichletCalibration, formula, data, code, missing, scores=scores, reg_lambda=lam, reg_mu=mu)
+    return _fit_model(DirichletCalibration, formula, data, code, missing, scores=scores, reg_lambda=lam, reg_mu=mu,
+                      evidential=_flag(evidential))
 
 
 #: the ODIR strengths ``dirichlet(reg_lambda="cv")`` chooses from (strongest first)

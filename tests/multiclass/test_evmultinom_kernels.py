@@ -199,6 +199,7 @@ def test_events_in_threads_give_the_serial_answers_and_keep_the_callers_settings
         seen.append((threading.get_ident(), real()))
         return real()
     monkeypatch.setattr(_kernels, "kernel_threads", spy)
+    fit.__dict__.pop("_bounds_memo", None)  # the fit remembers the last rows' bounds: compute again
     with ev.config_context(kernel_threads=1):
         fit.predict(new, type="belief")
     assert seen and all(n == 1 for _, n in seen)

@@ -254,7 +254,8 @@ def test_matrix_scaling_bounds_equal_evmultinom_with_binary_targets():
 @pytest.mark.parametrize("method", ["vector_scaling", "matrix_scaling"])
 def test_two_class_scalings_equal_evlogit(method):
     d = _logit_data(70, 2, 11)
-    fit = getattr(ev, method)("y ~ s_0 + s_1", d, **({"scores": "raw"} if method == "vector_scaling" else {}))
+    fit = getattr(ev, method)("y ~ s_0 + s_1", d, evidential=True,
+                              **({"scores": "raw"} if method == "vector_scaling" else {}))
     e = ev.evlogit("y ~ s_0 + s_1", d, targets="binary")  # logit p_1 = b_1 + w_1 s_1 - w_0 s_0: the same model
     new = _logit_data(6, 2, 12, strength=0.6)
     np.testing.assert_allclose(fit.predict(new, type="belief").to_numpy(), e.predict(new, type="belief").to_numpy(),
@@ -289,7 +290,7 @@ def test_ignorance_shrinks_as_the_calibration_set_grows(method):
     new = _logit_data(2, 3, 14, strength=1.0)
     ign = []
     for n in (40, 400):
-        fit = getattr(ev, method)(_formula(3), _logit_data(n, 3, 15, strength=1.0))
+        fit = getattr(ev, method)(_formula(3), _logit_data(n, 3, 15, strength=1.0), evidential=True)
         b = fit.predict(new, type="belief")
         ign.append(float(np.mean(b["pl"].to_numpy() - b["bel"].to_numpy())))
     assert ign[1] < 0.6 * ign[0]
@@ -311,7 +312,7 @@ def test_a_fit_without_maximum_has_no_bounds_and_says_why():
     d = _logit_data(30, 3, 17, strength=30.0)  # the logits separate the classes
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit = ev.vector_scaling(_formula(3), d)
+        fit = ev.vector_scaling(_formula(3), d, evidential=True)
     assert not fit.converged
     fit.predict(d.head(2), type="prob")  # theta_hat remains
     with pytest.raises(ValueError, match="did not converge.*not defined"):
@@ -322,7 +323,7 @@ def test_extreme_scores_temperature_answers_vector_scaling_refuses():
     new = pd.DataFrame({"s_0": [1e300, -1e300], "s_1": [0.0, 1e300], "s_2": [-1e300, 5.0]})
     b = _TEMP3.predict(new, type="belief")
     assert np.all(np.isfinite(b.to_numpy())) and np.all((b.to_numpy() >= 0) & (b.to_numpy() <= 1))
-    vs = ev.vector_scaling(_formula(3), _logit_data(45, 3, 13))
+    vs = ev.vector_scaling(_formula(3), _logit_data(45, 3, 13), evidential=True)
     with pytest.raises(ValueError, match="beyond .* times the largest calibration score"):
         vs.predict(new, type="belief")
     nan = pd.DataFrame({"s_0": [np.nan], "s_1": [0.0], "s_2": [1.0]})
@@ -339,3 +340,29 @@ def test_type_mass_two_classes_is_the_mass_of_the_bounds():
     np.testing.assert_allclose(v[:, 2], b["bel"].to_numpy(), atol=1e-12)  # m({1}) = Bel({1})
     np.testing.assert_allclose(v[:, 3], (b["pl"] - b["bel"]).to_numpy(), atol=1e-12)
     np.testing.assert_allclose(v.sum(axis=1), 1.0, atol=1e-12)
+
+
+def test_evidential_defaults_the_option_and_the_saved_flag(tmp_path):
+    d = _logit_data(60, 3, 23)
+    new = d.head(4)
+    vs = ev.vector_scaling(_formula(3), d)  # default: theta_hat's Bayesian masses (Bel = Pl)
+    b = vs.predict(new, type="belief")
+    np.testing.assert_array_equal(b["bel"].to_numpy(), b["pl"].to_numpy())
+    assert vs.capabilities.k_class_mass and vs.predict(new, type="mass").values.shape == (4, 8)
+    ve = ev.vector_scaling(_formula(3), d, evidential=True)
+    be = ve.predict(new, type="belief")
+    assert np.all(be["bel"].to_numpy() < be["pl"].to_numpy()) and not ve.capabilities.k_class_mass
+    t = ev.temperature(_formula(3), d, evidential=False)
+    bt = t.predict(new, type="belief")
+    np.testing.assert_array_equal(bt["bel"].to_numpy(), bt["pl"].to_numpy())
+    assert t.capabilities.k_class_mass and not ev.temperature(_formula(3), d).capabilities.k_class_mass
+    for fit in (ve, t):
+        fit.save(tmp_path / "f.json")
+        back = ev.load(tmp_path / "f.json")
+        assert back.evidential == fit.evidential and back.capabilities == fit.capabilities
+        np.testing.assert_allclose(back.predict(new, type="belief").to_numpy(), fit.predict(new, type="belief").to_numpy(),
+                                   atol=1e-12)
+    with pytest.raises(ValueError, match="evidential must be True, False or None"):
+        ev.temperature(_formula(3), d, evidential="yes")
+    assert ev.dirichlet("y ~ s_0 + s_1 + s_2", d.assign(**{c: expit(d[c]) for c in ["s_0", "s_1", "s_2"]}),
+                        reg_lambda=0).capabilities.k_class_mass is False
