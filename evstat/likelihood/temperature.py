@@ -243,6 +243,18 @@ class TemperatureLikelihood:
         out[r != 0.0] = tau[r != 0.0]
         return out
 
+    def profile_interval(self, level: float = 0.95) -> tuple[float, float]:
+        """The likelihood-ratio interval of tau = 1/T: the level set ``l(tau) >= l_hat -
+        chi2_1(level) / 2``, exact (its two ends solved by Newton's method on l)."""
+        from evstat.likelihood.coefficient_profile import _chi2_ppf_1
+
+        level = float(level)
+        if not 0.0 < level < 1.0:
+            raise ValueError(f"level must lie strictly between 0 and 1 (e.g. 0.95), got {level}")
+        r = float(np.sqrt(_chi2_ppf_1(level)))
+        lo, hi = self._solve_levels(np.array([-r, r]))
+        return float(lo), float(hi)
+
     def tau_at(self, r: ArrayLike) -> NDArray[np.float64]:
         """``tau(r)`` for r in [-R_MAX, R_MAX] (any shape): the level-set ends (``-r`` the lower
         end, ``+r`` the upper end of the level set ``omega = exp(-r^2 / 2)``), by barycentric

@@ -266,7 +266,9 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
     family's ``_contour_bounds``)."""
 
     #: lower and upper probabilities, not masses, for K >= 3 (type="mass" refused there)
-    capabilities: ClassVar[Capabilities] = replace(MulticlassResults.capabilities, k_class_mass=False)
+    #: (and so no credal decision, the focal set of largest mass, as evmultinom)
+    capabilities: ClassVar[Capabilities] = replace(MulticlassResults.capabilities, k_class_mass=False,
+                                                   extra_strategies=())
     decision_rule: ClassVar[str] = (
         "the Bayes rule of the calibrators' papers (Guo et al. 2017, Kull et al. 2019): the class of largest "
         "calibrated probability theta_hat, with reject_cost the reject when 1 - max theta_hat exceeds it; "
@@ -360,7 +362,9 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
         are (masses of theta_hat without the contour, lower and upper probabilities with it),
         set on the instance after the fit and after a load."""
         caps = type(self).capabilities
-        self.__dict__["capabilities"] = replace(caps, k_class_mass=not self._has_bounds())
+        bounds = self._has_bounds()
+        self.__dict__["capabilities"] = replace(caps, k_class_mass=not bounds,
+                                                extra_strategies=() if bounds else MulticlassResults.capabilities.extra_strategies)
 
     def _events_bounds(self, X: NDArray[np.float64], ws: list[NDArray[np.float64]]) -> list[Any]:
         """theta_hat, lower and upper of each weight vector: the family's contour engine
@@ -571,9 +575,10 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
         converged: bool = saved(encode=bool)
         reg_lambda: float = saved(schema.Float(min=0), encode=float)
         reg_mu: float = saved(schema.Float(min=0), encode=float)
-        #: whether belief predictions use the likelihood contour (None: the family's default;
-        #: absent in files of older evstat)
-        evidential: bool | None = saved(schema.Nullable(schema.Bool()), default=None)
+        #: whether belief predictions use the likelihood contour (the fitter's choice, resolved);
+        #: absent in files of older evstat, which predicted Bel = Pl = theta_hat: False, so that
+        #: an old file predicts what it did
+        evidential: bool = saved(schema.Bool(), encode=bool, default=False)
         #: what the score columns are; absent in files of older evstat: raw scores
         scores: str = saved(schema.Str(choices=[s for s in SCORES if s != "auto"]), default="raw")
 
@@ -594,6 +599,7 @@ def _fit_model(
     obj.scores = _score_form(obj, scores)
     obj._check_inputs()
     obj._fit()
+    obj.evidential = obj._has_bounds()  # the family's default resolved: saved as chosen
     obj._sync_capabilities()
     return obj
 
@@ -666,11 +672,8 @@ class TemperatureScaling(_ScalingBase):
 
     def _coef_ci(self, eng: Any, j: int, level: float) -> tuple[float, float]:
         """The level set of 1/T at the likelihood-ratio cut: exact, one dimension."""
-        from evstat.likelihood.coefficient_profile import _chi2_ppf_1
-
-        r = float(np.sqrt(_chi2_ppf_1(level)))
-        lo, hi = eng._solve_levels(np.array([-r, r]))
-        return float(lo), float(hi)
+        lo, hi = eng.profile_interval(level)
+        return lo, hi
 
     def _summary_notes(self) -> list[str]:
         return ["Class scores z_k = s_k (one column per class; other codes: z = (1/2) Psi s, the linear decoding); "
@@ -682,7 +685,8 @@ class VectorScaling(_ScalingBase):
 
     method: ClassVar[str] = "vector_scaling"
     #: Bayesian masses of theta_hat by default; lower and upper probabilities with evidential=True
-    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="logits", k_class_mass=True)
+    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="logits", k_class_mass=True,
+                                                   extra_strategies=MulticlassResults.capabilities.extra_strategies)
 
     def _evidential_default(self) -> bool:
         return False
@@ -780,7 +784,8 @@ class DirichletCalibration(MatrixScaling):
     method: ClassVar[str] = "dirichlet"
     #: Bayesian masses of theta_hat by default with ODIR (the default), lower and upper
     #: probabilities without penalty or with evidential=True (each fit's own declaration)
-    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="probabilities", k_class_mass=True)
+    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="probabilities", k_class_mass=True,
+                                                   extra_strategies=MulticlassResults.capabilities.extra_strategies)
 
     def _evidential_default(self) -> bool:
         return not self.penalised
