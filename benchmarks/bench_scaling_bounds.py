@@ -9,7 +9,7 @@ on its own benchmark setting (n = 1000, J = 3) is measured in the same run as th
 
     python benchmarks/bench_scaling_bounds.py --model temperature --K 10 --n 10000 --rows 10000
     python benchmarks/bench_scaling_bounds.py --model temperature --K 100 --n 10000 --rows 10000
-    python benchmarks/bench_scaling_bounds.py --model vector_scaling --K 3 --n 200 --rows 20
+    python benchmarks/bench_scaling_bounds.py --model vector_scaling --K 3 --n 200 --rows 20 --evidential
 
 Each invocation is one process, so ``ru_maxrss`` is that setting's peak.
 """
@@ -42,6 +42,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=10_000)
     ap.add_argument("--rows", type=int, default=10_000)
     ap.add_argument("--strength", type=float, default=3.0)
+    ap.add_argument("--evidential", action="store_true", help="evidential=True (vector scaling, ODIR Dirichlet)")
     ap.add_argument("--baseline-rows", type=int, default=2000, help="evlogit rows for the baseline (0: none)")
     a = ap.parse_args()
 
@@ -52,7 +53,7 @@ def main() -> None:
     test = logits(a.rows, a.K, 2027, a.strength)
     formula = "y ~ " + " + ".join(f"s_{k}" for k in range(a.K))
     t0 = time.process_time()
-    fit = getattr(ev, a.model)(formula, cal)
+    fit = getattr(ev, a.model)(formula, cal, **({"evidential": True} if a.evidential else {}))
     t_fit = time.process_time() - t0
     t0 = time.process_time()
     b = fit.predict(test, type="belief")
