@@ -180,8 +180,14 @@ def _interrupt(model_files, tmp_path, sig, suffix=".csv", jobs="2"):
     proc = start("predict", model_files["fit"], "--data", model_files["big"], "-o", out, "--chunksize", "2000",
                  "--jobs", jobs, "--quiet")
     try:
-        # signal once rows are being written (the temporary file grows), not during start-up
-        assert wait_for(lambda: any(p.stat().st_size > 0 for p in temp_files(tmp_path)), timeout=300)
+        # signal once rows are being written, not during start-up: the temporary CSV grows; the
+        # Parquet writer (pyarrow) buffers its output, so its temporary file may stay empty until
+        # the end, and its existence (the first chunk) is the sign
+        def writing() -> bool:
+            return any(suffix != ".csv" or p.stat().st_size > 0 for p in temp_files(tmp_path))
+
+        assert wait_for(lambda: writing() or proc.poll() is not None, timeout=300)
+        assert proc.poll() is None, "the command ended before it could be interrupted"
         kids = children(proc.pid)
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=120)
