@@ -28,7 +28,7 @@ m({1}) = Bel, m({0}) = 1 - Pl, m({0,1}) = Pl - Bel. The strategies rank the pool
 
 K >= 3 classes (the rows' mass functions on the K classes, from ``fit.predict(type="mass")``):
 ``"hartley"`` ranks by the generalised Hartley measure ``GH(m) = sum_A m(A) log2 |A|`` itself
-(paper 003's definition; on two classes it is the ignorance), ``"pignistic"`` by the Shannon
+(Ramel et al.'s 2018 definition; on two classes it is the ignorance), ``"pignistic"`` by the Shannon
 entropy (bits) of BetP over the K classes, ``"random"`` as above. A model whose K-class outputs
 are lower and upper probabilities but no mass function (evmultinom) has neither: for it
 ``"pignistic"`` ranks by the entropy of its predictive probabilities theta, and ``"hartley"`` is

@@ -1,4 +1,4 @@
-"""Decisions from mass functions over a loss matrix (Denoeux 1997; paper 000 eqs. 8-11).
+"""Decisions from mass functions over a loss matrix (Denoeux 1997; Minary et al. 2019, eqs. 8-11).
 
 The loss matrix has one row per action and one column per element of the frame: ``L[a, w]`` is
 the cost of action ``a`` when the truth is ``w``. (Denoeux's R function ``evclass::decision``
@@ -222,7 +222,7 @@ def loss_matrix(
     frame : Frame or sequence of labels
         The frame; the columns of the result are its labels (the true class).
     reject : float, optional
-        Adds an action ``"reject"`` with this constant cost whatever the truth (paper 000's
+        Adds an action ``"reject"`` with this constant cost whatever the truth (Minary et al.'s
         ``R_rej``, usually in [0, 1]).
     unknown : float, optional
         Adds the action "assign to the unknown class", as in evclass: its cost is ``unknown``
@@ -576,7 +576,7 @@ def decide(
     Notes
     -----
     With 0-1 losses the upper expected loss of deciding ``w`` is ``1 - Bel({w})`` and the lower
-    one is ``1 - Pl({w})`` (paper 000, eqs. 10-11), for any mass function. The reject action has
+    one is ``1 - Pl({w})`` (Minary et al. 2019, eqs. 10-11), for any mass function. The reject action has
     the same (constant) cost under every strategy.
 
     Examples

@@ -19,7 +19,7 @@ __all__ = ["nonspecificity", "conflict", "pignistic_entropy"]
 def nonspecificity(m: MassFunction | MassArray) -> float | np.ndarray:
     """Generalised Hartley measure ``N(m) = sum_A m(A) log2 |A|`` (bits; m(empty) counts 0).
 
-    On the frame ``{0, 1}`` it equals the ignorance ``m({0, 1})`` (Hartley sampling, paper 003).
+    On the frame ``{0, 1}`` it equals the ignorance ``m({0, 1})`` (Hartley sampling, Ramel et al. 2018).
 
     Examples
     --------
@@ -62,7 +62,7 @@ def conflict(
 def pignistic_entropy(m: MassFunction | MassArray) -> float | np.ndarray:
     """Shannon entropy (bits) of the pignistic probabilities, ``-sum_w BetP(w) log2 BetP(w)``.
 
-    Used by pignistic sampling (paper 003); ``0 log 0 = 0``.
+    Used by pignistic sampling (Ramel et al. 2018); ``0 log 0 = 0``.
 
     Examples
     --------

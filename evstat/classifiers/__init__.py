@@ -6,7 +6,7 @@ two or more classes, with the calibrators' results protocol (:mod:`evstat.classi
 * :func:`eknn` - the evidential k-nearest-neighbour rule (Denoeux 1995) with gamma learnt by
   leave-one-out (Zouhal and Denoeux 1998);
 * :func:`gbt` - the GBT-based classifier of Denoeux and Smets (2006), eqs. 59-65;
-* :func:`credal_knn` - the credal K-NN classifier EC of Liu, Pan and Dezert (paper 002), with
+* :func:`credal_knn` - the credal K-NN classifier EC of Liu, Pan and Dezert (2013), with
   meta-classes and an outlier class;
 * :func:`evnn` - the evidential neural network of Denoeux (2000), as evclass's proDS functions.
 

@@ -1,4 +1,4 @@
-"""Evidential neural network classifier (Denoeux 2000; Denoeux's slides, paper 004), with the
+"""Evidential neural network classifier (Denoeux 2000; Denoeux's slides, 2017), with the
 parametrisation, initialisation, cost and optimiser of evclass's ``proDSinit`` / ``proDSfit`` /
 ``proDSval`` (written anew from their definitions, not translated).
 

@@ -100,7 +100,7 @@ class GBTClassifier(ClassifierResults):
 
     method = "gbt"
     decision_rule = (
-        "the minimal upper expected loss (the pessimistic strategy of paper 000, eqs. 8-11, which "
+        "the minimal upper expected loss (the pessimistic strategy of Minary et al. 2019, eqs. 8-11, which "
         "compares the GBT classifier with the calibrators)"
     )
 
@@ -216,7 +216,7 @@ def gbt(
     GBTClassifier
         With ``predict(type="prob" | "belief" | "mass")``, ``decide``, ``summary``, ``tidy``,
         ``glance``, ``augment``, ``ball_counts``, ``class_plausibility`` and ``save``.
-        ``decide(newdata)`` uses the pessimistic strategy by default (paper 000's;
+        ``decide(newdata)`` uses the pessimistic strategy by default (Minary et al.'s, 2019;
         ``fit.default_decision()``).
 
     Raises

@@ -234,7 +234,7 @@ class ClassifierResults(Results):
         """Same as ``predict(newdata, type="belief")``."""
         return self.predict(newdata, type="belief", missing=missing)
 
-    #: the credal decision of Liu, Pan and Dezert (paper 002), beside the loss-based strategies;
+    #: the credal decision of Liu, Pan and Dezert (2013), beside the loss-based strategies;
     #: the default is Denoeux's rule (``decision_rule``)
     capabilities: ClassVar[Capabilities] = Capabilities(default_strategy="pessimistic", extra_strategies=("credal",))
     #: the paper's decision rule that ``capabilities.default_strategy`` implements (docstrings, summary)
@@ -269,7 +269,7 @@ class ClassifierResults(Results):
         return np.asarray(belief_decide(ma, L, strategy=strategy, rho=rho).choice, dtype=object)
 
     def _decide_extra(self, X: NDArray[np.float64], index: pd.Index, strategy: str) -> pd.Series:
-        """``strategy="credal"``: the credal decision of Liu, Pan and Dezert (paper 002), the
+        """``strategy="credal"``: the credal decision of Liu, Pan and Dezert (2013), the
         focal set of maximal mass (ties to the lower bitmask), which may be a class, a
         meta-class (a union of classes) or the whole frame, reported as the outlier class: an
         object Series whose entries are a class label (a singleton), a ``frozenset`` of class

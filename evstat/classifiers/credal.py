@@ -1,5 +1,5 @@
 """Credal K-nearest-neighbour classifier EC (Liu, Pan and Dezert, "Evidential classifier for
-imprecise data based on belief functions"; paper 002) with meta-classes and an outlier class.
+imprecise data based on belief functions", 2013) with meta-classes and an outlier class.
 
 Frame ``Omega = {w0, w1, ..., wh}``: the response's ``h`` classes and an explicit unknown element
 ``w0`` (label :data:`UNKNOWN`), so that the ignorant class ``Omega`` (an *outlier*) differs from
@@ -292,7 +292,7 @@ class CredalKNNClassifier(ClassifierResults):
     #: the paper's rule (002) by default: classes, meta-classes and outliers
     capabilities: ClassVar[Capabilities] = replace(ClassifierResults.capabilities, default_strategy="credal")
     decision_rule: ClassVar[str] = (
-        "the credal rule of paper 002 (Liu, Pan and Dezert): the focal set of maximal mass, a class, a "
+        "the credal rule of Liu, Pan and Dezert (2013): the focal set of maximal mass, a class, a "
         "meta-class (a frozenset of classes) or 'outlier' (the whole frame); with reject_cost or loss the "
         "loss-based 'pessimistic' strategy"
     )
@@ -553,7 +553,7 @@ def credal_knn(
     positive: Any = None,
     missing: str = "raise",
 ) -> CredalKNNClassifier:
-    """Credal K-nearest-neighbour classifier EC (Liu, Pan and Dezert; paper 002): decisions on
+    """Credal K-nearest-neighbour classifier EC (Liu, Pan and Dezert 2013): decisions on
     classes, meta-classes (unions of classes) and an outlier class.
 
     Each of the ``k`` nearest training rows gives its class the mass ``1 / (1 + exp(d / dbar_s -

@@ -1,4 +1,4 @@
-"""Partially supervised evidential k-NN (Denoeux and Zouhal 2001; Denoeux's slides, paper 004):
+"""Partially supervised evidential k-NN (Denoeux and Zouhal 2001; Denoeux's slides, 2017):
 training labels given as mass functions, reached through ``ev.eknn(..., label_masses=m)``.
 
 Training row ``j`` carries a label mass function ``m_j`` on the frame of the classes (a crisp

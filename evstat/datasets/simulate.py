@@ -56,7 +56,7 @@ def _gaussian_classes(
     return pd.DataFrame({"x1": x[:, 0], "x2": x[:, 1], "y": y})
 
 
-#: Test 1.2 of Liu, Pan and Dezert (paper 002): means and covariances of w1, w2, w3
+#: Test 1.2 of Liu, Pan and Dezert (2013): means and covariances of w1, w2, w3
 CREDAL_TEST12 = (
     np.array([[0.0, 0.0], [6.0, 0.0], [3.0, 4.0]]),
     np.array([2.0 * np.eye(2), 2.5 * np.eye(2), 1.5 * np.eye(2)]),
@@ -71,7 +71,7 @@ CREDAL_SIM2 = (
 def simulate_credal_test12(
     n: int = 100, seed: int | np.random.Generator | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Test 1.2 of Liu, Pan and Dezert (paper 002): three 2-D Gaussian classes ``w1``, ``w2``,
+    """Test 1.2 of Liu, Pan and Dezert (2013): three 2-D Gaussian classes ``w1``, ``w2``,
     ``w3`` with means (0, 0), (6, 0), (3, 4) and covariances 2I, 2.5I, 1.5I; ``n`` rows per class,
     split in halves (first ``n // 2`` of each class for training, the rest for testing).
 
@@ -98,7 +98,7 @@ def simulate_credal_test12(
 def simulate_credal_sim2(
     n_train: int, n_test: int = 100, seed: int | np.random.Generator | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Simulation 2 of Liu, Pan and Dezert (paper 002): four 2-D Gaussian classes ``w1``..``w4``
+    """Simulation 2 of Liu, Pan and Dezert (2013): four 2-D Gaussian classes ``w1``..``w4``
     with means (-5, 0), (5, 0), (0, 5), (0, -5) and covariances diag(1, 6), diag(1, 6),
     diag(6, 1), diag(6, 1); ``n_train`` training and ``n_test`` test rows per class (training
     rows drawn first).

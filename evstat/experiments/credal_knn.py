@@ -1,5 +1,5 @@
-"""Reproduction of the credal K-NN study (EC; Liu, Pan and Dezert, paper 002) and of the examples
-of Denoeux's lecture on evidential classifiers (paper 004): :func:`run_credal_knn`.
+"""Reproduction of the credal K-NN study (EC; Liu, Pan and Dezert 2013) and of the examples
+of Denoeux's lecture on evidential classifiers (Denoeux 2017): :func:`run_credal_knn`.
 
 Parts (files written into ``out``):
 
@@ -135,7 +135,7 @@ def weighted_knn_vote(Xtr: np.ndarray, ytr: np.ndarray, Xte: np.ndarray, k: int,
 
 def fuzzy_knn_vote(Xtr: np.ndarray, ytr: np.ndarray, Xte: np.ndarray, k: int, n_classes: int,
                    m: float = 2.0) -> np.ndarray:
-    """Keller, Gray and Givens's fuzzy K-NN (1985) with crisp memberships, the variant paper 002
+    """Keller, Gray and Givens's fuzzy K-NN (1985) with crisp memberships, the variant Liu, Pan and Dezert (2013)
     uses (its footnote 8: "the labeled samples are given complete membership in their known class
     and nonmembership in all other classes"): the membership of class ``i`` is
     ``u_i(x) = sum_j u_ij d_j^(-2/(m-1)) / sum_j d_j^(-2/(m-1))`` over the ``k`` nearest rows,

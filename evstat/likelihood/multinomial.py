@@ -25,7 +25,7 @@ convex (l is concave) and h_w is continuous, so their images are intervals conta
 
     lower = h_hat - int_0^h_hat pl_w(t) dt,      upper = h_hat + int_h_hat^1 pl_w(t) dt,
 
-which for ``w = 1_A`` are Bel(A) and Pl(A) (eqs. 25-26 of paper 000 for K = 2). We integrate in
+which for ``w = 1_A`` are Bel(A) and Pl(A) (eqs. 25-26 of Minary et al. 2019 for K = 2). We integrate in
 ``u = logit t``, ``dt = t (1 - t) du``; the integrand ``pl_w(expit u) t (1 - t)`` is at most
 ``exp(-|u|)``.
 

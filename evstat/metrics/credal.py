@@ -1,4 +1,4 @@
-"""Measures of credal classifications (Liu, Pan and Dezert, paper 002, section 5.2).
+"""Measures of credal classifications (Liu, Pan and Dezert 2013, section 5.2).
 
 A credal decision for a row is a *set* of classes: a single class (precise), a meta-class (a union
 of two or more classes: imprecise) or the outlier class (the whole frame). Decisions are read in

@@ -1,6 +1,6 @@
 """Evidential multinomial calibration: ``evmultinom`` (issue 16; notes/evidential-multinomial.md).
 
-The K-class extension of evlogit's evidential joint calibration that paper 000 leaves to future
+The K-class extension of evlogit's evidential joint calibration that Minary et al. (2019) leave to future
 work. A multinomial logistic regression of the K-level response on the scores,
 ``theta_k(s; B) = softmax_k(B x)`` with the first level as the baseline (as R's
 ``nnet::multinom``), fitted by maximum likelihood (statsmodels ``MNLogit``, polished by Newton
@@ -119,7 +119,7 @@ class MultinomCalibration(EvidentialBounds, ClassifierResults, GlmVerbs):
     #: coefficient profiles
     capabilities: ClassVar[Capabilities] = Capabilities(k_class_mass=False, profiles=True, default_strategy="pessimistic")
     decision_rule: ClassVar[str] = (
-        "the pessimistic strategy of paper 000 (eqs. 8-11) carried to K classes: the act of minimal upper "
+        "the pessimistic strategy of Minary et al. (2019, eqs. 8-11) carried to K classes: the act of minimal upper "
         "expected loss, E_upper(decide k) = 1 - Bel({k}) with 0-1 costs"
     )
 
@@ -627,7 +627,7 @@ def evmultinom(
     Returns
     -------
     MultinomCalibration
-        ``decide(newdata)`` uses paper 000's pessimistic strategy by default (minimal upper
+        ``decide(newdata)`` uses the pessimistic strategy of Minary et al. (2019) by default (minimal upper
         expected loss; ``fit.default_decision()``).
 
     Examples

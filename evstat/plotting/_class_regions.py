@@ -2,9 +2,9 @@
 
 :func:`class_regions` colours the plane of two score (feature) columns by what ``fit.decide``
 returns there: a class, ``"reject"``, and, with ``strategy="credal"`` (the EkNN family and the
-credal K-NN of Liu, Pan and Dezert, paper 002, Fig. 4), meta-classes and the outlier class.
+credal K-NN of Liu, Pan and Dezert 2013, Fig. 4), meta-classes and the outlier class.
 :func:`class_contours` draws a map of one quantity of the predicted belief: the ignorance
-m(Omega) (Denoeux's lecture, paper 004, the evidential neural network's figures), or the
+m(Omega) (Denoeux's lecture, 2017, the evidential neural network's figures), or the
 probability, Bel or Pl of one class. Both use only the results protocol (``augment`` once on
 the grid, ``decide`` for the model's own strategies), so they work for every registered model.
 

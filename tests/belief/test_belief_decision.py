@@ -220,7 +220,7 @@ def test_reject_cost_is_constant_under_every_rule(m3):
 
 
 def test_without_reject_both_strategies_pick_highest_belief_on_simple_support():
-    # paper 000 sec. 5.2: focal sets singletons and the frame, 0-1 costs, no reject
+    # Minary et al. 2019, sec. 5.2: focal sets singletons and the frame, 0-1 costs, no reject
     for p in itertools.product([0.1, 0.3, 0.5], repeat=2):
         m = MassFunction([0, 1], {0: p[0], 1: p[1], (0, 1): 1 - sum(p)})
         best = 0 if p[0] >= p[1] else 1

@@ -1,4 +1,4 @@
-"""ev.credal_knn (EC of paper 002): Example 3, the product-form fusion against the full
+"""ev.credal_knn (EC of Liu, Pan and Dezert 2013): Example 3, the product-form fusion against the full
 combination of evstat.belief on the frame with w0, the closed-form decision against the argmax of
 the dense masses, rho by leave-one-out against refits, the no-outlier setting, persistence and
 bad input."""

@@ -1,6 +1,6 @@
 """Each model decides by its paper's rule by default (issue 25, item 8): the default strategy is
 a declared capability, said in ``default_decision()`` and the summary; credal_knn's is the credal
-rule of paper 002 (classes, meta-classes, outliers)."""
+rule of Liu, Pan and Dezert 2013 (classes, meta-classes, outliers)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from evstat.classifiers import OUTLIER
 
 @pytest.fixture(scope="module")
 def three() -> pd.DataFrame:
-    """Three 2-D Gaussian classes (paper 002's Test 1.2 layout, unit variances)."""
+    """Three 2-D Gaussian classes (Liu, Pan and Dezert's 2013 Test 1.2 layout, unit variances)."""
     rng = np.random.default_rng(0)
     centres = {"a": (0.0, 0.0), "b": (6.0, 0.0), "c": (3.0, 4.0)}
     return pd.concat(
@@ -42,7 +42,7 @@ def test_credal_knn_decides_by_the_credal_rule(three: pd.DataFrame) -> None:
     with pytest.raises(ValueError, match="not loss-based; it takes neither reject_cost nor loss"):
         fit.decide(NEW, strategy="credal", reject_cost=0.3)
     text = str(fit.summary())
-    assert "Default decision" in text and "strategy='credal'" in text and "paper 002" in text
+    assert "Default decision" in text and "strategy='credal'" in text and "Liu, Pan and Dezert (2013)" in text
 
 
 @pytest.mark.parametrize("name", ["eknn", "evnn"])
@@ -77,5 +77,5 @@ def test_evmultinom_defaults_to_paper_000s_pessimistic_strategy(three: pd.DataFr
     b = fit.predict(new, type="belief")
     expected = np.where(1 - b["bel"].max(axis=1) > 0.3, "reject", b["bel"].idxmax(axis=1))
     assert fit.decide(new, reject_cost=0.3).astype(object).tolist() == expected.tolist()
-    assert "paper 000" in str(fit.summary())
+    assert "Minary et al. (2019" in str(fit.summary())
 

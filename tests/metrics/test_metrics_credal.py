@@ -1,4 +1,4 @@
-"""Credal measures of evstat.metrics (paper 002, section 5.2): error, imprecision per
+"""Credal measures of evstat.metrics (Liu, Pan and Dezert 2013, section 5.2): error, imprecision per
 cardinality, outlier rate, credal confusion table; counted by hand and as invariants."""
 
 from __future__ import annotations
