@@ -202,11 +202,11 @@ class EvidentialBounds:
             got = {k: (b[1], b[2]) for k, b in zip(keys, self._cached_bounds(X, [wanted[k] for k in keys]))}
         else:
             got = {k: (th @ wanted[k], th @ wanted[k]) for k in keys}
-        for a, mn, mx, key, mirrored in plan:
-            if key is None:
+        for a, mn, mx, which, mirrored in plan:
+            if which is None:
                 up[:, a] = lo[:, a] = mn
                 continue
-            l_, u_ = got[key]
+            l_, u_ = got[which]
             if mirrored:
                 l_, u_ = 1.0 - u_, 1.0 - l_
             up[:, a] = mn + (mx - mn) * u_

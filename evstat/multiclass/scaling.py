@@ -506,7 +506,7 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
 
     def _profile_ci(self, level: float) -> NDArray[np.float64]:
         """Profile-likelihood intervals (p, 2) of the parameters (NaN when the fit has no maximum)."""
-        key = ("profile_ci", float(level))
+        key = f"_profile_ci_{float(level)!r}"  # remembered on the fit (not saved)
         if key in self.__dict__:
             return self.__dict__[key]
         p = len(self._names())
