@@ -63,6 +63,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
 from evstat.likelihood.logistic import column_scale
+from evstat.likelihood.multinomial import _g_eta
 from evstat.likelihood.quadrature import adaptive_clenshaw_curtis
 
 __all__ = ["LinearSoftmaxLikelihood", "coefficient_conf_int", "coefficient_profile", "softmax_bounds"]
@@ -248,12 +249,11 @@ class LinearSoftmaxLikelihood:
 
 
 def _g_parts(eta: NDArray, w: NDArray) -> tuple[NDArray, NDArray, NDArray]:
-    """g = logit h_w (q,), and the softmaxes alpha, beta (q, K) of eta + log w, eta + log(1 - w)."""
-    with np.errstate(divide="ignore"):
-        ta, tb = eta + np.log(w), eta + np.log1p(-w)
-    la, lb = _lse(ta), _lse(tb)
+    """g = logit h_w (q,), and the softmaxes alpha, beta (q, K) of eta + log w, eta + log(1 - w):
+    evmultinom's :func:`evstat.likelihood.multinomial._g_eta` (any logits: nothing assumes a
+    baseline of 0)."""
     with np.errstate(invalid="ignore"):
-        return la - lb, np.exp(ta - la[:, None]), np.exp(tb - lb[:, None])
+        return _g_eta(eta, w)
 
 
 def _retract(lik: LinearSoftmaxLikelihood, phi: NDArray, Gs: NDArray, w: NDArray, u: NDArray,

@@ -139,6 +139,20 @@ class EvidentialBounds:
         out[:, 1], out[:, 2], out[:, 3] = 1.0 - p, b, p - b
         return out
 
+    def _predict_theta_events(
+        self, X: NDArray, index: pd.Index, type: str, events: Sequence[Iterable[Hashable]] | None
+    ) -> Any:
+        """The predictions the families share: ``events=`` (with ``type="belief"`` only) and
+        ``type="prob"`` (theta_hat, no bounds computed); None for the other types."""
+        if events is not None:
+            if type != "belief":
+                raise ValueError("events= goes with type='belief' (lower and upper probabilities of the events)")
+            return self._predict_events(X, index, events)
+        if type == "prob":
+            th = self._theta_hat(X)
+            return self._present(type, index, bel=th, pl=th, betp=th)  # type: ignore[attr-defined]
+        return None
+
     def _predict_events(self, X: NDArray, index: pd.Index, events: Sequence[Iterable[Hashable]]) -> pd.DataFrame:
         """``predict(type="belief", events=...)``: columns ``(stat, "{a, b}")``."""
         names, ws = [], []
@@ -213,13 +227,15 @@ class EvidentialBounds:
             lo[:, a] = mn + (mx - mn) * l_
         return up, lo, th @ mat.T
 
-    def _decide_bounds(
-        self, X: NDArray, L: pd.DataFrame, strategy: str, rho: float
+    def _decide(
+        self, X: NDArray, strategy: str, loss: pd.DataFrame | None, rho: float, reject_cost: float | None
     ) -> NDArray:
         """The act of least upper (``"pessimistic"``), lower (``"optimistic"``) or
         theta_hat-expected (``"probabilistic"``, ``"pignistic"``) loss, or the ``rho`` mixture
-        (``"hurwicz"``), through :func:`evstat.belief.decide_bounds` (the tie policy of the one
-        engine)."""
+        (``"hurwicz"``), with 0-1 costs and an optional reject cost, or a loss matrix (rows:
+        acts, columns: the classes), through :func:`evstat.belief.decide_bounds` (the tie policy
+        of the one engine)."""
+        L = self._zero_one_loss(reject_cost) if loss is None else loss  # type: ignore[attr-defined]
         mat = label_columns(L, self.classes)
         if strategy in ("pignistic", "probabilistic"):
             up = lo = None

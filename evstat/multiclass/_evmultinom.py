@@ -399,15 +399,8 @@ class MultinomCalibration(EvidentialBounds, ClassifierResults, GlmVerbs):
             if events is not None:
                 raise ValueError("events= goes with type='belief', not with the link or response predictions")
             return self._predict_glm(X, index, type, se_fit)
-        if events is not None:
-            if type != "belief":
-                raise ValueError("events= goes with type='belief' (lower and upper probabilities of the events)")
-            return self._predict_events(X, index, events)
-        if type == "prob" and self.n_classes > 2:
-            return pd.DataFrame(scaled_probs(self._lik.B_hat, X), index=index, columns=self._class_index())
-        if type == "prob":
-            return pd.Series(scaled_probs(self._lik.B_hat, X)[:, 1], index=index, name="theta")
-        return super()._predict(X, index, type)
+        out = self._predict_theta_events(X, index, type, events)
+        return super()._predict(X, index, type) if out is None else out
 
     def contour(self, newdata: pd.DataFrame, event: Iterable[Hashable], t: ArrayLike) -> NDArray[np.float64]:
         """The predictive contour ``pl_A(t)`` of an event A for every row: array (rows, len(t))."""
@@ -460,15 +453,6 @@ class MultinomCalibration(EvidentialBounds, ClassifierResults, GlmVerbs):
         return evmultinom(formula, data, **settings)
 
     # ---------------------------------------------------------------- decisions
-    def _decide(
-        self, X: NDArray, strategy: str, loss: pd.DataFrame | None, rho: float, reject_cost: float | None
-    ) -> NDArray:
-        """The act of least upper, lower or theta_hat-expected loss (:meth:`EvidentialBounds.
-        _decide_bounds`), with 0-1 costs and an optional reject cost, or a loss matrix (rows:
-        acts, columns: the classes)."""
-        L = self._zero_one_loss(reject_cost) if loss is None else loss
-        return self._decide_bounds(X, L, strategy, rho)
-
     # ---------------------------------------------------------------- broom verbs and summary
     def tidy(self, level: float = 0.95, conf_method: str = "profile") -> pd.DataFrame:
         """One row per coefficient: class, term, estimate, std_error, statistic, p_value,

@@ -384,10 +384,40 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
             out.append((h, np.minimum(lo, h), np.maximum(up, h)))
         return out
 
+    def _design_rows(self, X: NDArray[np.float64], where: str = "new data") -> NDArray[np.float64]:
+        """The multinomial design ``[1, features]`` of score rows (evmultinom's layout: the
+        coefficients are B (K - 1, 1 + columns) flattened row by row)."""
+        F = self._features(X, where)
+        return np.ascontiguousarray(np.hstack([np.ones((F.shape[0], 1)), F]))
+
+    def _multinomial_contour(self) -> MultinomialLikelihood:
+        if self.cov is None:
+            raise ValueError(f"{self.method}: the observed information is singular at the estimate, so the "
+                             "likelihood contour is not defined (collinear score columns?)")
+        Xa = self._design_rows(np.asarray(self._X), "calibration data")
+        K = self.n_classes
+        B = np.asarray(self.coef, dtype=np.float64).reshape(K - 1, Xa.shape[1])
+        codes = np.asarray(self.training_codes(), dtype=np.intp)
+        T = _onehot(codes, K)
+        ll = float(multinomial_loglik(B, Xa, codes, K, T))
+        return MultinomialLikelihood(X=Xa, codes=codes, K=K, B_hat=B, loglik_hat=ll, cov=np.asarray(self.cov), T=T)
+
+    def _multinomial_layout(self) -> bool:
+        """True for a multinomial logistic regression on the score columns (matrix scaling,
+        Dirichlet calibration without penalty: on their logs), whose contour is evmultinom's
+        engine with the one-hot labels as targets; False for the general engine."""
+        return False
+
     def _contour_bounds(self, X: NDArray[np.float64], ws: list[NDArray[np.float64]]) -> list[Any]:
-        """The general engine of softmax likelihoods linear in their parameters
-        (:mod:`evstat.likelihood.linear_softmax`: the profile of each event, Newton on the KKT
-        system, several branches where the constraint set is not convex)."""
+        """evmultinom's engine (:func:`evstat.likelihood.multinomial.predictive_bounds_events`)
+        for the multinomial layout; otherwise the general engine of softmax likelihoods linear in
+        their parameters (:mod:`evstat.likelihood.linear_softmax`: the profile of each event,
+        Newton on the KKT system, several branches where the constraint set is not convex; with
+        ODIR the contour is the penalised likelihood, ``pl = exp(lp - lp_hat)``, lp the
+        log-likelihood minus n times the penalty, at the penalised optimum: the full K x (B + 1)
+        coefficients are identified only through the penalty)."""
+        if self._multinomial_layout():
+            return predictive_bounds_events(self._contour(), self._design_rows(X), ws)
         return softmax_bounds(self._contour(), self._G(self._features(X)), ws)
 
     def _intercepts(self) -> tuple[int, ...]:
@@ -395,6 +425,8 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
         raise NotImplementedError
 
     def _make_contour(self) -> Any:
+        if self._multinomial_layout():
+            return self._multinomial_contour()
         F = self._features(np.asarray(self._X), "calibration data")
         return LinearSoftmaxLikelihood(self._G(F), _onehot(self.training_codes(), self.n_classes),
                                        np.asarray(self.coef, dtype=np.float64), self._intercepts(), self._penalty())
@@ -440,22 +472,8 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
             if events is not None:
                 raise ValueError("events= goes with type='belief', not with the link or response predictions")
             return self._predict_glm(X, index, type, se_fit)
-        if events is not None:
-            if type != "belief":
-                raise ValueError("events= goes with type='belief' (lower and upper probabilities of the events)")
-            return self._predict_events(X, index, events)
-        if type == "prob" and not options:  # theta_hat: no bounds computed
-            th = self._theta_hat(X)
-            return self._present(type, index, bel=th, pl=th, betp=th)
-        return super()._predict(X, index, type, **options)
-
-    def _decide(
-        self, X: NDArray[np.float64], strategy: str, loss: pd.DataFrame | None, rho: float, reject_cost: float | None
-    ) -> NDArray:
-        """The act of least upper, lower or theta_hat-expected loss (:meth:`EvidentialBounds.
-        _decide_bounds`), with 0-1 costs and an optional reject cost, or a loss matrix."""
-        L = self._zero_one_loss(reject_cost) if loss is None else loss
-        return self._decide_bounds(X, L, strategy, rho)
+        out = None if options else self._predict_theta_events(X, index, type, events)
+        return super()._predict(X, index, type, **options) if out is None else out
 
     def _glm_design(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         return self._G(self._features(X))
@@ -522,7 +540,7 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
         return out
 
     def _coef_ci(self, eng: Any, j: int, level: float) -> tuple[float, float]:
-        return _softmax_conf_int(eng, j, level)
+        return (_multinomial_conf_int if self._multinomial_layout() else _softmax_conf_int)(eng, j, level)
 
     def conf_int(self, level: float = 0.95, method: str = "profile") -> pd.DataFrame:
         """Confidence intervals of the parameters (``params``' index), DataFrame [lower, upper]:
@@ -743,32 +761,8 @@ class MatrixScaling(_ScalingBase):
     def _columns(self) -> list[str]:
         return self.task_columns
 
-    def _design_rows(self, X: NDArray[np.float64], where: str = "new data") -> NDArray[np.float64]:
-        """The multinomial design ``[1, features]`` of score rows (evmultinom's layout: the
-        coefficients are B (K - 1, 1 + columns) flattened row by row)."""
-        F = self._features(X, where)
-        return np.ascontiguousarray(np.hstack([np.ones((F.shape[0], 1)), F]))
-
-    def _make_contour(self) -> MultinomialLikelihood:
-        if self.cov is None:
-            raise ValueError(f"{self.method}: the observed information is singular at the estimate, so the "
-                             "likelihood contour is not defined (collinear score columns?)")
-        Xa = self._design_rows(np.asarray(self._X), "calibration data")
-        K = self.n_classes
-        B = np.asarray(self.coef, dtype=np.float64).reshape(K - 1, Xa.shape[1])
-        codes = np.asarray(self.training_codes(), dtype=np.intp)
-        T = _onehot(codes, K)
-        ll = float(multinomial_loglik(B, Xa, codes, K, T))
-        return MultinomialLikelihood(X=Xa, codes=codes, K=K, B_hat=B, loglik_hat=ll, cov=np.asarray(self.cov), T=T)
-
-    def _coef_ci(self, eng: Any, j: int, level: float) -> tuple[float, float]:
-        return _multinomial_conf_int(eng, j, level)
-
-    def _contour_bounds(self, X: NDArray[np.float64], ws: list[NDArray[np.float64]]) -> list[Any]:
-        """evmultinom's engine (:func:`evstat.likelihood.multinomial.predictive_bounds_events`)
-        with the one-hot labels as targets: matrix scaling is multinomial logistic regression
-        on the score columns (Dirichlet calibration without penalty: on their logs)."""
-        return predictive_bounds_events(self._contour(), self._design_rows(X), ws)
+    def _multinomial_layout(self) -> bool:
+        return True
 
     def _names(self) -> list[str]:
         cols = ["Intercept", *self._columns()]
@@ -849,25 +843,10 @@ class DirichletCalibration(MatrixScaling):
             G[:, j, j * (b + 1) : (j + 1) * (b + 1)] = Xa
         return G
 
-    def _make_contour(self) -> Any:
-        if not self.penalised:
-            return super()._make_contour()
-        return _ScalingBase._make_contour(self)
-
-    def _contour_bounds(self, X: NDArray[np.float64], ws: list[NDArray[np.float64]]) -> list[Any]:
-        """Without penalty: matrix scaling's (evmultinom's engine on ln s). With ODIR: the
-        general engine with the penalised likelihood as the contour
-        (:mod:`evstat.likelihood.linear_softmax`: ``pl = exp(lp - lp_hat)``, lp the log-likelihood
-        minus n times the penalty, at the penalised optimum; the full K x (B + 1) coefficients
-        are identified only through the penalty)."""
-        if not self.penalised:
-            return super()._contour_bounds(X, ws)
-        return _ScalingBase._contour_bounds(self, X, ws)
-
-    def _coef_ci(self, eng: Any, j: int, level: float) -> tuple[float, float]:
-        if not self.penalised:
-            return super()._coef_ci(eng, j, level)
-        return _softmax_conf_int(eng, j, level)
+    def _multinomial_layout(self) -> bool:
+        """Without penalty: matrix scaling on ln s (evmultinom's engine). With ODIR: the full
+        K x (B + 1) matrix, the general engine with the penalised likelihood as the contour."""
+        return not self.penalised
 
     def _intercepts(self) -> tuple[int, ...]:
         b = len(self.task_columns) + 1

@@ -355,3 +355,19 @@ def test_evidential_defaults_the_option_and_the_saved_flag(tmp_path):
         ev.temperature(_formula(3), d, evidential="yes")
     assert ev.dirichlet("y ~ s_0 + s_1 + s_2", d.assign(**{c: expit(d[c]) for c in ["s_0", "s_1", "s_2"]}),
                         reg_lambda=0).capabilities.k_class_mass is False
+
+
+@pytest.mark.parametrize("K, seed", [(3, 24), (10, 25)])
+def test_temperature_singletons_fast_path_equals_the_general_path(K, seed):
+    """The singletons' Gauss-Legendre panels split at the kinks (the fast path) against the
+    adaptive quadrature with the exact extremes that serves every other event."""
+    from evstat.likelihood.temperature import _bounds_block, singleton_bounds
+
+    lik = ev.temperature(_formula(K), _logit_data(60 * K, K, seed))._contour()
+    Z = 2.0 * np.random.default_rng(seed).normal(size=(12, K))
+    h, lo, up = singleton_bounds(lik, Z)
+    for k in range(K):
+        h2, lo2, up2 = _bounds_block(lik, Z, np.eye(K)[k])
+        np.testing.assert_allclose(h[:, k], h2, atol=1e-14)
+        np.testing.assert_allclose(lo[:, k], lo2, atol=1e-9)
+        np.testing.assert_allclose(up[:, k], up2, atol=1e-9)
