@@ -308,6 +308,10 @@ def _collinear_report(X: np.ndarray, terms: list[str]) -> tuple[int, int, list[i
     sequential Gram-Schmidt below, the obviously correct path, which decides and names the
     columns. ``tests/hostile/test_formula_bounds.py`` checks that the two paths agree.
     """
+    # each column divided by a power of two near its largest value (exact; the rank does not
+    # change): the squares of a column of values near 1e-200 underflow, and its norm was 0
+    top = np.max(np.abs(X), axis=0) if X.shape[0] else np.zeros(X.shape[1])
+    X = X / np.ldexp(1.0, np.frexp(np.where(top > 0, top, 1.0))[1])
     norms = np.linalg.norm(X, axis=0)
     if X.shape[1] >= _FAST_RANK_MIN_COLUMNS and X.shape[0] >= X.shape[1] and np.all(norms > 0):
         U = X / norms
