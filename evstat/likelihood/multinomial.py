@@ -96,6 +96,20 @@ Threads: a kernel batch (of at least ``_kernels.THREAD_MIN_WORK`` problem-rows) 
 chains' starts over ``kernel_threads`` threads (:func:`evstat.likelihood._kernels.run_split`; the
 kernel releases the GIL), with answers identical to the serial call.
 
+Ten classes (issue 36 item 3; :func:`_kernel_py`, *Reused Hessian*). At K = 10, p = 11
+(d = 99) a pass that computes the information costs some 30 times one that computes the score
+(45 information blocks of 12 x 12 per calibration row against 9 x 12 products), and every node
+took one to two such passes: 1.2 s a row for the ten singletons at n = 5,000. From
+``REUSE_MIN_D`` coefficients on, the kernel keeps the inverse of the last Hessian (``-cov`` at
+the MLE, where the score is 0: the first secant pair of a path), updates it by BFGS from the
+scores of consecutive passes, and solves the KKT system by the Woodbury identity in g's
+(K - 1)-dimensional subspace; the nodes of a path are predicted by the quadratic through its
+last three solutions (the tangents of an approximate Hessian were the predictor's largest
+error: with them a third of the nodes needed a second pass, with the three-point predictor 4
+in 1,900). Measured (benchmarks/bench_evmultinom_k10.py, n = 5,000, K = J = 10): 370 passes a
+row of which 1.4 compute the information, about 50 ms a row against 560 for the exact path,
+Bel and Pl within 2.4e-10 of it.
+
 Speed (benchmarks/README.md): the continuation, the node tolerance and the extension-only
 widening took the singletons from 242 to about 20-30 ms/row (n = 1000, J = 3, K = 3; issue 16),
 the tiled sweep and the quadratic continuation through the MLE to about 4 (issue 26). Where the
@@ -240,6 +254,15 @@ NODE_MAX_ITER = 1000
 WIDE_SCALE = 1e8
 #: number of float64 cells (problems x calibration rows) per chunk of problems
 CHUNK_CELLS = 4_000_000
+#: the kernel reuses Hessians (score-only passes) from this many coefficients d = (K - 1) p
+#: on (:func:`reuse_hessian`)
+REUSE_MIN_D = 20
+
+
+def reuse_hessian(K: int, p: int) -> bool:
+    """Whether the compiled kernel's passes reuse an earlier Hessian (:func:`_kernel_py`,
+    *Reused Hessian*): from ``REUSE_MIN_D`` coefficients on."""
+    return (K - 1) * p >= REUSE_MIN_D
 
 
 # ---------------------------------------------------------------------------- likelihood
@@ -564,11 +587,13 @@ def _retract_py(Bb, x, xx, w, u, K, p, eta):  # pragma: no cover - compiled by n
     return True
 
 
-def _msweep_py(Xc, Tt, K, beta, E, Z, D, scratch, MX, TOT, R, W, g, H):  # pragma: no cover
+def _msweep_py(Xc, Tt, K, beta, E, Z, D, scratch, MX, TOT, R, W, g, H, info=True):  # pragma: no cover
     """One pass over the calibration rows at ``beta`` (flattened (K - 1, p)): returns l(beta),
-    fills the score ``g`` (K - 1, P) and the information blocks ``H`` (npair, P, P), block ``c``
-    of the pair of non-baseline classes ``k <= k2`` (in that order) holding
-    ``sum_i theta_ik (1{k = k2} - theta_ik2) x_i x_i'`` (the padding entries are 0).
+    fills the score ``g`` (K - 1, P) and, with ``info``, the information blocks ``H`` (npair,
+    P, P), block ``c`` of the pair of non-baseline classes ``k <= k2`` (in that order) holding
+    ``sum_i theta_ik (1{k = k2} - theta_ik2) x_i x_i'`` (the padding entries are 0). Without
+    ``info`` (the kernel's passes that reuse an earlier Hessian) ``H`` is left as it is: the
+    score alone costs ``O(n K p)`` where the information costs ``O(n K^2 p^2 / 2)``.
 
     The two-class sweep of :mod:`evstat.likelihood.linear_profile` (:func:`~evstat.likelihood.
     linear_profile._sweep_py`) carried to K classes: the design column by column (``Xc``,
@@ -591,10 +616,11 @@ def _msweep_py(Xc, Tt, K, beta, E, Z, D, scratch, MX, TOT, R, W, g, H):  # pragm
     for k in range(K - 1):
         for j in range(P):
             g[k, j] = 0.0
-    for c in range(npair):
-        for j in range(P):
-            for j2 in range(P):
-                H[c, j, j2] = 0.0
+    if info:
+        for c in range(npair):
+            for j in range(P):
+                for j2 in range(P):
+                    H[c, j, j2] = 0.0
     ll = 0.0
     for s in range(0, n, blk):
         m = min(blk, n - s)
@@ -658,19 +684,20 @@ def _msweep_py(Xc, Tt, K, beta, E, Z, D, scratch, MX, TOT, R, W, g, H):  # pragm
             for i in range(m):
                 zk[i] *= tot[i]
                 rk[i] = tk[i] - zk[i]
-        c = 0
-        for k in range(1, K):
-            zk = Z[k, :m]
-            for k2 in range(k, K):
-                wc = W[c, :m]
-                if k2 == k:
-                    for i in range(m):
-                        wc[i] = zk[i] * (1.0 - zk[i])
-                else:
-                    z2 = Z[k2, :m]
-                    for i in range(m):
-                        wc[i] = -zk[i] * z2[i]
-                c += 1
+        if info:
+            c = 0
+            for k in range(1, K):
+                zk = Z[k, :m]
+                for k2 in range(k, K):
+                    wc = W[c, :m]
+                    if k2 == k:
+                        for i in range(m):
+                            wc[i] = zk[i] * (1.0 - zk[i])
+                    else:
+                        z2 = Z[k2, :m]
+                        for i in range(m):
+                            wc[i] = -zk[i] * z2[i]
+                    c += 1
         for q in range(0, P, TILE):
             c0 = Xc[q, s:s + m]
             c1 = Xc[q + 1, s:s + m]
@@ -689,6 +716,8 @@ def _msweep_py(Xc, Tt, K, beta, E, Z, D, scratch, MX, TOT, R, W, g, H):  # pragm
                 g[k, q + 1] += g1
                 g[k, q + 2] += g2
                 g[k, q + 3] += g3
+            if not info:
+                continue
             for c in range(npair):
                 _tile_diag(W[c, :m], c0, c1, c2, c3, H[c], q)
             for r0 in range(q + TILE, P, TILE):
@@ -698,10 +727,11 @@ def _msweep_py(Xc, Tt, K, beta, E, Z, D, scratch, MX, TOT, R, W, g, H):  # pragm
                 d3 = Xc[r0 + 3, s:s + m]
                 for c in range(npair):
                     _tile_off(W[c, :m], c0, c1, c2, c3, d0, d1, d2, d3, H[c], q, r0)
-    for c in range(npair):
-        for j in range(P):
-            for j2 in range(j + 1, P):
-                H[c, j2, j] = H[c, j, j2]
+    if info:
+        for c in range(npair):
+            for j in range(P):
+                for j2 in range(j + 1, P):
+                    H[c, j2, j] = H[c, j, j2]
     return ll
 
 
@@ -730,8 +760,139 @@ def _tail_converged_py(dec, ll, l_hat, tol):  # pragma: no cover - compiled by n
 _tail_converged = _tail_converged_py
 
 
+def _neg_inverse_py(H, Hi, L):  # pragma: no cover - compiled by numba
+    """``Hi = H^-1`` for a negative definite ``H`` (d, d), by the Cholesky factor ``L`` of ``-H``
+    (work array, overwritten); False (``Hi`` undefined) when ``-H`` is not positive definite
+    to rounding."""
+    d = H.shape[0]
+    for i in range(d):
+        for j in range(i + 1):
+            s = -H[i, j]
+            for k in range(j):
+                s -= L[i, k] * L[j, k]
+            if i == j:
+                if not s > 1e-300:
+                    return False
+                L[i, i] = np.sqrt(s)
+            else:
+                L[i, j] = s / L[j, j]
+    # L^-1 in place of L's lower triangle (column by column), then Hi = -(L^-1)' L^-1
+    for j in range(d):
+        L[j, j] = 1.0 / L[j, j]
+        for i in range(j + 1, d):
+            s = 0.0
+            for k in range(j, i):
+                s -= L[i, k] * L[k, j]
+            L[i, j] = s / L[i, i]
+    for i in range(d):
+        for j in range(i + 1):
+            s = 0.0
+            for k in range(i, d):
+                s += L[k, i] * L[k, j]
+            Hi[i, j] = -s
+            Hi[j, i] = -s
+    return True
+
+
+def _small_solve_py(A, b1, b2):  # pragma: no cover - compiled by numba
+    """Solve ``A [y1 y2] = [b1 b2]`` in place (A (m, m) overwritten; Gaussian elimination with
+    partial pivoting); False if A is singular."""
+    m = A.shape[0]
+    for cc in range(m):
+        piv = cc
+        best = abs(A[cc, cc])
+        for rr in range(cc + 1, m):
+            if abs(A[rr, cc]) > best:
+                best = abs(A[rr, cc])
+                piv = rr
+        if not best > 0.0:
+            return False
+        if piv != cc:
+            for k in range(m):
+                tmp = A[cc, k]
+                A[cc, k] = A[piv, k]
+                A[piv, k] = tmp
+            tmp = b1[cc]
+            b1[cc] = b1[piv]
+            b1[piv] = tmp
+            tmp = b2[cc]
+            b2[cc] = b2[piv]
+            b2[piv] = tmp
+        for rr in range(cc + 1, m):
+            f = A[rr, cc] / A[cc, cc]
+            if f != 0.0:
+                for k in range(cc, m):
+                    A[rr, k] -= f * A[cc, k]
+                b1[rr] -= f * b1[cc]
+                b2[rr] -= f * b2[cc]
+    for cc in range(m - 1, -1, -1):
+        s1 = b1[cc]
+        s2 = b2[cc]
+        for k in range(cc + 1, m):
+            s1 -= A[cc, k] * b1[k]
+            s2 -= A[cc, k] * b2[k]
+        b1[cc] = s1 / A[cc, cc]
+        b2[cc] = s2 / A[cc, cc]
+    return True
+
+
+def _bfgs_update_py(Hi, B, gl, sB, sg, yq):  # pragma: no cover - compiled by numba
+    """BFGS update of ``Hi``, the inverse of a negative definite approximation of the Hessian of
+    l, from the secant pair ``s = B - sB``, ``y = -(gl - sg)`` (the scores at two points; ``y .
+    s >= 0`` as l is concave): with ``Hp = -Hi``, ``q = Hp y`` and ``rho = 1 / y . s``,
+    ``Hp <- Hp - rho (s q' + q s') + (rho^2 y . q + rho) s s'``, after which ``Hp y = s``.
+    Returns ``rho`` and the factor ``rho^2 y . q + rho`` (the update is ``Hi += rho (s q' + q
+    s') - f s s'``; ``yq`` (3 d, work space) holds y, q and s), or ``rho = 0`` (skipped) when
+    ``y . s`` is not clearly positive."""
+    d = B.shape[0]
+    sy = 0.0
+    ss = 0.0
+    yy = 0.0
+    for r in range(d):
+        sr = B[r] - sB[r]
+        yr = sg[r] - gl[r]
+        yq[r] = yr
+        yq[2 * d + r] = sr
+        sy += sr * yr
+        ss += sr * sr
+        yy += yr * yr
+    if not sy > 1e-10 * np.sqrt(ss * yy) or not sy > 0.0:
+        return 0.0, 0.0
+    yHy = 0.0
+    for r in range(d):
+        t = 0.0
+        for r2 in range(d):
+            t -= Hi[r, r2] * yq[r2]
+        yq[d + r] = t  # q = Hp y
+        yHy += yq[r] * t
+    rho = 1.0 / sy
+    f = rho * rho * yHy + rho
+    q = yq[d:2 * d]
+    sv = yq[2 * d:]
+    for r in range(d):
+        a1 = rho * sv[r]
+        a2 = rho * q[r] - f * sv[r]
+        row = Hi[r]
+        for r2 in range(d):
+            row[r2] += a1 * q[r2] + a2 * sv[r2]
+    return rho, f
+
+
+_neg_inverse = _neg_inverse_py
+_small_solve = _small_solve_py
+_bfgs_update = _bfgs_update_py
+
+#: with a reused Hessian, a Newton decrement that falls by less than this factor from one pass
+#: to the next (a linear rate worse than about 0.3) makes the next pass recompute the
+#: information (see the kernel's docstring, *Reused Hessian*)
+REUSE_RATIO = 0.1
+#: calibration rows per block of the score-only passes (measured at n = 5000, K = 10, p = 11:
+#: 0.149 ms a pass in blocks of 64, 0.111 in 128, 0.093 in 256, 0.097 in 512)
+SCORE_BLOCK = 256
+
+
 def _kernel_py(Xc, Tt, K, xs, ws, us, Bs, chain, mle, B_hat, u0s, tan0s, l_hat, tol, max_iter, tail,
-               out_l, out_lam, ok, passes):  # pragma: no cover
+               Hi0, reuse, out_l, out_lam, ok, passes):  # pragma: no cover
     """KKT Newton for each problem b (see the module docstring); compiled by numba.
 
     ``Xc`` holds the design column by column (padded, :func:`~evstat.likelihood.linear_profile.
@@ -744,7 +905,25 @@ def _kernel_py(Xc, Tt, K, xs, ws, us, Bs, chain, mle, B_hat, u0s, tan0s, l_hat, 
     the MLE as its first solution (``B_hat`` at ``u0s[b] = g(B_hat)``, tangent ``tan0s[b]``,
     the Wald direction), so that ``Bs[b]`` should be the Wald start, a node at ``u0s[b]`` is
     the MLE itself (``l_hat``, slope 0, no pass) and the path's second node already has a
-    quadratic term. ``passes[0]`` counts the passes over the calibration rows.
+    quadratic term. ``passes[0]`` counts the passes over the calibration rows, ``passes[1]``
+    those that computed the information.
+
+    *Reused Hessian* (``reuse``; issue 36, K = 10). A pass that computes the information costs
+    ``O(n K^2 p^2 / 2)``, one that computes the score alone ``O(n K p)`` (p = 11, K = 10: some
+    30 times less). With ``reuse`` the Newton steps use the inverse ``Hi`` of the last Hessian
+    of l computed (``Hi0 = -cov``, exact at the MLE, for a path from the MLE; recomputed on a
+    path's first pass from another start) and passes compute the score only, until the
+    decrement falls by less than ``REUSE_RATIO`` from one pass to the next, a step fails to
+    raise l or gives no ascent direction: then the next pass recomputes the information (and
+    that iteration is the exact Newton step). The KKT system keeps its exact constraint part:
+    ``g``'s Hessian in B is ``U A U'`` with ``U = I_{K-1} (x) x`` (d, K - 1) and its gradient
+    ``U c``, so with ``F = Hi U`` and ``S = U' F`` (once per row and Hessian) the Woodbury
+    identity gives ``(H - lambda U A U')^-1 = Hi + F M lambda A F'``, ``M = (I - lambda A S)^-1``
+    ((K - 1) x (K - 1)), and the step ``s = y - nu z`` with ``y = (..)^-1 (-grad l)``,
+    ``z = (..)^-1 grad g = F M c``, ``nu = grad g . y / grad g . z`` (the tangent ``z / grad g
+    . z``). The fixed point is the same KKT point; the convergence test is the same decrement
+    ``grad l . s`` (in the metric of the reused Hessian: the value ``ll + dec / 2`` is off by
+    ``eps dec / 2`` for a Hessian off by a factor ``1 + eps``, below ``tol`` at acceptance).
     """
     P, n = Xc.shape
     p = B_hat.shape[1]
@@ -775,7 +954,41 @@ def _kernel_py(Xc, Tt, K, xs, ws, us, Bs, chain, mle, B_hat, u0s, tan0s, l_hat, 
     prev_step = np.empty(d)
     last_B = np.empty(d)
     older_B = np.empty(d)
+    oldest_B = np.empty(d)
+    oldest_u = 0.0
     last_tan = np.zeros(d)
+    # the reused Hessian's inverse, F = Hi U and S = U' F (docstring, *Reused Hessian*)
+    Km1 = K - 1
+    Hi = np.empty((d, d))
+    Lw = np.empty((d, d))
+    F = np.empty((d, Km1))
+    S = np.empty((Km1, Km1))
+    Am = np.empty((Km1, Km1))
+    Mw = np.empty((Km1, Km1))
+    cv = np.empty(Km1)
+    fy = np.empty(Km1)
+    v1 = np.empty(Km1)
+    v2 = np.empty(Km1)
+    y0 = np.empty(d)
+    yv = np.empty(d)
+    zv = np.empty(d)
+    sB = np.empty(d)
+    sg = np.empty(d)
+    yq = np.empty(3 * d)
+    # the score-only passes' work arrays, in larger blocks (no information tiles to keep in cache)
+    blk2 = max(1, min(n, SCORE_BLOCK))
+    E2 = np.empty((K, blk2))
+    Z2 = np.empty((K, blk2))
+    D2 = np.empty(blk2)
+    scratch2 = np.empty(blk2)
+    MX2 = np.empty(blk2)
+    TOT2 = np.empty(blk2)
+    R2 = np.empty((K - 1, blk2))
+    W2 = np.empty((npair, 1))
+    hi_ok = False
+    f_ok = False
+    stale = True
+    has_prev = False
     links = 0
     last_u = 0.0
     older_u = 0.0
@@ -790,6 +1003,19 @@ def _kernel_py(Xc, Tt, K, xs, ws, us, Bs, chain, mle, B_hat, u0s, tan0s, l_hat, 
             xx += x[j] * x[j]
         if not chain[b]:
             links = 0
+            f_ok = False
+            stale = True
+            has_prev = False
+            if mle and reuse:  # the Hessian at the MLE: -cov's inverse; the score there is 0
+                for i in range(d):
+                    for j in range(d):
+                        Hi[i, j] = Hi0[i, j]
+                for j in range(d):
+                    sB[j] = B_hat[j // p, j % p]
+                    sg[j] = 0.0
+                hi_ok = True
+                stale = False
+                has_prev = True
             if mle:  # a new path: the MLE is its first solution
                 for j in range(d):
                     last_B[j] = B_hat[j // p, j % p]
@@ -809,10 +1035,20 @@ def _kernel_py(Xc, Tt, K, xs, ws, us, Bs, chain, mle, B_hat, u0s, tan0s, l_hat, 
             du = u - last_u
             for j in range(d):
                 Bb[j] = last_B[j] + du * last_tan[j]
-            if links > 1:
+            d2 = older_u - last_u
+            d3 = oldest_u - last_u
+            if reuse and links > 2 and abs(du) <= 4.0 * abs(d2) and d2 != 0.0 and d3 != d2 and d3 != 0.0:
+                # with reused Hessians the tangents are approximate (their error times du
+                # dominated the predictor's): the quadratic through the last three solutions
+                # instead (Lagrange weights at u of the nodes last, older, oldest)
+                l1 = (du - d2) * (du - d3) / (d2 * d3)
+                l2 = du * (du - d3) / (d2 * (d2 - d3))
+                l3 = du * (du - d2) / (d3 * (d3 - d2))
+                for j in range(d):
+                    Bb[j] = l1 * last_B[j] + l2 * older_B[j] + l3 * oldest_B[j]
+            elif links > 1:
                 # a quadratic term within a few spacings of the last two solutions only: its
                 # rounding error grows like (du / d2)^2
-                d2 = older_u - last_u
                 if abs(du) <= 4.0 * abs(d2) and d2 != 0.0:
                     for j in range(d):
                         c2 = (older_B[j] - last_B[j] - d2 * last_tan[j]) / (d2 * d2)
@@ -831,12 +1067,20 @@ def _kernel_py(Xc, Tt, K, xs, ws, us, Bs, chain, mle, B_hat, u0s, tan0s, l_hat, 
         prev_l = -np.inf
         size = 1.0
         newton = 0
+        last_dec = -1.0
         for _ in range(max_iter + 80):
             if newton >= max_iter:
                 break
-            ll = _msweep(Xc, Tt, K, Bb, E, Z, Dv, scratch, MX, TOT, R, W, gP, HP)
+            full = not (reuse and hi_ok and not stale)
+            if full:
+                ll = _msweep(Xc, Tt, K, Bb, E, Z, Dv, scratch, MX, TOT, R, W, gP, HP, True)
+            else:
+                ll = _msweep(Xc, Tt, K, Bb, E2, Z2, D2, scratch2, MX2, TOT2, R2, W2, gP, HP, False)
             passes[0] += 1
+            if full:
+                passes[1] += 1
             if ll < prev_l - 1e-12 * (1.0 + abs(prev_l)):
+                stale = True
                 size *= 0.5
                 if size < 1e-12:
                     for j in range(d):
@@ -861,15 +1105,46 @@ def _kernel_py(Xc, Tt, K, xs, ws, us, Bs, chain, mle, B_hat, u0s, tan0s, l_hat, 
             for k in range(K - 1):
                 for j in range(p):
                     gl[k * p + j] = gP[k, j]
-            c = 0
-            for k in range(K - 1):
-                for k2 in range(k, K - 1):
-                    for j in range(p):
-                        for j2 in range(p):
-                            v = -HP[c, j, j2]
-                            H[k * p + j, k2 * p + j2] = v
-                            H[k2 * p + j2, k * p + j] = v
-                    c += 1
+            if full:
+                c = 0
+                for k in range(K - 1):
+                    for k2 in range(k, K - 1):
+                        for j in range(p):
+                            for j2 in range(p):
+                                v = -HP[c, j, j2]
+                                H[k * p + j, k2 * p + j2] = v
+                                H[k2 * p + j2, k * p + j] = v
+                        c += 1
+                if reuse:
+                    hi_ok = _neg_inverse(H, Hi, Lw)
+                    f_ok = False
+                    stale = False
+            elif has_prev:  # the secant pair of the last two passes updates the reused Hessian
+                rho, fb = _bfgs_update(Hi, Bb, gl, sB, sg, yq)
+                if rho > 0.0 and f_ok:  # F = Hi U and S = U' F by the same rank-2 update
+                    for k in range(Km1):
+                        uq = 0.0
+                        usv = 0.0
+                        for j in range(p):
+                            uq += yq[d + k * p + j] * x[j]
+                            usv += yq[2 * d + k * p + j] * x[j]
+                        v1[k] = uq
+                        v2[k] = usv
+                    for r in range(d):
+                        a1 = rho * yq[2 * d + r]
+                        a2 = rho * yq[d + r] - fb * yq[2 * d + r]
+                        for k in range(Km1):
+                            F[r, k] += a1 * v1[k] + a2 * v2[k]
+                    for k in range(Km1):
+                        a1 = rho * v2[k]
+                        a2 = rho * v1[k] - fb * v2[k]
+                        for k2 in range(Km1):
+                            S[k, k2] += a1 * v1[k2] + a2 * v2[k2]
+            if reuse:
+                has_prev = True
+                for r in range(d):
+                    sB[r] = Bb[r]
+                    sg[r] = gl[r]
             # g's gradient and Hessian in eta at the current (feasible) point
             for k in range(1, K):
                 s = 0.0
@@ -899,7 +1174,82 @@ def _kernel_py(Xc, Tt, K, xs, ws, us, Bs, chain, mle, B_hat, u0s, tan0s, l_hat, 
                 av[k] /= N
                 bv[k] /= M
             dec = -1.0
-            for attempt in range(2):
+            nu = 0.0
+            if not full:
+                if not f_ok:  # F = Hi U, S = U' F for this row and Hessian
+                    for r in range(d):
+                        for k in range(Km1):
+                            s = 0.0
+                            for j in range(p):
+                                s += Hi[r, k * p + j] * x[j]
+                            F[r, k] = s
+                    for k in range(Km1):
+                        for k2 in range(Km1):
+                            s = 0.0
+                            for j in range(p):
+                                s += x[j] * F[k * p + j, k2]
+                            S[k, k2] = s
+                    f_ok = True
+                for k in range(1, K):
+                    cv[k - 1] = av[k] - bv[k]
+                    for k2 in range(1, K):
+                        Am[k - 1, k2 - 1] = (av[k] * ((1.0 if k == k2 else 0.0) - av[k2])
+                                             - bv[k] * ((1.0 if k == k2 else 0.0) - bv[k2]))
+                for r in range(d):
+                    s = 0.0
+                    for r2 in range(d):
+                        s -= Hi[r, r2] * gl[r2]
+                    y0[r] = s
+                for k in range(Km1):
+                    s = 0.0
+                    for j in range(p):
+                        s += x[j] * y0[k * p + j]
+                    fy[k] = s
+                for attempt in range(2):
+                    lag = use_lag and attempt == 0
+                    lm = lam if lag else 0.0
+                    # (I - lm A S) [v1 v2] = [lm A fy, c]
+                    for k in range(Km1):
+                        s = 0.0
+                        for k2 in range(Km1):
+                            s += Am[k, k2] * fy[k2]
+                            t2 = 0.0
+                            for k3 in range(Km1):
+                                t2 += Am[k, k3] * S[k3, k2]
+                            Mw[k, k2] = (1.0 if k == k2 else 0.0) - lm * t2
+                        v1[k] = lm * s
+                        v2[k] = cv[k]
+                    if _small_solve(Mw, v1, v2):
+                        gy = 0.0
+                        gz = 0.0
+                        for r in range(d):
+                            s = y0[r]
+                            t2 = 0.0
+                            for k in range(Km1):
+                                s += F[r, k] * v1[k]
+                                t2 += F[r, k] * v2[k]
+                            yv[r] = s
+                            zv[r] = t2
+                            gr = cv[r // p] * x[r % p]  # grad g = U c
+                            gy += gr * s
+                            gz += gr * t2
+                        if gz != 0.0 and np.isfinite(gz):
+                            nu = gy / gz
+                            dec = 0.0
+                            for r in range(d):
+                                step[r] = yv[r] - nu * zv[r]
+                                tan[r] = zv[r] / gz
+                                dec += gl[r] * step[r]
+                    if dec > 0.0 and np.isfinite(dec):
+                        break
+                    if not lag:
+                        break
+                if not np.isfinite(dec) or dec < -tol:
+                    stale = True  # the reused Hessian gave no ascent direction: recompute it
+                    continue
+                if last_dec > 0.0 and dec > REUSE_RATIO * last_dec:
+                    stale = True
+            for attempt in range(2 if full else 0):
                 lag = use_lag and attempt == 0
                 for r in range(d):
                     for s2 in range(d):
@@ -972,17 +1322,20 @@ def _kernel_py(Xc, Tt, K, xs, ws, us, Bs, chain, mle, B_hat, u0s, tan0s, l_hat, 
                     for r in range(d):
                         step[r] = sol[r]
                         dec += gl[r] * step[r]
+                    nu = sol[d]
                 if dec > 0.0 and np.isfinite(dec):
                     break
                 if not lag:
                     break
             if not np.isfinite(dec) or dec < -tol:
                 break  # no ascent direction: not converged (the caller falls back)
-            lam = -sol[d]  # grad l = lambda grad g at the solution, so nu = -lambda
+            lam = -nu  # grad l = lambda grad g at the solution, so nu = -lambda
+            last_dec = dec
             use_lag = True
             newton += 1
             if dec <= tol or (tail and _tail_converged(dec, ll, l_hat, tol)):  # (-tol .. 0: rounding)
-                out_l[b] = ll + 0.5 * max(dec, 0.0)
+                # the profile never exceeds l_hat (a reused Hessian's gain estimate can, by eps dec / 2)
+                out_l[b] = min(ll + 0.5 * max(dec, 0.0), l_hat)
                 out_lam[b] = lam
                 ok[b] = True
                 # the path's next prediction starts from the final Newton step (retracted): the
@@ -995,10 +1348,12 @@ def _kernel_py(Xc, Tt, K, xs, ws, us, Bs, chain, mle, B_hat, u0s, tan0s, l_hat, 
                     for j in range(d):
                         Bb[j] = prev_B[j]
                 links = cont + 1
+                oldest_u = older_u
                 older_u = last_u
                 last_u = u
                 last_lam = lam
                 for j in range(d):
+                    oldest_B[j] = older_B[j]
                     older_B[j] = last_B[j]
                     last_B[j] = Bb[j]
                     last_tan[j] = tan[j]
@@ -1032,6 +1387,7 @@ def _kernel() -> Any:
     """The compiled Newton kernel (numba, compiled on first use and cached on disk); the sweep
     reuses the two-class kernel's compiled exponential and tile accumulators."""
     global _KERNEL, _retract, _msweep, _sweep_block, _exp_neg_abs, _tile_diag, _tile_off, _tail_converged
+    global _neg_inverse, _small_solve, _bfgs_update
     if _KERNEL is None:
         import numba
 
@@ -1041,6 +1397,9 @@ def _kernel() -> Any:
         _exp_neg_abs, _tile_diag, _tile_off = lpm._exp_neg_abs, lpm._tile_diag, lpm._tile_off
         _retract = numba.njit(cache=True)(_retract_py)
         _tail_converged = numba.njit(cache=True)(_tail_converged_py)
+        _neg_inverse = numba.njit(cache=True)(_neg_inverse_py)
+        _small_solve = numba.njit(cache=True)(_small_solve_py)
+        _bfgs_update = numba.njit(cache=True)(_bfgs_update_py)
         _sweep_block = numba.njit(cache=True)(_sweep_block_py)
         # the sums over the rows may be reordered (SIMD reductions) and use numpy's error
         # model (no ZeroDivisionError branch per division), as the two-class sweep
@@ -1285,7 +1644,7 @@ def _warm_kernels() -> None:
 
 
 #: passes over the calibration rows run by the kernel in this process (profiling, benchmarks)
-_PASSES = [0]
+_PASSES = [0, 0]
 
 
 def _wald_path(lik: MultinomialLikelihood, x: NDArray, w: NDArray) -> tuple[NDArray, NDArray]:
@@ -1317,7 +1676,7 @@ def functional_profile(
     lik: MultinomialLikelihood, x: ArrayLike, w: ArrayLike, u: ArrayLike,
     tol: float = 1e-10, max_iter: int = 60, chain: bool = False, start: ArrayLike | None = None,
     tail: bool = False, kernel: bool | None = None, solutions: NDArray | None = None,
-    reference: bool = True,
+    reference: bool = True, reuse: bool | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Fast path: ``l_p(u) = max {l(B) : logit h_w(x; B) = u}`` and its slope, for a batch.
 
@@ -1359,6 +1718,10 @@ def functional_profile(
         path (default), or left NaN: the continuation's solves from a neighbour's maximiser,
         whose failure leaves the node its chains' values (two such problems of the n = 1000
         figure's grid cost 1.4 s in scipy and changed no value).
+    reuse : bool, optional
+        Whether the compiled kernel's Newton steps reuse the last Hessian computed and its
+        passes compute the score only (:func:`_kernel_py`, *Reused Hessian*); default
+        :func:`reuse_hessian`. The answers agree to the Newton tolerance.
 
     Returns
     -------
@@ -1388,7 +1751,10 @@ def functional_profile(
         kernel = _kernels.use_kernel(u.size * lik.n * (lik.K - 1), loaded=_KERNEL is not None)
     kern = _kernel() if kernel else None
     step = max(1, CHUNK_CELLS // max(lik.n, 1))
-    passes = np.zeros(1, dtype=np.int64)
+    passes = np.zeros(2, dtype=np.int64)
+    if reuse is None:
+        reuse = reuse_hessian(lik.K, lik.p)
+    Hi0 = np.require(-np.asarray(lik.cov, dtype=float), requirements=("C", "W"))
 
     def run(xb: NDArray, wb: NDArray, ub: NDArray, B0: NDArray, cl: NDArray, mle: bool,
             u0: NDArray, tan0: NDArray) -> tuple[NDArray, NDArray, NDArray]:
@@ -1401,15 +1767,16 @@ def functional_profile(
         # e.g. of np.broadcast_to, would compile another specialisation, some 10 s in a figure)
         xb, wb, ub, u0, tan0 = (np.require(a, dtype=float, requirements=("C", "W")) for a in (xb, wb, ub, u0, tan0))
 
-        def part(lo: int, hi: int) -> int:  # the problems lo .. hi - 1, whole chains; their passes
-            own = np.zeros(1, dtype=np.int64)
+        def part(lo: int, hi: int) -> NDArray:  # the problems lo .. hi - 1, whole chains; their passes
+            own = np.zeros(2, dtype=np.int64)
             kern(Xc, Tt, int(lik.K), xb[lo:hi], wb[lo:hi], ub[lo:hi], B0[lo:hi], cl[lo:hi], mle, B_hat,
                  u0[lo:hi], tan0[lo:hi], float(lik.loglik_hat), float(tol), int(max_iter), bool(tail),
-                 ll[lo:hi], lam[lo:hi], ok[lo:hi], own)
-            return int(own[0])
+                 Hi0, bool(reuse), ll[lo:hi], lam[lo:hi], ok[lo:hi], own)
+            return own
 
         threads = _kernels.threads_for(ub.size * lik.n * (lik.K - 1))
-        passes[0] += sum(_kernels.run_split(part, np.flatnonzero(~cl), ub.size, threads))
+        for own in _kernels.run_split(part, np.flatnonzero(~cl), ub.size, threads):
+            passes[:] += own
         B0[~ok] = np.nan  # the kernel leaves each problem's solution in its start
         return ll, lam, ok
 
@@ -1439,6 +1806,7 @@ def functional_profile(
         out_B[sl] = B0
     with _kernels.COUNT_LOCK:
         _PASSES[0] += int(passes[0])
+        _PASSES[1] += int(passes[1])
     if solutions is not None:
         solutions[...] = out_B.reshape(shape + (lik.d,))
     return out_l.reshape(shape), out_s.reshape(shape)
