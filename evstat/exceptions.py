@@ -48,6 +48,9 @@ class                       builtin base           raised or warned by
 ``ProfileFallbackWarning``  UserWarning            profile likelihoods refitted by statsmodels
 ``EkNNFitWarning``          UserWarning            the EkNN fit's search box
 ``ScalingFitWarning``       UserWarning            the scaling calibrators' optimiser
+``UnverifiedLoadWarning``   UserWarning            an unsigned model file whose load check
+                                                   cannot verify its estimates (separable or
+                                                   non-converged fits; ``evstat.results``)
 ==========================  =====================  =========================================
 
 Examples

@@ -314,23 +314,23 @@ class GlmVerbs(Results):
     #: fits that stopped near a boundary (separation), whose loads must not be refused
     _GLM_OPTIMUM_TOL: ClassVar[float] = 1e-2
 
-    def _verify_loaded(self, source: str) -> None:
-        """A loaded maximum-likelihood fit must solve its score equations on the saved data.
+    #: an eigenvalue of the information below this fraction of the largest is a flat direction
+    #: (the separable iris scores: 1e-14 relative; a fit with a maximum: above 1e-6 in the tests)
+    _GLM_FLAT: ClassVar[float] = 1e-9
 
-        The score is ``U = sum_i G_i' (t_i - p_i)`` with ``p_i = softmax(G_i beta)`` and the
-        information ``I = sum_i G_i' (diag p_i - p_i p_i') G_i``; the file is refused when the
-        Newton decrement ``U' I^+ U`` exceeds :attr:`_GLM_OPTIMUM_TOL` (an edited coefficient,
-        even with a recomputed checksum). A penalised fit with a ridge penalty
-        (:meth:`_glm_penalty`, dirichlet's ODIR: ``NLL + n beta' diag(w) beta``) is checked on
-        its own optimality condition, ``U - 2 n w beta = 0`` with the information ``I + 2 n
-        diag(w)``; other penalised fits are not checked here. A consistent edit of the class
-        labels (swapped classes and ``positive``) keeps the score equations and is caught only
-        by a signature (``ev.load(path, key=...)``).
-        """
-        super()._verify_loaded(source)
+    def _glm_check(self) -> tuple[float, int]:
+        """The load check's two numbers on the saved (or fitted) data: the Newton decrement
+        ``U' I^+ U`` of the score equations at the coefficients (of the penalised likelihood for
+        a ridge penalty), and the number of *flat* directions, along which the information
+        vanishes beyond the model's exact invariances (directions ``v`` with every ``G_i v``
+        constant across the classes: a softmax shift, found from the design alone). A flat
+        direction is one along which the likelihood is constant to rounding at the coefficients:
+        the scores separate some calibration rows (their probabilities are 0 and 1), and
+        coefficients moved along it solve the score equations as well. Computed once per fit."""
+        memo = self.__dict__.get("_glm_check_memo")
+        if memo is not None:
+            return memo
         pen = self._glm_penalty()
-        if self._glm_penalised() and pen is None:
-            return
         beta = np.asarray(self._glm_coef(), dtype=np.float64)
         X, _ = self._design(None)
         G = self._glm_design(np.asarray(X, dtype=np.float64))
@@ -345,6 +345,77 @@ class GlmVerbs(Results):
             U = U - 2.0 * n * pen * beta
             info = info + 2.0 * n * np.diag(pen)
         decrement = float(U @ np.linalg.pinv(info, hermitian=True) @ U)
+        Gc = G - G.mean(axis=1, keepdims=True)
+        ev_info = np.linalg.eigvalsh(info)
+        ev_shift = np.linalg.eigvalsh(np.einsum("nkd,nke->de", Gc, Gc))
+        flat = int(np.sum(ev_info <= self._GLM_FLAT * max(float(ev_info.max(initial=0.0)), 1e-300)))
+        exact = int(np.sum(ev_shift <= 1e-10 * max(float(ev_shift.max(initial=0.0)), 1e-300)))
+        out = (decrement, max(flat - exact, 0))
+        self.__dict__["_glm_check_memo"] = out
+        return out
+
+    def _unverified(self) -> str | None:
+        """Why the load check cannot verify the coefficients: the fit did not converge (its
+        recorded ``converged`` is False), or the information at them is flat along some
+        direction (separable calibration rows); None when it can (:attr:`load_check`). Penalised
+        fits whose penalty is not a ridge are not checked here (None)."""
+        if self._glm_penalised() and self._glm_penalty() is None:
+            return None
+        if getattr(self, "converged", True) is False:
+            return ("the maximum-likelihood fit did not converge, so its coefficients are not the unique solution of "
+                    "the score equations")
+        _, flat = self._glm_check()
+        if flat:
+            return (f"the likelihood is flat along {flat} direction{'s' if flat > 1 else ''} of the coefficients at "
+                    "the fit (the scores separate some calibration rows), so coefficients moved along "
+                    f"{'them' if flat > 1 else 'it'} solve the score equations too")
+        return None
+
+    @property
+    def load_check(self) -> str:
+        """What :func:`evstat.load` verifies of this fit's coefficients on its saved data: the
+        score equations (a Newton decrement at most :attr:`_GLM_OPTIMUM_TOL`), or why it cannot
+        (a fit that did not converge, or separable calibration rows: then only a signature
+        protects a saved file, and an unsigned load warns with
+        :class:`evstat.results.UnverifiedLoadWarning`).
+
+        Examples
+        --------
+        >>> import evstat as ev
+        >>> d = ev.datasets.load("sonar_scores")
+        >>> fit = ev.evlogit("y ~ svm1", d[d.set == "calibration"])
+        >>> fit.load_check.startswith("the score equations")
+        True
+        """
+        if self._glm_penalised() and self._glm_penalty() is None:
+            return "nothing of the coefficients (a penalised fit whose penalty is not a ridge); only a signature protects them"
+        why = self._unverified()
+        if why:
+            return f"not the coefficients: {why}; only a signature protects them"
+        dec, _ = self._glm_check()
+        return (f"the score equations on the saved calibration data (Newton decrement {dec:.3g} <= "
+                f"{self._GLM_OPTIMUM_TOL:g})")
+
+    def _verify_loaded(self, source: str) -> None:
+        """A loaded maximum-likelihood fit must solve its score equations on the saved data.
+
+        The score is ``U = sum_i G_i' (t_i - p_i)`` with ``p_i = softmax(G_i beta)`` and the
+        information ``I = sum_i G_i' (diag p_i - p_i p_i') G_i``; the file is refused when the
+        Newton decrement ``U' I^+ U`` exceeds :attr:`_GLM_OPTIMUM_TOL` (an edited coefficient,
+        even with a recomputed checksum). A penalised fit with a ridge penalty
+        (:meth:`_glm_penalty`, dirichlet's ODIR: ``NLL + n beta' diag(w) beta``) is checked on
+        its own optimality condition, ``U - 2 n w beta = 0`` with the information ``I + 2 n
+        diag(w)``; other penalised fits are not checked here. A consistent edit of the class
+        labels (swapped classes and ``positive``) keeps the score equations and is caught only
+        by a signature (``ev.load(path, key=...)``). Where the fit did not converge or the
+        calibration rows are separable the check cannot verify the coefficients
+        (:meth:`_unverified`, :attr:`load_check`): :func:`evstat.load` then warns for an
+        unsigned file.
+        """
+        super()._verify_loaded(source)
+        if self._glm_penalised() and self._glm_penalty() is None:
+            return
+        decrement, _ = self._glm_check()
         if not np.isfinite(decrement) or decrement > self._GLM_OPTIMUM_TOL:
             from evstat.io.schema import SchemaError
 

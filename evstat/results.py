@@ -42,6 +42,7 @@ import importlib
 import json
 from dataclasses import dataclass
 import sys
+import warnings
 from abc import ABC, abstractmethod
 from pathlib import Path
 from collections.abc import Callable, Mapping, Sequence
@@ -50,6 +51,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from evstat.exceptions import EvstatWarning
 from evstat.belief.decision import REJECT, STRATEGIES, check_rho, check_strategy, label_columns, loss_matrix
 from evstat.io import integrity, schema, state
 from evstat.io.atomic import write_text
@@ -67,6 +69,7 @@ __all__ = [
     "SCORE_KINDS",
     "STRATEGIES",
     "Results",
+    "UnverifiedLoadWarning",
     "check_reject_cost",
     "contract_examples",
     "fitter",
@@ -96,6 +99,13 @@ _UPWARD = {"plot": ("evstat.plotting", "plot"), "report": ("evstat.report", "rep
 
 #: the values of :attr:`Capabilities.scores`
 SCORE_KINDS = ("any", "logits", "ovr", "probabilities")
+
+
+class UnverifiedLoadWarning(EvstatWarning):
+    """An unsigned model file whose load check cannot verify its estimates (e.g. a maximum-
+    likelihood fit on separable calibration data: coefficients moved along the separating
+    direction solve the score equations too); only a signature protects such a file
+    (``fit.save(path, key=...)``, ``ev.load(path, key=...)``)."""
 
 
 @dataclass(frozen=True)
@@ -490,7 +500,7 @@ def load(path: str | Path, key: str | bytes | None = None) -> Any:
         )
     if key is not None:
         integrity.verify_signature(d, key, source)  # before anything of the file is used
-    return _build(d, source, verify=True)
+    return _build(d, source, verify=True, signed=key is not None)
 
 
 def _known(d: Mapping[str, Any], source: str) -> type[Results]:
@@ -556,9 +566,11 @@ def not_fitted(fit: Any, source: str, field: str, detail: str) -> SchemaError:
     )
 
 
-def _build(d: dict[str, Any], source: str, verify: bool) -> Any:
+def _build(d: dict[str, Any], source: str, verify: bool, signed: bool = False) -> Any:
     """Schema first (precise, field-level messages), then the checksum, then the model (whose
-    formula the whitelist checks before patsy evaluates it)."""
+    formula the whitelist checks before patsy evaluates it), then the family's load check; an
+    unsigned file whose check cannot verify the estimates (``Results._unverified``) warns
+    (:class:`UnverifiedLoadWarning`)."""
     cls = _known(d, source)
     try:
         validate(d, cls.schema())
@@ -574,6 +586,15 @@ def _build(d: dict[str, Any], source: str, verify: bool) -> Any:
         ) from None
     if verify:
         fit._verify_loaded(source)  # a family's re-verification of its estimate on the saved data
+        why = fit._unverified()
+        if why and not signed:
+            warnings.warn(
+                f"{source}: the load check cannot verify this {cls.method} model's estimates ({why}); an edit of "
+                "them would load unnoticed, whatever the checksum: only a signature protects this file "
+                "(fit.save(path, key=...) and ev.load(path, key=...))",
+                UnverifiedLoadWarning,
+                stacklevel=3,
+            )
     return fit
 
 
@@ -1052,6 +1073,12 @@ class Results(ABC):
         equations of the likelihood; the table in docs/guide/saved-models.md lists every
         family's check). Only checks run here: nothing is estimated again
         (``tests/test_no_refit.py`` counts the estimator calls)."""
+
+    def _unverified(self) -> str | None:
+        """Why the load check cannot verify this fit's estimates (None: it can, or the family
+        has nothing to verify); :func:`load` warns for an unsigned file when it cannot. The base
+        says None; :class:`evstat.glm.GlmVerbs` reports separable or non-converged fits."""
+        return None
 
     def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
         """Copies (``copy.deepcopy``) and transport to worker processes (joblib, Dask) go through

@@ -142,3 +142,88 @@ def test_examples(doctests):
     doctests("evstat.io.integrity", min_examples=4)
     doctests("evstat.io.jsonfile", min_examples=2)
     doctests("evstat.formula.arrays", min_examples=2)
+
+
+# ---------------------------------------------------------------- issue 41 item 5: separable fits
+def _iris_scaling(method):
+    import warnings
+
+    scores = ev.datasets.load("iris_scores")
+    cal = scores[scores["set"] == "calibration"]
+    test = scores[scores["set"] == "test"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the optimiser's warning on separable rows
+        fit = getattr(ev, method)("y ~ logp_setosa + logp_versicolor + logp_virginica", cal)
+    return fit, test
+
+
+def _flat_edit(fit, d: dict, size: float) -> dict:
+    """The saved coefficients moved along a flat direction of the information (not a softmax
+    shift): the edit the score equations cannot see."""
+    X, _ = fit._design(None)
+    G = fit._glm_design(np.asarray(X, dtype=float))
+    beta = np.asarray(fit._glm_coef(), dtype=float)
+    z = np.einsum("nkd,d->nk", G, beta)
+    P = np.exp(z - z.max(axis=1, keepdims=True))
+    P /= P.sum(axis=1, keepdims=True)
+    GP = np.einsum("nkd,nk->nd", G, P)
+    info = np.einsum("nkd,nk,nke->de", G, P, G) - GP.T @ GP
+    w, V = np.linalg.eigh(info)
+    Gc = G - G.mean(axis=1, keepdims=True)
+    for j in np.argsort(w):
+        v = V[:, j]
+        if np.abs(np.einsum("nkd,d->nk", Gc, v)).max() > 1e-3:  # moves the probabilities: no shift
+            break
+    return dict(d, coef=(np.asarray(d["coef"]) + size * v / np.abs(v).max()).tolist())
+
+
+@pytest.mark.parametrize("method", ["matrix_scaling", "vector_scaling"])
+def test_separable_fit_records_what_its_load_check_cannot_verify(method, tmp_path):
+    """The issue's finding: vector and matrix scaling on the separable iris scores, coefficients
+    edited (checksum recomputed), loaded silently and changed decisions. The edit along a flat
+    direction still solves the score equations (no check from the data can refuse it), so the
+    fit records it (``load_check``) and an unsigned load warns that only a signature protects
+    the file; a signed file refuses the edit."""
+    from evstat.formula.schema import checksum
+    from evstat.results import UnverifiedLoadWarning
+
+    fit, test = _iris_scaling(method)
+    assert fit.load_check.startswith("not the coefficients: the likelihood is flat along")
+    assert "only a signature protects them" in fit.load_check
+    key = "a key of more than sixteen bytes"
+    path = fit.save(tmp_path / "m.json")
+    with pytest.warns(UnverifiedLoadWarning, match=r"cannot verify this .* only a signature protects this file"):
+        loaded = ev.load(path)
+    assert loaded.load_check == fit.load_check
+    d = json.loads(path.read_text(encoding="utf-8"))
+    edited = _flat_edit(fit, d, 40.0)
+    edited["checksum"] = checksum({k: v for k, v in edited.items() if k != "checksum"})
+    bad = tmp_path / "edited.json"
+    bad.write_text(json.dumps(edited), encoding="utf-8")
+    with pytest.warns(UnverifiedLoadWarning):
+        moved = ev.load(bad)
+    assert not np.allclose(moved._glm_coef(), fit._glm_coef())
+    signed = fit.save(tmp_path / "s.json", key=key)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnverifiedLoadWarning)  # a signed load does not warn
+        ev.load(signed, key=key)
+    s = json.loads(signed.read_text(encoding="utf-8"))
+    s_edit = _flat_edit(fit, s, 40.0)
+    s_path = tmp_path / "s_edit.json"
+    s_path.write_text(json.dumps(s_edit), encoding="utf-8")
+    with pytest.raises(ValueError):
+        ev.load(s_path, key=key)
+
+
+def test_fit_with_a_maximum_loads_without_the_warning(tmp_path):
+    import warnings
+
+    from evstat.results import UnverifiedLoadWarning
+
+    fit, _ = _iris_scaling("temperature")
+    assert fit.load_check.startswith("the score equations on the saved calibration data")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnverifiedLoadWarning)
+        ev.load(fit.save(tmp_path / "t.json"))
