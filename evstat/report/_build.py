@@ -532,6 +532,20 @@ def _date_text(date: Any) -> str:
     raise TypeError(f"date must be a string, a datetime.date or None (today), got {type(date).__name__}")
 
 
+def _internal(w: warnings.WarningMessage) -> bool:
+    """A warning about this process rather than the data or the models: resources (an open file
+    or subprocess, ``ResourceWarning``) and the JIT compiler's own (numba's warning classes).
+    The report's "Notes and warnings" are for the reader; these are not shown there.
+
+    Examples
+    --------
+    >>> w = warnings.WarningMessage(ResourceWarning("subprocess 1 is still running"), ResourceWarning, "x.py", 1)
+    >>> _internal(w), _internal(warnings.WarningMessage(UserWarning("2 empty cells"), UserWarning, "x.py", 1))
+    (True, False)
+    """
+    return issubclass(w.category, ResourceWarning) or w.category.__module__.split(".")[0] == "numba"
+
+
 def build_context(
     fits: Any,
     newdata: pd.DataFrame | None,
@@ -687,6 +701,8 @@ def build_context(
     messages = []
     for w in caught:  # about the data and the models; library deprecations are only re-issued
         if issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning, FutureWarning)):
+            continue
+        if _internal(w):  # about this process, not the data: never a reader's note (issue 39)
             continue
         text = f"{w.category.__name__}: {w.message}"
         if text not in messages:
