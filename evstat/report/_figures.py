@@ -84,7 +84,7 @@ def belt_caption(belt: Any, eval_name: str) -> str:
         if dev.empty:
             where.append(f"the {name} belt contains the bisector everywhere")
         else:
-            spans = ", ".join(f"{r['side']} it for theta_hat in [{r['from']:.2f}, {r['to']:.2f}]"
+            spans = ", ".join(f"{r['side']} the bisector for theta_hat in [{r['from']:.2f}, {r['to']:.2f}]"
                               for _, r in dev.iterrows())
             where.append(f"the {name} belt lies {spans}")
     dropped = belt.label.split("; ", 1)[1] + ". " if "; " in belt.label else ""
