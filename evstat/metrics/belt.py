@@ -491,10 +491,10 @@ class CalibrationBelt:
     degree: int
     devel: str
     n: int
-    coefficients: pd.Series = field(repr=False)
+    coefficients: pd.Series = field(repr=False, compare=False)
     belts: pd.DataFrame = field(repr=False, compare=False)
     levels: tuple[float, ...] = (0.8, 0.95)
-    thresholds: dict[float, float] = field(default_factory=dict, repr=False)
+    thresholds: dict[float, float] = field(default_factory=dict, repr=False, compare=False)
     q: float = 0.95
     selection: pd.DataFrame = field(default=None, repr=False, compare=False)
     label: str = ""

@@ -193,3 +193,52 @@ def test_against_pycaleva_where_it_selects_correctly(belts):
     with _quiet():
         slipped = pycaleva.CalibrationBelt(yq, pq, outsample=True).stats()
     assert bq.degree == 2 and slipped.statistic < bq.statistic
+
+
+def _icu_data():
+    """givitiR's ``icuData`` (1,000 ICU patients, SAPSII probabilities; GPL-3, so not shipped
+    with evstat): the path of ``data/icuData.RData`` from the givitiR 1.3 sources (CRAN) in
+    EVSTAT_GIVITIR_ICUDATA, read with pyreadr."""
+    import os
+
+    path = os.environ.get("EVSTAT_GIVITIR_ICUDATA")
+    if not path or not os.path.isfile(path):
+        pytest.skip("set EVSTAT_GIVITIR_ICUDATA to givitiR 1.3's data/icuData.RData to run the authors' example")
+    pyreadr = pytest.importorskip("pyreadr")
+    return pyreadr.read_r(path)["icuData"]
+
+
+def test_the_authors_worked_example_external():
+    """The givitiR vignette (Nattino, Finazzi, Bertolini; givitiR 1.3, section 3): SAPSII on
+    icuData, external: "Stat = 51.27, p-value = 6.27e-10", beta = (-0.25342187, 0.67880695,
+    -0.09505753), and the belt "under the bisector for probabilities higher than 0.56 or 0.60
+    (using respectively a confidence levels of 80% and 95%)"."""
+    icu = _icu_data()
+    belt = calibration_belt(icu["outcome"], icu["probSaps"])
+    assert belt.degree == 2
+    assert round(belt.statistic, 2) == 51.27 and f"{belt.pvalue:.2e}" == "6.27e-10"
+    np.testing.assert_allclose(belt.coefficients, [-0.25342187, 0.67880695, -0.09505753], atol=5e-9)
+    for level, start in ((0.8, 0.56), (0.95, 0.60)):
+        dev = belt.deviations(level)
+        assert list(dev["side"]) == ["under"] and round(dev["from"].iloc[0], 2) == start
+        assert dev["to"].iloc[0] == pytest.approx(icu["probSaps"].max())
+
+
+def test_the_authors_worked_example_internal():
+    """The same vignette, section 4: SAPSII refitted by logistic regression on icuData, internal:
+    "Stat = 1.4941, p-value = 0.2216", m = 2, beta = (0.0391975, 0.9184636, -0.0527476), the belt
+    encompassing the bisector in the whole range."""
+    import statsmodels.api as sm
+    import statsmodels.formula.api as smf
+
+    icu = _icu_data()
+    refs = {"adm": "schSurg", "chronic": "noChronDis", "age": "<40", "gcs": "14-15", "BP": "100-199",
+            "HR": "70-119", "temp": "<39", "urine": ">=1", "urea": "<0.60", "WBC": "1-19",
+            "potassium": "3-4.9", "sodium": "125-144", "HCO3": ">=20", "bili": "<4", "paFiIfVent": "noVent"}
+    formula = "outcome ~ " + " + ".join(f"C({v}, Treatment({r!r}))" for v, r in refs.items())
+    refit = smf.glm(formula, data=icu, family=sm.families.Binomial()).fit(tol=1e-12)
+    belt = calibration_belt(icu["outcome"], refit.predict(icu), devel="internal")
+    assert belt.degree == 2
+    assert round(belt.statistic, 4) == 1.4941 and round(belt.pvalue, 4) == 0.2216
+    np.testing.assert_allclose(belt.coefficients, [0.0391975, 0.9184636, -0.0527476], atol=5e-8)
+    assert belt.deviations(0.8).empty and belt.deviations(0.95).empty
