@@ -121,6 +121,29 @@ def test_internal_evaluation_of_a_logistic_regression_starts_at_degree_two():
     assert belt.pvalue > 0.05  # the logistic model is right, so its own fit is well calibrated
 
 
+def test_the_fitted_curve_lies_inside_both_belts(belts):
+    for name in CASES:
+        _, _, belt = belts[name]
+        b = belt.belts
+        g = np.log(b["p"] / (1 - b["p"])).to_numpy()
+        curve = expit(np.polynomial.polynomial.polyval(g, belt.coefficients.to_numpy()))
+        assert (b["lower80"] <= curve + 1e-12).all() and (curve <= b["upper80"] + 1e-12).all(), name
+
+
+def test_few_distinct_probabilities():
+    # k distinct values fit degree k - 1 exactly: the selection stops there (givitiR's glm gives
+    # the next term a zero LR statistic); one value cannot be regressed on at all
+    rng = np.random.default_rng(0)
+    p = rng.choice([0.2, 0.5, 0.8], 500)
+    y = rng.binomial(1, p)
+    belt = calibration_belt(y, p, n_points=20)
+    assert belt.degree <= 2 and np.isfinite(belt.belts.to_numpy()).all()
+    with pytest.raises(ValueError, match="p takes 1 distinct value in 500 rows.*at least 2 distinct"):
+        calibration_belt(y, np.full(500, 0.3))
+    with pytest.raises(ValueError, match="p takes 2 distinct values.*at least 3"):
+        calibration_belt(y, np.where(p > 0.5, 0.7, 0.3), devel="internal")
+
+
 def test_errors_name_the_problem():
     y, p = simulate(200, lambda g: g, 1)
     p0 = p.copy()
