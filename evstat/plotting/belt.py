@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evstat.metrics.belt import CalibrationBelt, _level_name
+from evstat.metrics.belt import CalibrationBelt, level_name
 from evstat.metrics.belt import calibration_belt as belt_of_arrays
 from evstat.plotting.data import data_description, evaluation_labels, predictions, rows
 from evstat.plotting._style import BAND_COLOR, OKABE_ITO, finish, mpl_text, new_axes
@@ -152,7 +152,7 @@ def belt_diagram(
     shades = np.linspace(0.35, 0.8, len(belt.levels))
     # widest belt first, so that the narrower one is drawn on top of it
     for level, alpha in zip(sorted(belt.levels, reverse=True), shades):
-        name = _level_name(level)
+        name = level_name(level)
         ax.fill_between(b["p"], b[f"lower{name}"], b[f"upper{name}"], color=BAND_COLOR, alpha=alpha,
                         linewidth=0, label=f"{name}% belt")
     ax.plot([0, 1], [0, 1], color=OKABE_ITO["vermillion"], linestyle="--", linewidth=1.2,
