@@ -117,8 +117,11 @@ def fit_figures(
     reject_cost: float,
     bins: int,
     grid: int,
+    belt: Any = None,
 ) -> tuple[list[ReportFigure], list[str]]:
-    """The figures of one calibrator and notes on figures that could not be drawn."""
+    """The figures of one calibrator and notes on figures that could not be drawn. ``belt``: the
+    calibration belt of the evaluation rows when the caller computed it (or the message why it
+    could not be), else computed here."""
     import matplotlib
 
     figures: list[ReportFigure] = []
@@ -148,10 +151,13 @@ def fit_figures(
         (6.0, 4.8),
     )
     if "belt" in kinds:
-        try:
-            belt = plotting.calibration_belt(fit, eval_data, y=eval_y)
-        except ValueError as err:
-            notes.append(f"Calibration belt: not computed ({err})")
+        if belt is None:
+            try:
+                belt = plotting.calibration_belt(fit, eval_data, y=eval_y)
+            except ValueError as err:
+                belt = str(err)
+        if isinstance(belt, str):
+            notes.append(f"Calibration belt: not computed ({belt})")
         else:
             add("Calibration belt", belt_caption(belt, eval_name),
                 lambda ax: plotting.belt_diagram(fit, eval_data, y=eval_y, ax=ax[0, 0], belt=belt), (6.0, 5.0))

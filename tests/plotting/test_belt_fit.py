@@ -112,4 +112,6 @@ def test_report_has_a_belt_section(fit, tmp_path):
     html = path.read_text(encoding="utf-8")
     assert "<strong>Calibration belt.</strong>" in html and 'aria-label="Calibration belt"' in html
     assert "T = 4.98, p-value 0.083" in html and "degree m = 1" in html
+    # and a row of the calibration tests table, computed once with the figure
+    assert "Calibration belt (degree m = 1, external)" in html and "4.982" in html
     assert "the 80% belt lies under the bisector for theta_hat in [0.04, 0.18], over the bisector for theta_hat in [0.66, 0.94]; the 95% belt contains the bisector everywhere" in html
