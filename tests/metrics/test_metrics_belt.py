@@ -9,6 +9,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from scipy.special import expit
 
 from evstat.metrics import calibration_belt
@@ -265,3 +267,29 @@ def test_the_authors_worked_example_internal():
     assert round(belt.statistic, 4) == 1.4941 and round(belt.pvalue, 4) == 0.2216
     np.testing.assert_allclose(belt.coefficients, [0.0391975, 0.9184636, -0.0527476], atol=5e-8)
     assert belt.deviations(0.8).empty and belt.deviations(0.95).empty
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(120, 400), shift=st.floats(-1.0, 1.0),
+       slope=st.floats(0.5, 1.8))
+def test_invariants_relabelling_and_nesting(seed, n, shift, slope):
+    """Swapping the classes (y -> 1 - y, p -> 1 - p) mirrors the belt: the same degree,
+    statistic and p-value, and the belt at 1 - p is one minus the belt at p with lower and upper
+    exchanged; belts are nested and inside (0, 1), and hold the fitted curve."""
+    rng = np.random.default_rng(seed)
+    g = rng.normal(0.0, 1.5, n)
+    y = rng.binomial(1, expit(shift + slope * g)).astype(float)
+    p = expit(g)
+    if y.sum() < 2 or y.sum() > n - 2:
+        return
+    a = calibration_belt(y, p, n_points=12)
+    b = calibration_belt(1 - y, 1 - p, n_points=12)
+    assert a.degree == b.degree
+    assert a.statistic == pytest.approx(b.statistic, rel=1e-7, abs=1e-9)
+    assert a.pvalue == pytest.approx(b.pvalue, rel=1e-6, abs=1e-12)
+    mirrored = b.bounds(1 - a.belts["p"].to_numpy(), 0.95)
+    np.testing.assert_allclose(1 - mirrored["upper"].to_numpy(), a.belts["lower95"], atol=1e-7)
+    np.testing.assert_allclose(1 - mirrored["lower"].to_numpy(), a.belts["upper95"], atol=1e-7)
+    belts = a.belts
+    assert ((belts.iloc[:, 1:] > 0) & (belts.iloc[:, 1:] < 1)).all().all()
+    assert (belts["lower95"] <= belts["lower80"] + 1e-12).all() and (belts["upper80"] <= belts["upper95"] + 1e-12).all()
