@@ -200,7 +200,11 @@ def test_against_pycaleva_where_it_selects_correctly(belts):
     sign slip that always stops at the starting degree, so only a degree-1 belt is comparable
     (there: statistic, p-value, bounds within 2e-3 and contained in ours; its trust-constr
     stops up to 1.6e-3 inside the region on these data)."""
-    pycaleva = pytest.importorskip("pycaleva")
+    import pandas as pd
+
+    # pycaleva sets pandas' display.precision to 3 when imported: keep that out of other tests
+    with pd.option_context("display.precision", pd.get_option("display.precision")):
+        pycaleva = pytest.importorskip("pycaleva")
     y, p, belt = belts["linear"]
     with _quiet():
         peer = pycaleva.CalibrationBelt(y, p, outsample=True)
