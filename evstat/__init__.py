@@ -40,6 +40,7 @@ _ATTRIBUTES = {
         "evstat.multiclass",
     ),
     "compare": "evstat.comparison",
+    "calibration_belt": "evstat.plotting",
     **dict.fromkeys(("EvstatError", "EvstatWarning"), "evstat.exceptions"),
     **dict.fromkeys(("config_context", "get_config", "set_config"), "evstat._config"),
     **dict.fromkeys(("anova", "lr_test", "update_formula"), "evstat.glm"),
@@ -85,6 +86,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers
     )
     from evstat.classifiers import credal_knn, eknn, evnn, gbt  # noqa: F401
     from evstat.comparison import compare  # noqa: F401
+    from evstat.plotting import calibration_belt  # noqa: F401
     from evstat.glm import anova, lr_test, update_formula  # noqa: F401
     from evstat.multiclass import (  # noqa: F401
         dirichlet,

@@ -305,7 +305,7 @@ def predict_file(
     # the shared reader of `evstat report` ('-': standard input; duplicate headers refused)
     raw, total, columns = iter_table(data, "--data", chunksize, sep=sep, encoding=encoding)
     check_columns(columns, keep, data, "--data", "--keep")
-    check_columns(columns, fit.score_columns, data, "--data", "MODEL.json needs")
+    check_columns(columns, fit.score_columns, data, "--data", f"model file {os.fspath(model)!r}")
     scores = list(fit.score_columns)
 
     def checked() -> Iterator[pd.DataFrame]:

@@ -88,6 +88,38 @@ def _decode_error(err: UnicodeDecodeError, path: str, what: str, encoding: str, 
     )
 
 
+#: how files that are not CSV begin: (test on the first bytes, what the file is)
+_NOT_CSV_BYTES = ((b"PK\x03\x04", "a ZIP archive (an Excel .xlsx workbook?)"), (b"PAR1", "a Parquet file"),
+                  (b"\x89HDF", "an HDF5 file"))
+
+
+def _refuse_not_csv(start: str | bytes, path: str, what: str) -> None:
+    """Refuse a file that is plainly not a CSV table: JSON (a saved evstat model given as data,
+    say) or a binary format, naming what it looks like, instead of reading its first character
+    as a column name.
+
+    Examples
+    --------
+    >>> _refuse_not_csv('{"format": "evstat", "method": "evlogit"}', "model.json", "--data")
+    Traceback (most recent call last):
+    ...
+    evstat.io.tables.TableError: --data file 'model.json' is not a CSV file: it is JSON (a model saved with fit.save? that is the MODEL.json of 'evstat predict MODEL.json --data ROWS.csv'); --data takes a CSV table whose first line names the columns
+    """
+    if isinstance(start, bytes):
+        for magic, kind in _NOT_CSV_BYTES:
+            if start.startswith(magic):
+                raise TableError(f"{_name(path, what)} is not a CSV file: it is {kind}; "
+                                 f"{what} takes a CSV table whose first line names the columns")
+        return
+    head = start.lstrip("\ufeff \t\r\n")
+    if head[:1] in ("{", "["):
+        saved = head[:1] == "{"  # an object: often a model saved with fit.save
+        hint = (" (a model saved with fit.save? that is the MODEL.json of 'evstat predict MODEL.json "
+                "--data ROWS.csv')" if saved else "")
+        raise TableError(f"{_name(path, what)} is not a CSV file: it is JSON{hint}; "
+                         f"{what} takes a CSV table whose first line names the columns")
+
+
 def _check_header(header: list[str], path: str, what: str, sep: str) -> None:
     seen: set[str] = set()
     dups = []
@@ -171,12 +203,14 @@ def read_table(path: str, what: str, sep: str = ",", encoding: str = "utf-8") ->
     finally:
         if path != "-":
             fh.close()
+    _refuse_not_csv(raw[:8], path, what)
     try:
         text = raw.decode(enc)
     except UnicodeDecodeError as err:
         raise _decode_error(err, path, what, encoding) from None
     if not text.strip():
         raise TableError(f"cannot read {_name(path, what)} as CSV: it is empty")
+    _refuse_not_csv(text[:400], path, what)
     try:
         header = next(csv.reader(io.StringIO(text), delimiter=sep))
     except (csv.Error, StopIteration) as err:
@@ -255,6 +289,7 @@ def iter_table(path: str, what: str, chunksize: int, sep: str = ",", encoding: s
         raise _decode_error(err, path, what, encoding, exact=False) from None
     if not first.strip():
         raise TableError(f"cannot read {_name(path, what)} as CSV: it is empty")
+    _refuse_not_csv(first[:400], path, what)
     try:
         header = next(csv.reader([first], delimiter=sep))
     except (csv.Error, StopIteration) as err:

@@ -97,6 +97,12 @@ STALE_LOCK_SECONDS = 600.0
 KERNEL_MODULES = ("evstat.likelihood.linear_profile", "evstat.likelihood.multinomial")
 
 _STARTED = [False]  # a background compilation was started by this process
+#: the background compilation's handle, owned for the life of this process: a Popen dropped
+#: while its process runs warns "ResourceWarning: subprocess N is still running" when it is
+#: garbage-collected (that warning reached the first report's notes, issue 39). A daemon thread
+#: waits on it, which reaps the process when it ends (no zombie) and sets its returncode; if this
+#: process exits first, the compilation carries on in its own session (start_new_session).
+_COMPILE: list[subprocess.Popen[bytes]] = []
 
 
 def mode() -> str:
@@ -358,7 +364,7 @@ def start_background_compile() -> bool:
     os.close(fd)
     env = {**os.environ, "EVSTAT_KERNELS": "numba"}
     try:
-        subprocess.Popen(
+        proc = subprocess.Popen(
             [sys.executable, "-m", "evstat.likelihood._kernels", "--lock", str(lock)],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             env=env, close_fds=True, start_new_session=True,
@@ -366,6 +372,8 @@ def start_background_compile() -> bool:
     except OSError:
         lock.unlink(missing_ok=True)
         return False
+    _COMPILE.append(proc)
+    threading.Thread(target=proc.wait, name="evstat-kernel-compile", daemon=True).start()
     return True
 
 

@@ -14,9 +14,11 @@ Modules: ``probabilistic`` (error rate, Brier score and decomposition, log loss)
 ``evidential`` (ignorance, decisions with reject, reject curves, interval coverage),
 ``classdecisions`` (the same for K >= 2 classes from Bel({k}), Pl({k})), ``gebel``
 (Gebel's CR, 1 - RMSE, WCR, Cal, Garczarek's AS and Ac), ``credal`` (error, imprecision and outlier rates and the
-confusion table of credal decisions: sets of classes) and ``summary`` (``score_predictions``).
+confusion table of credal decisions: sets of classes), ``belt`` (the calibration belt and test of
+Nattino et al. 2014) and ``summary`` (``score_predictions``).
 """
 
+from evstat.metrics.belt import CalibrationBelt, calibration_belt
 from evstat.metrics.classdecisions import class_interval_coverage, class_reject_curve, decide_classes
 from evstat.metrics.credal import (
     credal_confusion,
@@ -66,6 +68,8 @@ from evstat.metrics.gof import (
 
 __all__ = [
     "BootstrapEstimate",
+    "CalibrationBelt",
+    "calibration_belt",
     "COST_GRID",
     "REJECT_SHARE",
     "choose_reject_cost",

@@ -20,6 +20,7 @@ kind                         function                           applies to
 ``"classwise_reliability"``  :func:`class_reliability_diagram`  any number of classes (classwise)
 ``"ternary"``                :func:`ternary_plot`               three classes
 ``"score_densities"``        :func:`score_densities`            one score column (class-conditional)
+``"belt"``                   :func:`belt_diagram`               two classes (needs labels)
 ===========================  =================================  =======================================
 
 With three or more classes, ``"decision_regions"`` draws :func:`class_regions` (what
@@ -40,6 +41,7 @@ import pandas as pd
 
 from evstat.plotting._style import OKABE_ITO
 from evstat.plotting.active import active_curves, query_map
+from evstat.plotting.belt import belt_diagram, calibration_belt
 from evstat.plotting._calibration_map import calibration_map
 from evstat.plotting._class_regions import class_contours, class_regions
 from evstat.plotting._grid import RegionGrid, region_grid, score_simplex
@@ -63,6 +65,8 @@ __all__ = [
     "RegionGrid",
     "active_curves",
     "applicable_kinds",
+    "belt_diagram",
+    "calibration_belt",
     "calibration_map",
     "class_contours",
     "class_probabilities",
@@ -101,6 +105,7 @@ KINDS: dict[str, Callable[..., Any]] = {
     "classwise_reliability": lambda results, **kw: class_reliability_diagram(results, view="classwise", **kw),
     "ternary": ternary_plot,
     "score_densities": score_densities,
+    "belt": belt_diagram,
 }
 
 #: the kinds that draw models with any number of classes
@@ -116,7 +121,7 @@ def applicable_kinds(results: Any) -> list[str]:
     >>> import evstat as ev
     >>> fit = ev.evlogit("y ~ x1 + x2", data=ev.datasets.simulate_gaussian(40, seed=1))
     >>> applicable_kinds(fit)
-    ['reliability', 'decision_regions', 'contours', 'profile', 'reject_curve', 'ignorance']
+    ['reliability', 'decision_regions', 'contours', 'profile', 'reject_curve', 'ignorance', 'belt']
     >>> iris = ev.datasets.load("iris").rename(columns={"Species": "y", "petal length (cm)": "pl",
     ...                                                 "petal width (cm)": "pw"})
     >>> applicable_kinds(ev.eknn("y ~ pl + pw", iris))
@@ -138,7 +143,7 @@ def applicable_kinds(results: Any) -> list[str]:
         out.append("contours")
     if results.capabilities.profiles:
         out.append("profile")
-    out += ["reject_curve", "ignorance"]
+    out += ["reject_curve", "ignorance", "belt"]
     return out
 
 

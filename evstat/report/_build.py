@@ -21,6 +21,7 @@ from evstat.calibration.peers import ConformalSets, VennAbersCalibration
 from evstat.comparison import compare, named_fits
 from evstat.io.forked import ForkedCall
 from evstat.plotting import applicable_kinds
+from evstat.plotting.belt import calibration_belt as fit_belt
 from evstat.plotting.data import calibration_scores, evaluation_labels, prediction_cache, predictions
 from evstat.plotting.data import rows as n_rows
 from evstat.plotting.probability import class_belief
@@ -224,8 +225,10 @@ def _fit_table(fit: Any, summ: Any, gof: list[Any]) -> Table | None:
     return tab
 
 
-def _label_metrics(fit: Any, pred: pd.DataFrame, y: np.ndarray, bins: int, eval_name: str, sec: FitSection) -> None:
-    """Scores, calibration tests and the one reliability table (with the band's coverage)."""
+def _label_metrics(fit: Any, pred: pd.DataFrame, y: np.ndarray, bins: int, eval_name: str, sec: FitSection,
+                   belt: Any = None) -> None:
+    """Scores, calibration tests (with the calibration belt's, when ``belt`` is one) and the one
+    reliability table (with the band's coverage)."""
     theta = pred["theta"].to_numpy(dtype=float)
     ok = np.isfinite(theta)
     if not ok.all():
@@ -258,11 +261,17 @@ def _label_metrics(fit: Any, pred: pd.DataFrame, y: np.ndarray, bins: int, eval_
     sz = _safe(notes, "Spiegelhalter test", metrics.spiegelhalter_z, yy, th)
     if sz is not None:
         rows.append({"test": "Spiegelhalter z", "statistic": sz.statistic, "df": "", "p-value": sz.pvalue})
+    test_notes = ["Hosmer-Lemeshow grouped as R's ResourceSelection::hoslem.test; small p-values "
+                  "indicate miscalibration."]
+    if belt is not None and not isinstance(belt, str):
+        rows.append({"test": f"Calibration belt (degree m = {belt.degree}, {belt.devel})", "statistic": belt.statistic,
+                     "df": "", "p-value": belt.pvalue})
+        test_notes.append("Calibration belt: likelihood ratio of a polynomial recalibration of logit(theta_hat) "
+                          "against the bisector, its p-value accounting for the forward selection of the degree "
+                          "(Nattino, Finazzi and Bertolini 2014); its figure is below.")
     if rows:
         sec.metrics.append(table(
-            pd.DataFrame(rows), f"Calibration tests of theta_hat on the {eval_name}",
-            notes=["Hosmer-Lemeshow grouped as R's ResourceSelection::hoslem.test; small p-values "
-                   "indicate miscalibration."],
+            pd.DataFrame(rows), f"Calibration tests of theta_hat on the {eval_name}", notes=test_notes,
         ))
     rel = _safe(notes, "Reliability table", _reliability, yy, th, bel, pl, bins)
     if rel is not None:
@@ -532,6 +541,20 @@ def _date_text(date: Any) -> str:
     raise TypeError(f"date must be a string, a datetime.date or None (today), got {type(date).__name__}")
 
 
+def _internal(w: warnings.WarningMessage) -> bool:
+    """A warning about this process rather than the data or the models: resources (an open file
+    or subprocess, ``ResourceWarning``) and the JIT compiler's own (numba's warning classes).
+    The report's "Notes and warnings" are for the reader; these are not shown there.
+
+    Examples
+    --------
+    >>> w = warnings.WarningMessage(ResourceWarning("subprocess 1 is still running"), ResourceWarning, "x.py", 1)
+    >>> _internal(w), _internal(warnings.WarningMessage(UserWarning("2 empty cells"), UserWarning, "x.py", 1))
+    (True, False)
+    """
+    return issubclass(w.category, ResourceWarning) or w.category.__module__.split(".")[0] == "numba"
+
+
 def build_context(
     fits: Any,
     newdata: pd.DataFrame | None,
@@ -616,7 +639,13 @@ def build_context(
             sec.glance = _fit_table(fit, summ, gof)
             pred_eval = predictions(fit, eval_data)
             evals[name] = (pred_eval, eval_y, eval_name)
-            _label_metrics(fit, pred_eval, eval_y, bins, eval_name, sec)
+            belt: Any = None  # computed once, for the tests table and the figure
+            if "belt" in applicable_kinds(fit):
+                try:
+                    belt = fit_belt(fit, eval_data, y=None if eval_data is None else eval_y)
+                except ValueError as err:
+                    belt = str(err)
+            _label_metrics(fit, pred_eval, eval_y, bins, eval_name, sec, belt)
             if newdata is not None:
                 pred_new = pred_eval if eval_data is newdata else predictions(fit, newdata)
                 pred_name = f"new data ({len(newdata)} rows)"
@@ -636,7 +665,7 @@ def build_context(
                 sec.decisions.append(_decision_table(fit, pred_new, None, costs, pred_name, costs_text))
             figs, fnotes = fit_figures(
                 fit, f"m{i + 1}", eval_data, None if eval_data is None else eval_y, pred_data,
-                pred_labels, eval_name, pred_name, rc, bins, grid,
+                pred_labels, eval_name, pred_name, rc, bins, grid, belt=belt,
             )
             sec.figures, sec.figure_notes = figs, fnotes
             sections.append(sec)
@@ -687,6 +716,8 @@ def build_context(
     messages = []
     for w in caught:  # about the data and the models; library deprecations are only re-issued
         if issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning, FutureWarning)):
+            continue
+        if _internal(w):  # about this process, not the data: never a reader's note (issue 39)
             continue
         text = f"{w.category.__name__}: {w.message}"
         if text not in messages:

@@ -74,6 +74,29 @@ def region_costs(pred: pd.DataFrame, reject_cost: float, rows_name: str) -> tupl
     return ([rc, second] if second > rc else [rc]), why
 
 
+def belt_caption(belt: Any, eval_name: str) -> str:
+    """The calibration belt's caption: what it is, its test and where it leaves the bisector."""
+    p_text = "below 0.001" if belt.pvalue < 0.001 else f"{belt.pvalue:.3f}"
+    where = []
+    for level in belt.levels:
+        dev = belt.deviations(level)
+        name = f"{100 * level:g}%"
+        if dev.empty:
+            where.append(f"the {name} belt contains the bisector everywhere")
+        else:
+            spans = ", ".join(f"{r['side']} the bisector for theta_hat in [{r['from']:.2f}, {r['to']:.2f}]"
+                              for _, r in dev.iterrows())
+            where.append(f"the {name} belt lies {spans}")
+    dropped = belt.label.split("; ", 1)[1] + ". " if "; " in belt.label else ""
+    return (
+        f"Calibration belt (Nattino, Finazzi and Bertolini 2014) on the {eval_name}: the polynomial "
+        f"logistic recalibration logit P(y = 1) = b0 + b1 g + ... + bm g^m of g = logit(theta_hat), "
+        f"degree m = {belt.degree} chosen by forward likelihood-ratio tests, with its 80% and 95% "
+        f"confidence belts; the dashed bisector is perfect calibration. Test of b = (0, 1, 0, ...) "
+        f"({belt.devel}): T = {belt.statistic:.2f}, p-value {p_text}; {'; '.join(where)}. {dropped}"
+    ).rstrip()
+
+
 def _figure(width: float, height: float, ncols: int = 1, nrows: int = 1) -> tuple[Any, Any]:
     from matplotlib.figure import Figure
 
@@ -94,8 +117,11 @@ def fit_figures(
     reject_cost: float,
     bins: int,
     grid: int,
+    belt: Any = None,
 ) -> tuple[list[ReportFigure], list[str]]:
-    """The figures of one calibrator and notes on figures that could not be drawn."""
+    """The figures of one calibrator and notes on figures that could not be drawn. ``belt``: the
+    calibration belt of the evaluation rows when the caller computed it (or the message why it
+    could not be), else computed here."""
     import matplotlib
 
     figures: list[ReportFigure] = []
@@ -124,6 +150,17 @@ def fit_figures(
         lambda ax: plotting.reliability_diagram(fit, eval_data, y=eval_y, ax=ax[0, 0], bins=bins),
         (6.0, 4.8),
     )
+    if "belt" in kinds:
+        if belt is None:
+            try:
+                belt = plotting.calibration_belt(fit, eval_data, y=eval_y)
+            except ValueError as err:
+                belt = str(err)
+        if isinstance(belt, str):
+            notes.append(f"Calibration belt: not computed ({belt})")
+        else:
+            add("Calibration belt", belt_caption(belt, eval_name),
+                lambda ax: plotting.belt_diagram(fit, eval_data, y=eval_y, ax=ax[0, 0], belt=belt), (6.0, 5.0))
     if "calibration_map" in kinds:
         add(
             "Calibration map",

@@ -494,5 +494,5 @@ def test_report_and_plots(name, tmp_path):
     cal = svm_like(200, seed=15)
     fit = FITTERS[name](cal.iloc[:150])
     html = fit.report(tmp_path / "r.html", newdata=cal.iloc[150:], date="2026-01-01", grid=8).read_text(encoding="utf-8")
-    assert html.count('class="evstat-figure"') == len(plotting.applicable_kinds(fit)) == 5
+    assert html.count('class="evstat-figure"') == len(plotting.applicable_kinds(fit)) == 6  # with the belt
     assert "Class-conditional score densities" in html and "not drawn" not in html

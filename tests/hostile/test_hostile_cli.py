@@ -94,7 +94,7 @@ def test_missing_score_column_named(model_files, tmp_path):
     pd.read_csv(model_files["small"]).drop(columns="x2").to_csv(tmp_path / "no_x2.csv", index=False)
     r = run("predict", model_files["fit"], "--data", tmp_path / "no_x2.csv", "-o", tmp_path / "o.csv", "--quiet")
     assert r.returncode == 2
-    assert "MODEL.json needs: column 'x2' is not in --data file" in one_line(r.stderr)
+    assert f"model file {str(model_files['fit'])!r}: column 'x2' is not in --data file" in one_line(r.stderr)
 
 
 # --- signed models from the command line (issue 23, item 11: fit.save(key=) / ev.load(key=)) ----

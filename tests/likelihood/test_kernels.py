@@ -135,11 +135,18 @@ def test_background_compile_starts_once_and_respects_the_lock(monkeypatch, tmp_p
     calls = []
 
     class FakePopen:
+        returncode = None
+
         def __init__(self, args, **kw):
             calls.append((args, kw["env"]["EVSTAT_KERNELS"], kw["start_new_session"]))
 
+        def wait(self):  # what the reaper thread calls (the handle is owned: issue 39)
+            self.returncode = 0
+            return 0
+
     monkeypatch.setattr(subprocess, "Popen", FakePopen)
     monkeypatch.setattr(_kernels, "_STARTED", [False])
+    monkeypatch.setattr(_kernels, "_COMPILE", [])
     assert _kernels.start_background_compile()
     assert calls[0][0][:3] == [sys.executable, "-m", "evstat.likelihood._kernels"]
     assert calls[0][1:] == ("numba", True)

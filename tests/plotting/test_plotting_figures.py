@@ -45,7 +45,8 @@ def fit_of(case):
 
 def small(kind):
     """Cheap settings per kind (evlogit's Bel/Pl cost ~1 ms per row)."""
-    return {"decision_regions": {"grid": 8}, "calibration_map": {"grid": 25}, "contours": {"points": 41}}.get(kind, {})
+    return {"decision_regions": {"grid": 8}, "calibration_map": {"grid": 25}, "contours": {"points": 41},
+            "belt": {"n_points": 20}}.get(kind, {})
 
 
 def expected_kinds(method, j):
@@ -53,7 +54,7 @@ def expected_kinds(method, j):
     kinds += ["calibration_map", "score_densities"] if j == 1 else ["decision_regions"]
     if method in ("evlogit", "betacal"):
         kinds += ["contours", "profile"]
-    return kinds + ["reject_curve", "ignorance"]
+    return kinds + ["reject_curve", "ignorance", "belt"]
 
 
 @pytest.fixture(autouse=True)
