@@ -90,7 +90,16 @@ from evstat.likelihood.temperature import TemperatureLikelihood, temperature_bou
 from evstat.multiclass._bounds import EvidentialBounds
 from evstat.multiclass.base import MulticlassResults, MulticlassState, score_design
 from evstat.multiclass.coupling import is_ovr
-from evstat.multiclass.simplex import SCORES, resolve_scores, scores_note, to_logs, warn_probabilities
+from evstat.multiclass.simplex import (
+    SCORES,
+    clip_log_eps,
+    clip_note,
+    clipped_rows,
+    resolve_scores,
+    scores_note,
+    to_logs,
+    warn_probabilities,
+)
 from evstat.results import Capabilities, register
 
 __all__ = [
@@ -284,6 +293,9 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
     #: what the score columns are: "raw" (logits or scores, used as given), "probabilities" or
     #: "log-probabilities" (:mod:`evstat.multiclass.simplex`; the logs are used)
     scores: str = "raw"
+    #: ln eps of the rule for exact 0 and 1 (:func:`evstat.multiclass.simplex.clip_rule`), fixed
+    #: at the fit for probability scores; None for raw scores (and fits of older evstat)
+    log_eps: float | None = None
     #: True for the calibrators defined on logits: probabilities found by scores="auto" warn
     warns_on_probabilities: ClassVar[bool] = True
     #: what the model makes of probabilities, for the summary
@@ -298,7 +310,15 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
         """The task columns as the model uses them: as given, or ``ln p`` of probabilities."""
         if self.scores == "raw":
             return S
-        return to_logs(S, self.scores, self.task_columns, self.method, where)
+        return to_logs(S, self.scores, self.task_columns, self.method, where, log_eps=self.log_eps)
+
+    def clip_summary(self) -> str:
+        """The sentence on the rule for exact 0 and 1 ("" for raw scores): how many calibration
+        rows were clipped, at which eps (:func:`evstat.multiclass.simplex.clip_note`)."""
+        if self.scores == "raw" or self.log_eps is None:
+            return ""
+        X = np.asarray(self._X)[:, self.order]
+        return clip_note(int(clipped_rows(X, self.scores, self.log_eps).sum()), X.shape[0], self.log_eps, self.scores)
 
     def _features(self, X: NDArray[np.float64], where: str = "new data") -> NDArray[np.float64]:
         S = self._logits(X[:, self.order], where)
@@ -579,6 +599,9 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
         s = super().summary()
         if self.scores != "raw":
             s.add_note(scores_note(self.scores, self.task_columns, self.uses_of_probabilities))
+        clip = self.clip_summary()
+        if clip:
+            s.add_info("Exact 0 and 1", clip)
         return s
 
     # ---- persistence
@@ -599,6 +622,9 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
         evidential: bool = saved(schema.Bool(), encode=bool, default=False)
         #: what the score columns are; absent in files of older evstat: raw scores
         scores: str = saved(schema.Str(choices=[s for s in SCORES if s != "auto"]), default="raw")
+        #: ln eps of the rule for exact 0 and 1; absent in files of older evstat (zeros refused)
+        log_eps: float | None = saved(schema.Float(nullable=True), encode=lambda v: None if v is None else float(v),
+                                      default=None)
 
     def _check_saved(self) -> None:
         if len(self.coef) != len(self._names()):
@@ -615,6 +641,8 @@ def _fit_model(
     for key, value in state.items():
         setattr(obj, key, value)
     obj.scores = _score_form(obj, scores)
+    if obj.scores != "raw":  # the rule for exact 0 and 1, fixed now (simplex module docstring)
+        obj.log_eps = clip_log_eps(np.asarray(obj.class_frame.X)[:, obj.order], obj.scores)
     obj._check_inputs()
     obj._fit()
     obj.evidential = obj._has_bounds()  # the family's default resolved: saved as chosen
@@ -804,7 +832,7 @@ class DirichletCalibration(MatrixScaling):
                 "evidential": self.evidential}
 
     def _check_inputs(self) -> None:
-        if self.scores == "log-probabilities":
+        if self.scores != "raw":  # a probability matrix (or its logs): zeros by the clipping rule
             return
         X = np.asarray(self._X)[:, self.order]
         _check_at_most_one(X, self.task_columns, "score column", "calibration data")
@@ -819,7 +847,7 @@ class DirichletCalibration(MatrixScaling):
 
     def _features(self, X: NDArray[np.float64], where: str = "new data") -> NDArray[np.float64]:
         S = X[:, self.order]
-        if self.scores == "log-probabilities":
+        if self.scores != "raw":
             return self._logits(S, where)
         _check_at_most_one(S, self.task_columns, "score column", "new data")
         if (S <= 0).any():

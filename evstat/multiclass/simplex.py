@@ -29,8 +29,34 @@ Detection. Rows of ``B >= 2`` finite columns are *probabilities* when every entr
 ``[0, 1 + SIMPLEX_TOL]`` and every row sums to 1 within :data:`SIMPLEX_TOL` (1e-6, looser than
 the round-off of a softmax in float32, 1e-7 per entry, tighter than scores that only happen to
 be near one); *log-probabilities* when every entry is ``<= SIMPLEX_TOL`` and ``sum_k exp`` of
-every row is 1 within the same tolerance. A probability of exactly 0 has no logarithm: such a
-matrix is refused with a message (smooth it, e.g. ``(p + 1e-6) / (1 + K 1e-6)``), never clipped.
+every row is 1 within the same tolerance (an entry of ``-inf``, the log of an exact 0, as
+``predict_log_proba`` gives it, is allowed). Anything else (NaN, a negative probability, rows not
+summing to 1) is not a probability matrix: ``scores="auto"`` then uses the columns as given and an
+explicit ``scores="probabilities"`` is an error naming the rows.
+
+Exact 0 and 1: the one rule (:func:`clip_rule`). A probability of exactly 0 has no logarithm,
+and forests, boosted trees and naive Bayes give them all the time (a RandomForest's
+``predict_proba`` on sklearn's wine: 24 of 62 calibration rows). Every model that uses ``ln p``
+(temperature, vector and matrix scaling, dirichlet, evmultinom) applies the same rule, fixed at
+the fit and recorded in it:
+
+    eps = (the smallest positive probability of the calibration matrix) / 2,
+    p_k -> max(p_k, eps), then the rows that were changed are divided by their sum,
+
+in logs ``ln eps = min_{ik: p_ik > 0} ln p_ik - ln 2``. Why this epsilon: it changes *only* the
+exact zeros (every positive entry is at least 2 eps) and keeps the order of every entry, so an
+exact 0 becomes the least likely value seen, by a factor 2 below the least positive one, on the
+classifier's own scale: for a forest of 100 trees (probabilities multiples of about 1/100) eps is
+about 0.005; for naive Bayes, whose smallest positive probabilities are 1e-200 and below, eps is
+as small and keeps those differences. A fixed epsilon (1e-6, 1e-12) would put a forest's zeros
+at ln 1e-12 = -27.6, 23 units of log-odds beyond its next value -4.6, where they dominate a
+temperature or a Dirichlet coefficient; a data-size rule such as ``1 / (2 n)`` would tie every
+naive-Bayes probability below it. Rows with no entry below eps are used as given (so a matrix
+without zeros gives exactly the fit of older evstat). New data get the fit's eps: an entry below
+it (an exact 0, or a positive value smaller than any of the calibration data) is clipped the same
+way. Never silent: the summary (and so the report) says how many calibration rows were clipped
+and at which eps (:func:`clip_note`). Fits saved by older evstat have no eps and refuse zeros as
+they did.
 """
 
 from __future__ import annotations
@@ -47,6 +73,10 @@ __all__ = [
     "SCORES",
     "SIMPLEX_TOL",
     "ProbabilityScoresWarning",
+    "clip_log_eps",
+    "clip_note",
+    "clip_rule",
+    "clipped_rows",
     "detect_simplex",
     "resolve_scores",
     "scores_note",
@@ -65,8 +95,18 @@ class ProbabilityScoresWarning(EvstatWarning):
     """A calibrator defined on logits was given probabilities (it uses their logs)."""
 
 
+def _raw_logs(S: NDArray[np.float64], form: str) -> NDArray[np.float64]:
+    """``ln p`` with ``-inf`` for an exact 0 (no clipping)."""
+    if form == "log-probabilities":
+        return np.asarray(S, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        return np.log(np.asarray(S, dtype=np.float64))
+
+
 def detect_simplex(S: NDArray[np.float64], tol: float = SIMPLEX_TOL) -> str | None:
     """``"probabilities"``, ``"log-probabilities"`` or None for a score matrix (rows x columns).
+
+    Exact zeros (and ``-inf`` in logs) are allowed: :func:`clip_rule` handles them.
 
     Examples
     --------
@@ -74,11 +114,13 @@ def detect_simplex(S: NDArray[np.float64], tol: float = SIMPLEX_TOL) -> str | No
     >>> p = np.array([[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]])
     >>> detect_simplex(p), detect_simplex(np.log(p)), detect_simplex(p[:, :2])
     ('probabilities', 'log-probabilities', None)
+    >>> detect_simplex(np.array([[0.0, 1.0], [0.5, 0.5]])), detect_simplex(np.array([[-np.inf, 0.0]]))
+    ('probabilities', 'log-probabilities')
     """
     S = np.asarray(S, dtype=np.float64)
-    if S.ndim != 2 or S.shape[1] < 2 or S.shape[0] == 0 or not np.all(np.isfinite(S)):
+    if S.ndim != 2 or S.shape[1] < 2 or S.shape[0] == 0 or np.isnan(S).any() or (S == np.inf).any():
         return None
-    if S.min() >= 0.0 and S.max() <= 1.0 + tol:
+    if np.all(np.isfinite(S)) and S.min() >= 0.0 and S.max() <= 1.0 + tol:
         if np.all(np.abs(S.sum(axis=1) - 1.0) <= tol):
             return "probabilities"
     if S.max() <= tol:
@@ -88,10 +130,34 @@ def detect_simplex(S: NDArray[np.float64], tol: float = SIMPLEX_TOL) -> str | No
     return None
 
 
+def _bad_rows(S: NDArray[np.float64], form: str) -> NDArray[np.bool_]:
+    """Rows that are not of the given form (NaN, negative, above 1, not summing to 1)."""
+    with np.errstate(invalid="ignore", under="ignore", over="ignore"):
+        if form == "probabilities":
+            return ~((S >= 0) & (S <= 1.0 + SIMPLEX_TOL)).all(axis=1) | ~(np.abs(S.sum(axis=1) - 1.0) <= SIMPLEX_TOL)
+        return ~((S <= SIMPLEX_TOL) & ~np.isnan(S)).all(axis=1) | ~(np.abs(np.exp(S).sum(axis=1) - 1.0) <= SIMPLEX_TOL)
+
+
+def _why(row: NDArray[np.float64], form: str) -> str:
+    """What is wrong with one row of a would-be probability matrix, in words."""
+    if np.isnan(row).any():
+        return "a missing value (NaN)"
+    if form == "probabilities":
+        if (row < 0).any():
+            return f"a negative probability {float(row[row < 0][0]):g}"
+        if (row > 1.0 + SIMPLEX_TOL).any():
+            return f"a probability above 1, {float(row[row > 1.0 + SIMPLEX_TOL][0]):g}"
+        return f"a row sum of {float(row.sum()):.9g}, not 1"
+    if (row > SIMPLEX_TOL).any():
+        return f"a log-probability above 0, {float(row[row > SIMPLEX_TOL][0]):g}"
+    with np.errstate(under="ignore", over="ignore"):
+        return f"exponentials summing to {float(np.exp(row).sum()):.9g}, not 1"
+
+
 def resolve_scores(scores: str, S: NDArray[np.float64], columns: Sequence[str], who: str) -> str:
     """The representation of the training score matrix: ``"raw"``, ``"probabilities"`` or
     ``"log-probabilities"``, from the user's ``scores=`` (``"auto"`` detects); an explicit form
-    that the data do not have is an error naming the columns."""
+    that the data do not have is an error naming the columns, the rows and what is wrong."""
     if scores not in SCORES:
         raise ValueError(f"scores must be one of {SCORES}, got {scores!r}")
     if scores == "raw":
@@ -100,52 +166,120 @@ def resolve_scores(scores: str, S: NDArray[np.float64], columns: Sequence[str], 
     if scores == "auto":
         return found or "raw"
     if found != scores:
+        S = np.asarray(S, dtype=np.float64)
+        bad = _bad_rows(S, scores) if S.ndim == 2 else np.ones(0, dtype=bool)
+        rows = np.flatnonzero(bad)
+        where = (f"; {rows.size} of {S.shape[0]} rows are not (first: row {int(rows[0])}, "
+                 f"{_why(S[rows[0]], scores)})") if rows.size else ""
         raise ValueError(
             f"{who}: scores={scores!r} but the score columns {list(columns)} are not "
             + ("rows of probabilities summing to 1" if scores == "probabilities" else "logs of probabilities")
-            + f" (within {SIMPLEX_TOL:g})"
+            + f" (within {SIMPLEX_TOL:g})" + where
             + (f"; they look like {found}" if found else "")
             + ": pass scores='raw' to use them as given, or give one column per class"
         )
     return found
 
 
-def to_logs(S: NDArray[np.float64], form: str, columns: Sequence[str], who: str, where: str) -> NDArray[np.float64]:
+def clip_log_eps(S: NDArray[np.float64], form: str) -> float:
+    """``ln eps`` of :func:`clip_rule` for a calibration matrix of the given form: the log of
+    half its smallest positive probability (module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = np.array([[0.0, 0.25, 0.75], [0.1, 0.9, 0.0], [1.0, 0.0, 0.0]])
+    >>> round(float(np.exp(clip_log_eps(P, "probabilities"))), 12)
+    0.05
+    """
+    L = _raw_logs(S, form)
+    finite = L[np.isfinite(L)]
+    if finite.size == 0:
+        raise ValueError("a probability matrix without a positive entry has no eps")
+    return float(finite.min() - np.log(2.0))
+
+
+def clipped_rows(S: NDArray[np.float64], form: str, log_eps: float) -> NDArray[np.bool_]:
+    """The rows :func:`clip_rule` changes: those with an entry below eps (an exact 0 or 1)."""
+    return (_raw_logs(S, form) < log_eps).any(axis=1)
+
+
+def clip_rule(L: NDArray[np.float64], log_eps: float) -> NDArray[np.float64]:
+    """The one rule for exact 0 and 1, in logs: ``ln p_k -> max(ln p_k, ln eps)``, then the rows
+    that changed renormalised (``- logsumexp``); other rows as given.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> L = np.log(np.array([[1e-300, 0.25, 0.75], [0.1, 0.9, 1e-300], [0.3, 0.3, 0.4]]))
+    >>> P = np.exp(clip_rule(L, np.log(0.05)))
+    >>> P.round(6).tolist()
+    [[0.047619, 0.238095, 0.714286], [0.095238, 0.857143, 0.047619], [0.3, 0.3, 0.4]]
+    """
+    from scipy.special import logsumexp
+
+    L = np.asarray(L, dtype=np.float64)
+    low = L < log_eps
+    rows = low.any(axis=1)
+    if not rows.any():
+        return L
+    out = L.copy()
+    sub = np.maximum(L[rows], log_eps)
+    out[rows] = sub - logsumexp(sub, axis=1, keepdims=True)
+    return out
+
+
+def clip_note(n_clipped: int, n: int, log_eps: float | None, form: str = "probabilities") -> str:
+    """The summary's sentence on :func:`clip_rule` (every fit that uses it says it, zeros or not)."""
+    if log_eps is None:
+        return ""
+    eps = float(np.exp(log_eps))
+    shown = f"{eps:.4g}" if eps > 0 else f"exp({log_eps:.6g})"
+    what = "exact 0 or 1 probabilities" if form == "probabilities" else "log-probabilities of -inf (exact 0)"
+    return (f"{n_clipped} of {n} rows had {what}; clipped at eps = {shown} (half the smallest positive "
+            "probability of the calibration data) and renormalised; new data are clipped at the same eps.")
+
+
+def to_logs(S: NDArray[np.float64], form: str, columns: Sequence[str], who: str, where: str,
+            log_eps: float | None = None) -> NDArray[np.float64]:
     """``ln p`` of a score matrix of the given form (``"probabilities"`` or
-    ``"log-probabilities"``), checked to be of that form (the rows of new data too).
+    ``"log-probabilities"``), checked to be of that form (the rows of new data too), with exact
+    zeros handled by :func:`clip_rule` at ``log_eps`` (None, a fit of older evstat: refused).
 
     Examples
     --------
     >>> import numpy as np
     >>> to_logs(np.array([[0.25, 0.75]]), "probabilities", ["p_a", "p_b"], "m", "new data").round(4)
     array([[-1.3863, -0.2877]])
+    >>> np.exp(to_logs(np.array([[0.0, 1.0]]), "probabilities", ["p_a", "p_b"], "m", "new data",
+    ...                log_eps=np.log(0.01))).round(6)
+    array([[0.009901, 0.990099]])
     """
     S = np.asarray(S, dtype=np.float64)
     if form == "probabilities":
-        bad = ~((S >= 0) & (S <= 1.0 + SIMPLEX_TOL)).all(axis=1) | (np.abs(S.sum(axis=1) - 1.0) > SIMPLEX_TOL)
         what = "probability vectors (entries in [0, 1], rows summing to 1)"
     else:
-        with np.errstate(under="ignore", over="ignore"):
-            bad = ~(S <= SIMPLEX_TOL).all(axis=1) | (np.abs(np.exp(S).sum(axis=1) - 1.0) > SIMPLEX_TOL)
         what = "logs of probability vectors (rows whose exponentials sum to 1)"
+    bad = _bad_rows(S, form)
     if bad.any():
         rows = np.flatnonzero(bad)
         raise ValueError(
             f"{who} was fitted on {what} in columns {list(columns)}, but {rows.size} of {S.shape[0]} rows of "
-            f"the {where} are not (first: row {int(rows[0])}, {S[rows[0]].tolist()}, within {SIMPLEX_TOL:g}); "
-            "give the same kind of scores as the calibration data"
+            f"the {where} are not (first: row {int(rows[0])}, {S[rows[0]].tolist()}: {_why(S[rows[0]], form)}; "
+            f"within {SIMPLEX_TOL:g}); give the same kind of scores as the calibration data"
         )
-    if form == "log-probabilities":
-        return S
-    zero = S <= 0.0
+    L = _raw_logs(S, form)
+    if log_eps is not None:
+        return clip_rule(L, log_eps)
+    zero = ~np.isfinite(L)
     if zero.any():
         j = int(np.flatnonzero(zero.any(axis=0))[0])
         raise ValueError(
-            f"{who} uses the logs of the probabilities, but column {list(columns)[j]!r} of the {where} is 0 in "
-            f"{int(zero[:, j].sum())} of {S.shape[0]} rows (no logarithm): smooth the probabilities, e.g. "
-            f"(p + 1e-6) / (1 + {S.shape[1]} * 1e-6), or pass scores='raw' and drop one column"
+            f"{who} was saved by an older evstat, which had no rule for exact zeros, and column "
+            f"{list(columns)[j]!r} of the {where} is 0 in {int(zero[:, j].sum())} of {S.shape[0]} rows (no "
+            "logarithm): refit it with this evstat, which clips at half the smallest positive probability"
         )
-    return np.log(S)
+    return L
 
 
 def scores_note(form: str, columns: Sequence[str], use: str) -> str:
