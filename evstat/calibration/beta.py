@@ -94,7 +94,7 @@ class BetaCalibration(LogitCalibration):
     """
 
     method = "betacal"
-    capabilities = Capabilities(profiles=True, contours=True, refit=True, single_score=True)
+    capabilities = Capabilities(profiles=True, contours=True, refit=True, single_score=True, accepts=("decision",))
 
     def __init__(
         self,

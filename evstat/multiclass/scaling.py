@@ -120,6 +120,11 @@ __all__ = [
 ]
 
 
+#: the score columns temperature, vector scaling and dirichlet read (Capabilities.accepts): K
+#: probabilities (exact 0 and 1 clipped) or their logs, K class scores, K - 1 log-ratios
+_LOGIT_INPUTS = ("probabilities", "log-probabilities", "class-scores", "log-ratios")
+
+
 class ScalingFitWarning(EvstatWarning):
     """The maximum-likelihood fit did not converge (e.g. separable classes)."""
 
@@ -718,7 +723,7 @@ class TemperatureScaling(_ScalingBase):
     """Temperature scaling: p = softmax(z / T) (Guo et al. 2017); created by :func:`temperature`."""
 
     method: ClassVar[str] = "temperature"
-    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="logits")
+    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="logits", accepts=_LOGIT_INPUTS)
     title: ClassVar[str] = "Temperature scaling"
     rank_checks: ClassVar[bool] = False
 
@@ -777,7 +782,8 @@ class VectorScaling(_ScalingBase):
 
     method: ClassVar[str] = "vector_scaling"
     #: Bayesian masses of theta_hat by default; lower and upper probabilities with evidential=True
-    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="logits", k_class_mass=True,
+    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="logits", accepts=_LOGIT_INPUTS,
+                                                   k_class_mass=True,
                                                    extra_strategies=MulticlassResults.capabilities.extra_strategies)
     rank_checks: ClassVar[bool] = False
 
@@ -853,7 +859,9 @@ class DirichletCalibration(MatrixScaling):
     method: ClassVar[str] = "dirichlet"
     #: Bayesian masses of theta_hat by default with ODIR (the default), lower and upper
     #: probabilities without penalty or with evidential=True (each fit's own declaration)
-    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="probabilities", k_class_mass=True,
+    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="probabilities",
+                                                   accepts=_LOGIT_INPUTS,
+                                                   k_class_mass=True,
                                                    extra_strategies=MulticlassResults.capabilities.extra_strategies)
 
     def _evidential_default(self) -> bool:

@@ -78,6 +78,7 @@ __all__ = [
     "clip_rule",
     "clipped_rows",
     "detect_simplex",
+    "score_kind",
     "resolve_scores",
     "scores_note",
     "to_logs",
@@ -280,6 +281,41 @@ def to_logs(S: NDArray[np.float64], form: str, columns: Sequence[str], who: str,
             "logarithm): refit it with this evstat, which clips at half the smallest positive probability"
         )
     return L
+
+
+def score_kind(S: NDArray[np.float64], n_classes: int) -> str:
+    """What score columns are, among :data:`evstat.results.SCORE_INPUTS`: ``"decision"`` (one
+    column), ``"probabilities"`` or ``"log-probabilities"`` (K columns on the simplex, exact 0 and
+    1 allowed), ``"class-scores"`` (K other columns), ``"log-ratios"`` (K - 1 columns, K >= 3),
+    else ``"scores"``. Models declare the kinds they read (``Capabilities.accepts``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = np.array([[0.0, 0.2, 0.8], [0.5, 0.5, 0.0]])
+    >>> score_kind(P, 3), score_kind(P[:, 1:], 3), score_kind(P[:, :1], 2), score_kind(2 * P, 3)
+    ('probabilities', 'log-ratios', 'decision', 'class-scores')
+    """
+    S = np.asarray(S, dtype=np.float64)
+    p = S.shape[1] if S.ndim == 2 else 1
+    if p == 1:
+        return "decision"
+    if p == n_classes:
+        return detect_simplex(S) or "class-scores"
+    if p == n_classes - 1 and n_classes >= 3:
+        return "log-ratios"
+    return "scores"
+
+
+#: what each kind is, in words (messages)
+KIND_WORDS = {
+    "probabilities": "K class probabilities (rows summing to 1)",
+    "log-probabilities": "the logs of K class probabilities",
+    "class-scores": "K class scores, one column per class (logits or one-vs-rest scores)",
+    "log-ratios": "K - 1 log-ratios against the first class",
+    "decision": "one score column",
+    "scores": "score columns that are not one per class",
+}
 
 
 def scores_note(form: str, columns: Sequence[str], use: str) -> str:
