@@ -12,7 +12,7 @@ Bel({1}), Pl({1}) by Minary et al. (2019), eqs. 25-26 and 54-58. :class:`BetaCal
 :class:`~evstat.calibration.logistic.LogitCalibration` whose design is built from the score.
 
 Exact 0 and 1 (a forest's ``predict_proba[:, 1]``): the one rule of the K-class calibrators
-(:func:`evstat.multiclass.simplex.clip_rule`) on the probability vector ``(1 - s, s)``: eps is
+(:func:`evstat.calibration.clipping.clip_rule`) on the probability vector ``(1 - s, s)``: eps is
 half the smallest positive value of ``s`` and ``1 - s`` over the calibration rows, an entry
 below it is raised to eps and the vector renormalised, so ``ln s`` and ``ln(1 - s)`` are finite;
 new data get the fit's eps, and the summary says how many rows were clipped. Scores outside
@@ -75,7 +75,7 @@ def _pair_logs(s: NDArray) -> NDArray:
 def _log_eps(s: NDArray) -> float:
     """ln eps of the clipping rule for scores ``s`` in [0, 1] (half the smallest positive value
     of ``s`` and ``1 - s``; module docstring)."""
-    from evstat.multiclass.simplex import clip_log_eps
+    from evstat.calibration.clipping import clip_log_eps
 
     return clip_log_eps(_pair_logs(s), "log-probabilities")
 
@@ -87,7 +87,7 @@ def _features(s: NDArray, parameters: str, x: str, log_eps: float | None = None)
         ls = np.log(s)
         l1s = np.log1p(-s)
     else:
-        from evstat.multiclass.simplex import clip_rule
+        from evstat.calibration.clipping import clip_rule
 
         L = clip_rule(_pair_logs(s), log_eps)
         l1s, ls = L[:, 0], L[:, 1]
@@ -114,7 +114,7 @@ class BetaCalibration(LogitCalibration):
     ----------
     parameters : {"abm", "ab", "am"}
     score : str
-        The design column calibrated (must lie in (0, 1)).
+        The design column calibrated (must lie in [0, 1]; exact 0 and 1 clipped at the fit's eps).
     dropped : str or None
         With ``"abm"``, the term removed because its coefficient was negative (Kull et al.'s
         rule), else None.
@@ -280,7 +280,7 @@ class BetaCalibration(LogitCalibration):
         if self.dropped is not None:
             extra.append(("Dropped", f"{self.dropped} (negative coefficient; refitted without it, as Kull et al.)"))
         if self.log_eps is not None:
-            from evstat.multiclass.simplex import clip_note, clipped_rows
+            from evstat.calibration.clipping import clip_note, clipped_rows
 
             s_cal = np.asarray(self.model_frame.X)[:, self._col]
             n_clip = int(clipped_rows(_pair_logs(s_cal), "log-probabilities", self.log_eps).sum())
@@ -328,7 +328,7 @@ def betacal(
     Parameters
     ----------
     formula : str
-        One score in (0, 1): ``"y ~ p"`` (the formula's intercept plays no role; ``parameters``
+        One score in [0, 1] (exact 0 and 1 clipped): ``"y ~ p"`` (the formula's intercept plays no role; ``parameters``
         decides the model). Patsy transforms work, e.g. ``"y ~ expit(svm1)"``.
     data : pandas.DataFrame
         Calibration data.
@@ -356,8 +356,8 @@ def betacal(
     Raises
     ------
     ValueError
-        Scores outside the open interval (0, 1) (no clipping: use evlogit for unbounded scores),
-        more than one score column, or an unknown ``parameters``.
+        Scores outside [0, 1] (use evlogit for unbounded scores; exact 0 and 1 are clipped by the
+        rule of the module docstring), more than one score column, or an unknown ``parameters``.
 
     Examples
     --------
