@@ -172,7 +172,7 @@ class _Layout:
             constant = bool(np.ptp(sums) <= SUM_TOL * max(1.0, float(np.max(np.abs(S)))))
             self.drop_last = constant and self.kind == "any"
             # (probabilities for a model of logits are passed as they are: the model takes their logs)
-            self.log_softmax = constant and self.kind in ("logits", "ovr") and self.source != "predict_proba"
+            self.log_softmax = constant and (self.kind == "ovr" or (self.kind == "logits" and self.source != "predict_proba"))
 
     def scores(self, S: NDArray[np.float64]) -> tuple[NDArray[np.float64], list[str]]:
         """The calibrator's score matrix (n, p) of the classifier's outputs and its column names,
