@@ -405,3 +405,38 @@ def test_command_line_skips_a_default_model_it_cannot_feed(forest_csvs, tmp_path
     assert cli.main(["report", "y ~ r1 + r2", "--data", str(tmp_path / "ratios.csv"), "--method", "ecoc",
                      "-o", str(tmp_path / "e.html")]) == 2
     assert "error: ecoc cannot read the score columns ['r1', 'r2']" in capsys.readouterr().err
+
+
+def test_a_fit_saved_before_the_rule_refuses_zeros_as_it_did(wine) -> None:
+    P = wine["models"]["forest"].predict_proba(wine["Xcal"])
+    ok = ~(P == 0).any(axis=1)
+    fit = _quiet(ev.temperature, "y ~ p_0 + p_1 + p_2", _frame(P[ok], wine["ycal"][ok]))
+    d = fit.to_dict()
+    d.pop("log_eps")  # as evstat before issue 37 wrote it
+    d.pop("checksum", None)
+    old = ev.results.from_dict(d)
+    assert old.log_eps is None
+    with pytest.raises(ValueError, match=r"saved by an older evstat, which had no rule for exact zeros.*refit it"):
+        old.predict(_frame(P[~ok][:3]))
+
+
+def test_the_rule_keeps_rows_on_the_simplex_and_the_order_of_entries() -> None:
+    from evstat.multiclass.simplex import clip_log_eps, clip_rule
+
+    rng = np.random.default_rng(5)
+    P = rng.dirichlet([0.3, 0.3, 0.3, 0.3], size=200)
+    P[rng.random(P.shape) < 0.2] = 0.0
+    P[P.sum(axis=1) == 0, 0] = 1.0
+    P /= P.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore"):
+        L = np.log(P)
+    le = clip_log_eps(P, "probabilities")
+    Q = np.exp(clip_rule(L, le))
+    np.testing.assert_allclose(Q.sum(axis=1), 1.0, rtol=1e-12)
+    assert (Q > 0).all()
+    for i in range(P.shape[0]):  # within a row, the order of the entries is kept (ties stay ties)
+        a, b = P[i][:, None], P[i][None, :]
+        qa, qb = Q[i][:, None], Q[i][None, :]
+        assert not ((a < b) & ~(qa < qb)).any()
+    untouched = (P > 0).all(axis=1)
+    np.testing.assert_array_equal(Q[untouched], np.exp(L[untouched]))
