@@ -90,6 +90,7 @@ from evstat.likelihood.multinomial import (
     predictive_bounds_events,
 )
 from evstat.multiclass._bounds import EvidentialBounds
+from evstat.multiclass.base import _log_zero_hint
 from evstat.multiclass.simplex import (
     SCORES,
     clip_log_eps,
@@ -667,7 +668,10 @@ def evmultinom(
     try:
         cf = class_frame(formula, data, missing=missing)
     except ValueError as err:  # a probability matrix is collinear with the intercept
-        cf = class_frame(formula, data, missing=missing, rank_checks=False)
+        try:
+            cf = class_frame(formula, data, missing=missing, rank_checks=False)
+        except ValueError as again:  # not a rank error (e.g. -inf logs of exact zeros: the fix named)
+            raise _log_zero_hint(again, data) from None
         if scores == "auto" and detect_simplex(_score_part(cf)) is None:
             raise err from None
     cols = [t for t in cf.design.terms if t != "Intercept"]

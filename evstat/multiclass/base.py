@@ -88,7 +88,10 @@ def score_design(
     formula = f"{formula} - 1"
     # rank_checks=False for a model whose parameters stay identifiable with collinear columns
     # (temperature, vector scaling: a multinomial model's K logits sum to 0 in every row)
-    cf = class_frame(formula, data, missing=missing, rank_checks=rank_checks)
+    try:
+        cf = class_frame(formula, data, missing=missing, rank_checks=rank_checks)
+    except ValueError as err:
+        raise _log_zero_hint(err, data) from None
     cf.design.require_numeric(who, "it reads one score column per class or task")
     levels = list(cf.levels)
     terms = cf.terms
@@ -155,6 +158,26 @@ def score_design(
             "drop the column, or pass code= a DataFrame with one column per score column"
         )
     return cf, codef, order
+
+
+def _log_zero_hint(err: ValueError, data: Any) -> ValueError:
+    """The formula layer's error for infinite scores, with the fix when the column looks like
+    log-probabilities with ``ln 0 = -inf`` (``predict_log_proba`` of a forest): give the
+    probabilities, whose exact zeros the clipping rule handles."""
+    import re
+
+    m = re.match(r"column '(.+?)' has infinite values", str(err))
+    if m is None or not isinstance(data, pd.DataFrame) or m.group(1) not in data.columns:
+        return err
+    col = pd.to_numeric(data[m.group(1)], errors="coerce").to_numpy(dtype=float)
+    if not (np.isneginf(col).any() and not np.isposinf(col).any() and np.nanmax(col) <= 1e-6):
+        return err
+    return ValueError(
+        f"{err}. Column {m.group(1)!r} looks like log-probabilities with -inf for an exact 0 "
+        "(predict_log_proba of a forest or naive Bayes): give the probabilities (predict_proba, or "
+        "np.exp of the column) instead, whose exact zeros are clipped by evstat's one rule and said in "
+        "the summary (evstat.multiclass.simplex)"
+    )
 
 
 def _by_order(terms: list[str], levels: list[Any], by_order: bool, ratios: bool) -> NDArray[np.intp] | None:

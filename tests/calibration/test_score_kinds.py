@@ -440,3 +440,12 @@ def test_the_rule_keeps_rows_on_the_simplex_and_the_order_of_entries() -> None:
         assert not ((a < b) & ~(qa < qb)).any()
     untouched = (P > 0).all(axis=1)
     np.testing.assert_array_equal(Q[untouched], np.exp(L[untouched]))
+
+
+def test_minus_infinite_log_probabilities_get_the_fix(wine) -> None:
+    P = wine["models"]["forest"].predict_proba(wine["Xcal"])
+    with np.errstate(divide="ignore"):
+        L = np.log(P)
+    with pytest.raises(ValueError, match=r"has infinite values.*looks like log-probabilities with -inf for an exact 0.*"
+                                         r"give the probabilities"):
+        ev.temperature("y ~ p_0 + p_1 + p_2", _frame(L, wine["ycal"]))
