@@ -36,7 +36,7 @@ explicit ``scores="probabilities"`` is an error naming the rows.
 
 Exact 0 and 1: the one rule (:func:`clip_rule`). A probability of exactly 0 has no logarithm,
 and forests, boosted trees and naive Bayes give them all the time (a RandomForest's
-``predict_proba`` on sklearn's wine: 24 of 62 calibration rows). Every model that uses ``ln p``
+``predict_proba`` on sklearn's wine: 12 of 53 calibration rows in the split of docs/guide/k-class.md). Every model that uses ``ln p``
 (temperature, vector and matrix scaling, dirichlet, evmultinom) applies the same rule, fixed at
 the fit and recorded in it:
 
