@@ -54,6 +54,10 @@ METHOD_NAMES: dict[str, tuple[int, ...]] = {
     "dirichlet": (2, 3), "gebel_dirichlet": (2, 3), "ecoc": (2, 3), "eknn": (2, 3), "credal_knn": (2, 3),
     "evnn": (2, 3), "gbt": (2, 3),
 }
+#: the models of ``evstat report`` without ``--method``, for two and for K >= 3 classes; a default
+#: model that cannot read the formula's columns (its ``Capabilities.accepts``) is skipped with a
+#: note in the report, while one asked for with ``--method`` is an error naming why
+DEFAULT_METHODS: dict[int, tuple[str, ...]] = {2: ("evlogit",), 3: ("evmultinom",)}
 #: the per-score calibrators ``--method disjoint`` combines (evstat.calibration._disjoint.METHODS;
 #: tests/test_cli.py checks the copy)
 DISJOINT_BASES = ("evlogit", "evbinning", "isotonic", "betacal")
@@ -308,6 +312,34 @@ def _skip_message(name: str, formula: str, k: int) -> str:
     )
 
 
+def _cannot_read(name: str, formula: str, data: Any, n_classes: int, missing: str) -> str | None:
+    """Why model ``name`` cannot read the score columns of ``formula`` (None when it can, or when
+    the formula cannot be evaluated here: the fitter then names the problem), from the kinds of
+    scores it declares (``Capabilities.accepts``) and what the columns are
+    (:func:`evstat.multiclass.simplex.score_kind`)."""
+    import numpy as np
+
+    from evstat.formula import class_frame
+    from evstat.multiclass.simplex import KIND_WORDS, score_kind
+    from evstat.results import registered
+
+    accepts = registered()[name].capabilities.accepts
+    if n_classes < 2 or set(accepts) >= set(KIND_WORDS):
+        return None
+    try:
+        cf = class_frame(f"{formula} - 1", data, missing=missing, rank_checks=False)
+    except Exception:  # noqa: BLE001 - the fitter's own message is the better one
+        return None
+    kind = score_kind(np.asarray(cf.design.X, dtype=float), n_classes)
+    if kind in accepts:
+        return None
+    cols = [t for t in cf.terms if t != "Intercept"]
+    return (f"{name} cannot read the score columns {cols} of formula {formula!r}: they are {KIND_WORDS[kind]} "
+            f"({len(cols)} columns for {n_classes} classes), and {name} reads "
+            + "; ".join(KIND_WORDS[k] for k in accepts)
+            + " (give such columns in a FORMULA, or choose another --method)")
+
+
 #: API advice -> what the command line offers instead (every suggestion must be doable here)
 _ADVICE = (
     ("pass missing='drop'", "pass --missing drop"),
@@ -455,7 +487,7 @@ def _report(args: argparse.Namespace) -> str:
         title = args.title
     column, levels = _response_levels(formula, cal)
     k_class = len(levels) > 2
-    names = list(args.method) if args.method is not None else ["evmultinom" if k_class else "evlogit"]
+    names = list(args.method) if args.method is not None else list(DEFAULT_METHODS[3 if k_class else 2])
     _check_methods(names, column, levels)
     if k_class and args.positive is not None:
         raise CommandError(
@@ -476,6 +508,12 @@ def _report(args: argparse.Namespace) -> str:
         k = _n_scores(formulas[name], cal, positive, args.missing) if _single_score(name) else 1
         if k > 1:
             notes.append(_skip_message(name, formulas[name], k))
+            continue
+        why = _cannot_read(name, formulas[name], cal, len(levels), args.missing)
+        if why is not None:
+            if args.method is not None:  # asked for by name: an error
+                raise CommandError(why)
+            notes.append(f"--method {name} skipped (a default model, not asked for): {why}")
             continue
         fits[name] = _fit(name, available[name], formulas[name], cal, args.bins, positive, args.missing,
                           args.disjoint_base)

@@ -66,6 +66,7 @@ __all__ = [
     "FORMAT_VERSION",
     "REJECT",
     "RESULT_TYPES",
+    "SCORE_INPUTS",
     "SCORE_KINDS",
     "STRATEGIES",
     "Results",
@@ -99,6 +100,14 @@ _UPWARD = {"plot": ("evstat.plotting", "plot"), "report": ("evstat.report", "rep
 
 #: the values of :attr:`Capabilities.scores`
 SCORE_KINDS = ("any", "logits", "ovr", "probabilities")
+
+#: the kinds of score columns a model may read (:attr:`Capabilities.accepts`; what the columns
+#: are: :func:`evstat.multiclass.simplex.score_kind`): K class probabilities (exact 0 and 1
+#: allowed: evstat.multiclass.simplex.clip_rule), their logs, K class scores (logits, one-vs-rest
+#: scores: one column per class, named like the classes or matched by order), K - 1 log-ratios
+#: against the first class, one decision function (or probability) of a two-class classifier, any
+#: other number of score columns (several classifiers' scores)
+SCORE_INPUTS = ("probabilities", "log-probabilities", "class-scores", "log-ratios", "decision", "scores")
 
 
 class UnverifiedLoadWarning(EvstatWarning):
@@ -145,6 +154,10 @@ class Capabilities:
         (temperature and vector scaling); ``"ovr"``, one one-vs-rest score per class, matched
         the same way (or per task of a code); ``"probabilities"``, one probability per class
         (Dirichlet calibration). The command line's ``--example`` picks its columns by it.
+    accepts : tuple of str
+        The kinds of score columns the model can read, among :data:`SCORE_INPUTS` (default:
+        all). The command line reads it to skip a default model that cannot read the given
+        columns (saying why in the report) and to refuse a requested one with the reason.
     """
 
     profiles: bool = False
@@ -156,10 +169,14 @@ class Capabilities:
     extra_strategies: tuple[str, ...] = ()
     single_score: bool = False
     scores: str = "any"
+    accepts: tuple[str, ...] = SCORE_INPUTS
 
     def __post_init__(self) -> None:
         if self.scores not in SCORE_KINDS:
             raise ValueError(f"scores must be one of {SCORE_KINDS}, got {self.scores!r}")
+        unknown = [k for k in self.accepts if k not in SCORE_INPUTS]
+        if unknown or not self.accepts:
+            raise ValueError(f"accepts must be a non-empty tuple of {SCORE_INPUTS}, got {self.accepts!r}")
         check_strategy(self.default_strategy, self.extra_strategies)
 
 

@@ -16,13 +16,19 @@ one-vs-rest and renormalises, this is one joint model; ``method="ecoc"`` is the 
 counterpart (evlogit per class, coupled).
 
 Scores. Two classes and a model of any scores: ``decision_function``, else ``predict_proba`` of
-the positive class, as one column ``s``. K classes (or a model that needs a column per class):
-one column ``s_<k>`` per class code, from ``decision_function`` when it has K columns (not for
-a model of probabilities, ``dirichlet``), else ``predict_proba`` (for a model of logits,
-temperature and vector scaling, ``predict_log_proba`` or the logs). K logits whose rows all sum to one value (a multinomial
+the positive class, as one column (``decision_function`` or ``predict_proba_1``). K classes (or
+a model that needs a column per class): one column per class code, from ``decision_function``
+when it has K columns (not for a model of probabilities, ``dirichlet``), else ``predict_proba``
+(for a model of logits, temperature and vector scaling, ``predict_log_proba`` or the logs); the
+columns are named after the method that gave them (``predict_proba_0``, ...), so that a
+message names what the classifier gave. K logits whose rows all sum to one value (a multinomial
 model's symmetric logits, e.g. ``LogisticRegression``) are collinear: a model of any scores
 (evmultinom, matrix scaling, the classifiers) gets the first K - 1 columns, a model of logits or
-one-vs-rest scores their log-softmax.
+one-vs-rest scores their log-softmax. Exact 0 and 1 in ``predict_proba`` (forests, boosted
+trees, naive Bayes; ``-inf`` in their logs) are the calibrator's to handle, by the one rule of
+:func:`evstat.multiclass.simplex.clip_rule` (clipped at half the smallest positive probability
+of the calibration rows; ``calibrated_classifiers_[i].calibrator.summary()`` says how many
+rows), so a forest is calibrated as scikit-learn's ``CalibratedClassifierCV`` takes it.
 
 Ensembles (``cv=k, ensemble=True``): each of the k (classifier, calibrator) pairs gives a mass
 function per row; the ensemble's is their average (a mixture of belief functions, again a belief
@@ -111,6 +117,8 @@ class _Layout:
     def __init__(self, kind: str, n_classes: int) -> None:
         self.kind, self.n_classes = kind, n_classes
         self.drop_last = self.log_softmax = False
+        #: the classifier's method that gave the scores (the columns' names say it)
+        self.source = "scores"
 
     def raw(self, estimator: Any, X: Any) -> NDArray[np.float64]:
         """Scores (n,) or (n, K): ``decision_function`` as CalibratedClassifierCV uses it, else
@@ -125,25 +133,32 @@ class _Layout:
             )
         if K == 2 and self.kind == "any":  # one score of the positive class
             if has_df:
+                self.source = "decision_function"
                 s = np.asarray(estimator.decision_function(X), dtype=float)
                 return s.reshape(-1) if s.ndim == 2 and s.shape[1] == 1 else s
+            self.source = "predict_proba"
             return np.asarray(estimator.predict_proba(X), dtype=float)[:, 1]
         if self.kind != "probabilities" and has_df:
             S = np.asarray(estimator.decision_function(X), dtype=float)
             if S.ndim == 2 and S.shape[1] == K:
+                self.source = "decision_function"
                 return S
         if not hasattr(estimator, "predict_proba"):
             raise TypeError(
                 f"{type(estimator).__name__} has no predict_proba and no decision_function of {K} columns: "
                 f"the calibrator needs {self.kind} scores, one column per class"
             )
-        if self.kind == "logits" and hasattr(estimator, "predict_log_proba"):
-            return np.asarray(estimator.predict_log_proba(X), dtype=float)  # finite where p underflows
-        P = np.asarray(estimator.predict_proba(X), dtype=float)
-        if self.kind == "logits":
-            with np.errstate(divide="ignore"):
-                return np.log(P)
-        return P
+        # a model of logits gets the probabilities too, said to be intended (scores="probabilities",
+        # no warning): it uses their logs, with exact 0 and 1 (a forest's, naive Bayes') clipped by
+        # the one rule (evstat.multiclass.simplex.clip_rule), which -inf logs could not reach
+        self.source = "predict_proba"
+        return np.asarray(estimator.predict_proba(X), dtype=float)
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The calibrator's options the scores ask for: ``scores="probabilities"`` for a model of
+        logits given ``predict_proba``."""
+        return {"scores": "probabilities"} if self.kind == "logits" and self.source == "predict_proba" else {}
 
     def fix(self, S: NDArray[np.float64]) -> None:
         """Fitting time: K logits whose rows all sum to one value (a multinomial model's
@@ -156,21 +171,25 @@ class _Layout:
             # float32 classifiers (X of float32) give sums equal to ~1e-7 relative
             constant = bool(np.ptp(sums) <= SUM_TOL * max(1.0, float(np.max(np.abs(S)))))
             self.drop_last = constant and self.kind == "any"
-            self.log_softmax = constant and self.kind in ("logits", "ovr")
+            # (probabilities for a model of logits are passed as they are: the model takes their logs)
+            self.log_softmax = constant and (self.kind == "ovr" or (self.kind == "logits" and self.source != "predict_proba"))
 
     def scores(self, S: NDArray[np.float64]) -> tuple[NDArray[np.float64], list[str]]:
-        """The calibrator's score matrix (n, p) of the classifier's outputs and its column names:
-        ``s`` for one score, ``s_0 .. s_{p-1}`` (matched to the class codes by the models of one
-        score per class) otherwise. Arrays all the way: no DataFrame, no formula."""
+        """The calibrator's score matrix (n, p) of the classifier's outputs and its column names,
+        those of the classifier's method that gave them: ``decision_function`` (or
+        ``predict_proba_1``) for one score, ``predict_proba_0 .. predict_proba_{p-1}`` (the
+        class codes; matched to the classes by the models of one score per class) otherwise,
+        so that a message names what the user's classifier gave. Arrays all the way: no
+        DataFrame, no formula."""
         if S.ndim == 1:
-            return S[:, None], ["s"]
+            return S[:, None], [self.source if self.source == "decision_function" else f"{self.source}_1"]
         if self.drop_last:
             S = S[:, :-1]
         if self.log_softmax:
             from scipy.special import log_softmax
 
             S = log_softmax(S, axis=1)
-        return S, [f"s_{k}" for k in range(S.shape[1])]
+        return S, [f"{self.source}_{k}" for k in range(S.shape[1])]
 
 
 class _Pair:
@@ -271,23 +290,32 @@ class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, Base
         return tags
 
     # ------------------------------------------------------------------ fitting
-    def _calibrate(self, estimator: Any, X: Any, codes: NDArray, scores: NDArray | None = None) -> _Pair:
-        """The calibrator of ``estimator``'s scores on rows ``X`` (or of the given ``scores``)
-        with class codes ``codes``: a :class:`_Pair`."""
-        layout = _Layout(registered()[self.method_].capabilities.scores, len(self.classes_))
+    def _calibrate(self, estimator: Any, X: Any, codes: NDArray, scores: NDArray | None = None,
+                   layout: _Layout | None = None, prefit: bool = False) -> _Pair:
+        """The calibrator of ``estimator``'s scores on rows ``X`` (or of the given ``scores``,
+        made by ``layout``) with class codes ``codes``: a :class:`_Pair`. Messages speak of the
+        held-out scores under cross-validation and of the scores of the calibration rows under
+        ``prefit``; they count rows."""
+        if layout is None:
+            layout = _Layout(registered()[self.method_].capabilities.scores, len(self.classes_))
         s = layout.raw(estimator, X) if scores is None else scores
         who = type(self.estimator if self.estimator is not None else LinearSVC()).__name__
+        what = (f"the scores of {who} ({layout.source}) on the calibration rows" if prefit
+                else f"the held-out scores of {who} ({layout.source})")
         s = np.asarray(s, dtype=float)
         bad = ~np.isfinite(s)
         if bad.any():
+            rows = bad.reshape(bad.shape[0], -1).any(axis=1)
+            r = int(np.flatnonzero(rows)[0])
+            kinds = " or ".join(k for k, m in (("NaN", np.isnan(s)), ("infinite", np.isinf(s))) if m.any())
             raise ValueError(
-                f"the held-out scores of {who} are NaN or infinite in {int(bad.sum())} of {s.size} "
-                f"rows (first at row {int(np.flatnonzero(bad)[0])}): the base estimator failed on "
-                "these inputs (scale X, or check it for extreme values); nothing to calibrate"
+                f"{what} are {kinds} in {int(rows.sum())} of {s.shape[0]} rows (first at row {r}): "
+                f"{who}.{layout.source} gave values that are not numbers on these inputs (scale X, or check it "
+                "for extreme values); nothing to calibrate"
             )
         if s.size and np.all(s == s.flat[0]):
             raise ValueError(
-                f"the held-out scores of {who} are constant (all {s.shape[0]} rows equal {s.flat[0]:.6g}): "
+                f"{what} are constant (all {s.shape[0]} rows equal {s.flat[0]:.6g}): "
                 "the base estimator learned nothing that separates the classes (did it converge? "
                 "scale X, e.g. StandardScaler, or check X for extreme values); there is no score "
                 "to calibrate"
@@ -295,7 +323,7 @@ class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, Base
         layout.fix(s)
         S, names = layout.scores(s)
         # arrays, not a formula: the registered model's array constructor (evstat.results.from_arrays)
-        return _Pair(estimator, from_arrays(self.method_, S, codes, names=names), layout)
+        return _Pair(estimator, from_arrays(self.method_, S, codes, names=names, **layout.options), layout)
 
     def fit(self, X: Any, y: Any, **fit_params: Any) -> EvidentialCalibratedClassifierCV:
         """Fit the classifier(s) and the evidential calibrator(s).
@@ -345,7 +373,7 @@ class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, Base
             raise ValueError(f"cv must be an int, a splitter, an iterable of splits or 'prefit', got {self.cv!r}")
         if prefit:
             check_is_fitted(estimator)
-            pairs = [self._calibrate(estimator, X, codes)]
+            pairs = [self._calibrate(estimator, X, codes, prefit=True)]
         else:
             if isinstance(self.cv, int | np.integer):
                 counts = np.bincount(codes)
@@ -369,7 +397,7 @@ class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, Base
                         oof = np.empty((codes.shape[0], *part.shape[1:]))
                     oof[test] = part
                 est = clone(estimator).fit(X, codes, **fit_params)
-                pairs = [self._calibrate(est, X, codes, scores=oof)]
+                pairs = [self._calibrate(est, X, codes, scores=oof, layout=layout)]
         self.calibrated_classifiers_ = pairs
         first = pairs[0].estimator
         if hasattr(first, "n_features_in_"):

@@ -285,7 +285,10 @@ def test_k_class_report_with_several_models(iris_csvs, tmp_path):
         (["--method", "eknn", "--positive", "setosa"],
          r"--positive names the class coded 1 of a two-class response, but response 'y' has 3 classes: "
          r"remove --positive"),
-        (["--method", "temperature"], r"no score column of formula .* belongs to"),
+        # temperature reads the K - 1 log-ratios now (issue 37); a model that cannot is refused by its
+        # declared capabilities, with why
+        (["--method", "ecoc"], r"ecoc cannot read the score columns \['lr_versicolor', 'lr_virginica'\] .* "
+                               r"K - 1 log-ratios against the first class"),
     ],
 )
 def test_k_class_errors_say_what_to_do(iris_csvs, tmp_path, extra, message):

@@ -31,7 +31,10 @@ FILES = sorted(HERE.glob("*.json"))
 ADDED = {"venn_abers": {"c", "p0", "p1", "coef", "intercept", "n_iter", "cal_rows"},
          # the scaling calibrators' evidential flag (issue 36): an old file lacks it and predicts
          # Bel = Pl = theta_hat as it did (False), and is written again with it
-         **{m: {"evidential"} for m in ("temperature", "vector_scaling", "matrix_scaling", "dirichlet")}}
+         **{m: {"evidential", "log_eps"} for m in ("temperature", "vector_scaling", "matrix_scaling", "dirichlet")},
+         # the eps of the rule for exact 0 and 1 (issue 37): an old file lacks it (null: zeros
+         # refused, as they were), and is written again with it
+         **{m: {"log_eps"} for m in ("betacal", "evmultinom")}}
 
 
 def test_there_is_a_file_for_every_model():

@@ -258,7 +258,7 @@ class AssignmentValueCalibration(PointCalibration):
     """
 
     method = "avcal"
-    capabilities = Capabilities(single_score=True)
+    capabilities = Capabilities(single_score=True, accepts=("decision",))
 
     def __init__(
         self,

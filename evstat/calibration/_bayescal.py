@@ -126,7 +126,7 @@ class BayesCalibration(PointCalibration):
     """
 
     method = "bayescal"
-    capabilities = Capabilities(densities=True, single_score=True)
+    capabilities = Capabilities(densities=True, single_score=True, accepts=("decision",))
 
     def __init__(
         self,

@@ -96,7 +96,7 @@ class IsotonicCalibration(CellCalibration):
     """
 
     method = "isotonic"
-    capabilities = Capabilities(refit=True, single_score=True)
+    capabilities = Capabilities(refit=True, single_score=True, accepts=("decision",))
 
     def _refit(self, data: pd.DataFrame) -> IsotonicCalibration:
         return isotonic(self.formula, data, positive=self.positive)

@@ -89,7 +89,7 @@ class NormalisedCalibration(PointCalibration):
     """
 
     method = "normcal"
-    capabilities = Capabilities(single_score=True)
+    capabilities = Capabilities(single_score=True, accepts=("decision",))
 
     def __init__(self, mf: ModelFrame, rho: float = 1.05, beyond: str = "clip", scale: float | None = None) -> None:
         super().__init__(mf)

@@ -197,7 +197,7 @@ class PiecewiseLogisticCalibration(PointCalibration):
     """
 
     method = "plr"
-    capabilities = Capabilities(single_score=True)
+    capabilities = Capabilities(single_score=True, accepts=("decision",))
 
     def __init__(
         self,

@@ -10,6 +10,13 @@ evidential version is exactly that of :func:`evstat.evlogit` on those columns: l
 profile-likelihood intervals, and the predictive contour on theta of every test score with
 Bel({1}), Pl({1}) by Minary et al. (2019), eqs. 25-26 and 54-58. :class:`BetaCalibration` is a
 :class:`~evstat.calibration.logistic.LogitCalibration` whose design is built from the score.
+
+Exact 0 and 1 (a forest's ``predict_proba[:, 1]``): the one rule of the K-class calibrators
+(:func:`evstat.calibration.clipping.clip_rule`) on the probability vector ``(1 - s, s)``: eps is
+half the smallest positive value of ``s`` and ``1 - s`` over the calibration rows, an entry
+below it is raised to eps and the vector renormalised, so ``ln s`` and ``ln(1 - s)`` are finite;
+new data get the fit's eps, and the summary says how many rows were clipped. Scores outside
+[0, 1] (a decision function) are refused: use evlogit for them.
 """
 
 from __future__ import annotations
@@ -45,22 +52,45 @@ def _check_parameters(parameters: str) -> str:
     return parameters
 
 
-def _check_unit(s: NDArray, term: str, index: pd.Index, where: str) -> None:
-    bad = ~((s > 0.0) & (s < 1.0))
+def _check_unit(s: NDArray, term: str, index: pd.Index, where: str, closed: bool = False) -> None:
+    """Scores in (0, 1), or in [0, 1] with ``closed`` (the clipping rule handles 0 and 1)."""
+    bad = ~((s >= 0.0) & (s <= 1.0)) if closed else ~((s > 0.0) & (s < 1.0))
     if bad.any():
         labels = ", ".join(repr(v) for v in list(index[bad][:5])) + (", ..." if bad.sum() > 5 else "")
         raise ValueError(
-            f"beta calibration needs scores strictly between 0 and 1 (probability estimates), "
-            f"but score {term!r} of {where} is outside (0, 1) in {int(bad.sum())} of {s.size} rows "
+            f"beta calibration needs scores {'in [0, 1]' if closed else 'strictly between 0 and 1'} (probability "
+            f"estimates), but score {term!r} of {where} is outside {'[0, 1]' if closed else '(0, 1)'} in "
+            f"{int(bad.sum())} of {s.size} rows "
             f"(index {labels}; range [{np.min(s):.6g}, {np.max(s):.6g}]): calibrate unbounded "
             "scores such as SVM decision values with ev.evlogit, or map them into (0, 1) first"
         )
 
 
-def _features(s: NDArray, parameters: str, x: str) -> tuple[NDArray, list[str]]:
-    """The full beta-calibration design for scores ``s`` in (0, 1) and its term names."""
-    ls = np.log(s)
-    l1s = np.log1p(-s)
+def _pair_logs(s: NDArray) -> NDArray:
+    """``ln(1 - s), ln s`` as two columns (``-inf`` at exact 1 and 0)."""
+    with np.errstate(divide="ignore"):
+        return np.column_stack([np.log1p(-s), np.log(s)])
+
+
+def _log_eps(s: NDArray) -> float:
+    """ln eps of the clipping rule for scores ``s`` in [0, 1] (half the smallest positive value
+    of ``s`` and ``1 - s``; module docstring)."""
+    from evstat.calibration.clipping import clip_log_eps
+
+    return clip_log_eps(_pair_logs(s), "log-probabilities")
+
+
+def _features(s: NDArray, parameters: str, x: str, log_eps: float | None = None) -> tuple[NDArray, list[str]]:
+    """The full beta-calibration design for scores ``s`` in (0, 1) (in [0, 1] with the clipping
+    rule at ``log_eps``) and its term names."""
+    if log_eps is None:
+        ls = np.log(s)
+        l1s = np.log1p(-s)
+    else:
+        from evstat.calibration.clipping import clip_rule
+
+        L = clip_rule(_pair_logs(s), log_eps)
+        l1s, ls = L[:, 0], L[:, 1]
     n = s.size
     if parameters == "abm":
         return np.column_stack([np.ones(n), ls, -l1s]), ["Intercept", f"log({x})", f"-log(1-{x})"]
@@ -84,7 +114,7 @@ class BetaCalibration(LogitCalibration):
     ----------
     parameters : {"abm", "ab", "am"}
     score : str
-        The design column calibrated (must lie in (0, 1)).
+        The design column calibrated (must lie in [0, 1]; exact 0 and 1 clipped at the fit's eps).
     dropped : str or None
         With ``"abm"``, the term removed because its coefficient was negative (Kull et al.'s
         rule), else None.
@@ -94,7 +124,7 @@ class BetaCalibration(LogitCalibration):
     """
 
     method = "betacal"
-    capabilities = Capabilities(profiles=True, contours=True, refit=True, single_score=True)
+    capabilities = Capabilities(profiles=True, contours=True, refit=True, single_score=True, accepts=("decision",))
 
     def __init__(
         self,
@@ -104,6 +134,7 @@ class BetaCalibration(LogitCalibration):
         refit_negative: bool = True,
         params: ArrayLike | None = None,
         active: list[int] | None = None,
+        log_eps: float | None = None,
     ) -> None:
         self.model_frame = mf
         self.parameters = _check_parameters(parameters)
@@ -118,8 +149,13 @@ class BetaCalibration(LogitCalibration):
         self._col = cols[0]
         self.score = mf.terms[self._col]
         s = np.asarray(mf.X)[:, self._col]
-        _check_unit(s, self.score, mf.index, "the calibration data")
-        Z, terms = _features(s, self.parameters, self.score)
+        # a new fit fixes the rule's eps; a fit saved by older evstat has none (0 and 1 refused)
+        _check_unit(s, self.score, mf.index, "the calibration data", closed=params is None or log_eps is not None)
+        if params is None and log_eps is None:
+            log_eps = _log_eps(s)
+        #: ln eps of the rule for exact 0 and 1 (module docstring); None: a fit of older evstat
+        self.log_eps = None if log_eps is None else float(log_eps)
+        Z, terms = _features(s, self.parameters, self.score, self.log_eps)
         self._all_terms = terms
         if params is None:
             active = list(range(len(terms)))
@@ -148,8 +184,8 @@ class BetaCalibration(LogitCalibration):
             return self._Z, self.model_frame.index
         X, index = CalibrationResults._design(self, newdata, missing)
         s = X[:, self._col]
-        _check_unit(s, self.score, index, "newdata")
-        Z, _ = _features(s, self.parameters, self.score)
+        _check_unit(s, self.score, index, "newdata", closed=self.log_eps is not None)
+        Z, _ = _features(s, self.parameters, self.score, self.log_eps)
         return np.ascontiguousarray(Z[:, self._active]), index
 
     _glm_by_terms = False  # its coefficients belong to log(s), -log(1 - s), not to formula terms
@@ -243,6 +279,12 @@ class BetaCalibration(LogitCalibration):
         ]
         if self.dropped is not None:
             extra.append(("Dropped", f"{self.dropped} (negative coefficient; refitted without it, as Kull et al.)"))
+        if self.log_eps is not None:
+            from evstat.calibration.clipping import clip_note, clipped_rows
+
+            s_cal = np.asarray(self.model_frame.X)[:, self._col]
+            n_clip = int(clipped_rows(_pair_logs(s_cal), "log-probabilities", self.log_eps).sum())
+            extra.append(("Exact 0 and 1", clip_note(n_clip, s_cal.size, self.log_eps)))
         s.info[1:1] = extra
         return s
 
@@ -259,6 +301,9 @@ class BetaCalibration(LogitCalibration):
                                   attribute="_active", encode=list)
         params: list[float] = saved(schema.List(schema.Float(), length=schema.Ref("active", "active lists {n} terms")),
                                     attribute="_lik.beta_hat")
+        #: ln eps of the rule for exact 0 and 1; absent in files of older evstat (0 and 1 refused)
+        log_eps: float | None = saved(schema.Float(nullable=True), encode=lambda v: None if v is None else float(v),
+                                      default=None)
 
 
 
@@ -283,7 +328,7 @@ def betacal(
     Parameters
     ----------
     formula : str
-        One score in (0, 1): ``"y ~ p"`` (the formula's intercept plays no role; ``parameters``
+        One score in [0, 1] (exact 0 and 1 clipped): ``"y ~ p"`` (the formula's intercept plays no role; ``parameters``
         decides the model). Patsy transforms work, e.g. ``"y ~ expit(svm1)"``.
     data : pandas.DataFrame
         Calibration data.
@@ -311,8 +356,8 @@ def betacal(
     Raises
     ------
     ValueError
-        Scores outside the open interval (0, 1) (no clipping: use evlogit for unbounded scores),
-        more than one score column, or an unknown ``parameters``.
+        Scores outside [0, 1] (use evlogit for unbounded scores; exact 0 and 1 are clipped by the
+        rule of the module docstring), more than one score column, or an unknown ``parameters``.
 
     Examples
     --------

@@ -57,7 +57,9 @@ class EcocCalibration(MulticlassResults):
     """Fitted ECOC calibration (binary calibrators coupled); created by :func:`ecoc`."""
 
     method: ClassVar[str] = "ecoc"
-    capabilities: ClassVar[Capabilities] = replace(MulticlassResults.capabilities, scores="ovr")
+    capabilities: ClassVar[Capabilities] = replace(MulticlassResults.capabilities, scores="ovr",
+                                                   # one score per class or per task of a code
+                                                   accepts=("probabilities", "log-probabilities", "class-scores", "scores"))
     title: ClassVar[str] = "ECOC calibration (binary calibrators, coupled)"
 
     calibrators: list[Results]

@@ -90,7 +90,17 @@ from evstat.likelihood.multinomial import (
     predictive_bounds_events,
 )
 from evstat.multiclass._bounds import EvidentialBounds
-from evstat.multiclass.simplex import SCORES, detect_simplex, resolve_scores, scores_note, to_logs
+from evstat.multiclass.base import _log_zero_hint
+from evstat.multiclass.simplex import (
+    SCORES,
+    clip_log_eps,
+    clip_note,
+    clipped_rows,
+    detect_simplex,
+    resolve_scores,
+    scores_note,
+    to_logs,
+)
 from evstat.results import Capabilities, register
 from evstat.summary import Summary, format_number
 
@@ -124,13 +134,19 @@ class MultinomCalibration(EvidentialBounds, ClassifierResults, GlmVerbs):
     )
 
     def __init__(
-        self, cf: ClassFrame, params: ArrayLike | None = None, targets: str = "platt", scores: str = "raw"
+        self, cf: ClassFrame, params: ArrayLike | None = None, targets: str = "platt", scores: str = "raw",
+        log_eps: float | None = None,
     ) -> None:
         super().__init__(cf)
         if targets not in TARGETS:
             raise ValueError(f"targets must be 'platt' (smoothed, the default) or 'binary', got {targets!r}")
         self.targets = targets
         self.scores = scores
+        if scores != "raw" and log_eps is None and params is None:  # a new fit: the rule's eps, fixed now
+            log_eps = clip_log_eps(self._score_columns(np.asarray(cf.design.X, dtype=float)), scores)
+        #: ln eps of the rule for exact 0 and 1 (evstat.multiclass.simplex.clip_rule); None for
+        #: raw scores and for fits of older evstat (zeros refused)
+        self.log_eps = None if log_eps is None else float(log_eps)
         X = np.ascontiguousarray(self._transform(np.asarray(cf.design.X, dtype=float), "calibration data"))
         self._terms = _model_terms(list(cf.design.terms), scores)
         K = cf.n_classes
@@ -334,8 +350,20 @@ class MultinomCalibration(EvidentialBounds, ClassifierResults, GlmVerbs):
             return X
         terms = list(self.class_frame.design.terms)
         cols = [j for j, t in enumerate(terms) if t != "Intercept"]
-        L = to_logs(X[:, cols], self.scores, [terms[j] for j in cols], "evmultinom", where)
+        L = to_logs(X[:, cols], self.scores, [terms[j] for j in cols], "evmultinom", where, log_eps=self.log_eps)
         return np.hstack([np.ones((X.shape[0], 1)), L[:, 1:] - L[:, :1]])
+
+    def _score_columns(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        terms = list(self.class_frame.design.terms)
+        return X[:, [j for j, t in enumerate(terms) if t != "Intercept"]]
+
+    def clip_summary(self) -> str:
+        """The sentence on the rule for exact 0 and 1 ("" for raw scores): how many calibration
+        rows were clipped, at which eps (:func:`evstat.multiclass.simplex.clip_note`)."""
+        if self.scores == "raw" or self.log_eps is None:
+            return ""
+        S = self._score_columns(np.asarray(self.class_frame.design.X, dtype=float))
+        return clip_note(int(clipped_rows(S, self.scores, self.log_eps).sum()), S.shape[0], self.log_eps, self.scores)
 
     def _theta_hat(self, X: NDArray) -> NDArray:
         return scaled_probs(self._lik.B_hat, X)
@@ -495,6 +523,8 @@ class MultinomCalibration(EvidentialBounds, ClassifierResults, GlmVerbs):
             s.add_info("Scores", scores_note(self.scores, score_terms,
                                          f"the model uses the {len(score_terms) - 1} log-ratios "
                                              f"ln(p_k / {score_terms[0]}) and an intercept").removeprefix("Scores: "))
+        if self.clip_summary():
+            s.add_info("Exact 0 and 1", self.clip_summary())
         t = self.tidy(level)
         pct = f"{level:.1%}".replace(".0%", "%")
         coef = pd.DataFrame(
@@ -556,6 +586,9 @@ class MultinomCalibration(EvidentialBounds, ClassifierResults, GlmVerbs):
         targets: str = saved(schema.Str(choices=list(TARGETS)))
         #: absent in files of older evstat: raw scores
         scores: str = saved(schema.Str(choices=[s for s in SCORES if s != "auto"]), default="raw")
+        #: ln eps of the rule for exact 0 and 1; absent in files of older evstat (zeros refused)
+        log_eps: float | None = saved(schema.Float(nullable=True), encode=lambda v: None if v is None else float(v),
+                                      default=None)
 
     @classmethod
     def _schema_checks(cls) -> list[Any]:
@@ -635,7 +668,10 @@ def evmultinom(
     try:
         cf = class_frame(formula, data, missing=missing)
     except ValueError as err:  # a probability matrix is collinear with the intercept
-        cf = class_frame(formula, data, missing=missing, rank_checks=False)
+        try:
+            cf = class_frame(formula, data, missing=missing, rank_checks=False)
+        except ValueError as again:  # not a rank error (e.g. -inf logs of exact zeros: the fix named)
+            raise _log_zero_hint(again, data) from None
         if scores == "auto" and detect_simplex(_score_part(cf)) is None:
             raise err from None
     cols = [t for t in cf.design.terms if t != "Intercept"]

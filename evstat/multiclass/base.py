@@ -18,7 +18,16 @@ lists the score columns. A column belongs to a task of a code matrix (:mod:`.cod
   suffix as above), entries -1 / 0 / +1.
 
 Every task needs exactly one column and every column exactly one task; otherwise a ValueError
-names the column and the classes. A code row for a class that has no calibration rows (e.g. an
+names the column and the classes. Two exceptions, for the models that ask for them
+(``by_order=True``, ``ratios=True``: temperature, vector scaling, dirichlet) and the default
+code: K columns whose names do not name the classes are matched to the classes **by order**
+(first column, first class in the response's order; the summary says so), and K - 1 columns
+are **log-ratios** ``ln(p_k / p_1)`` against the first class (the baseline of R's
+``nnet::multinom`` and evmultinom), whose logit is 0: named like the other K - 1 classes
+(``lr_versicolor``, ``lr_virginica``), or matched to them by order when no name names a class.
+K - 1 columns named for classes that leave out another class than the first are refused as
+before (more likely a forgotten column than a baseline). The baseline's position in ``order``
+is -1 (:data:`BASELINE`). A code row for a class that has no calibration rows (e.g. an
 unused category of a Categorical response) is refused: such a class cannot be calibrated.
 """
 
@@ -41,7 +50,10 @@ from evstat.io.state import saved
 from evstat.multiclass.codes import KINDS, check_code, code_matrix
 from evstat.summary import Summary
 
-__all__ = ["MulticlassResults", "score_design"]
+__all__ = ["BASELINE", "MulticlassResults", "score_design"]
+
+#: the position in ``order`` of the baseline class of K - 1 log-ratio columns (no column: logit 0)
+BASELINE = -1
 
 #: rows of predictions computed at once (bounds the memory of the (rows, K, params) designs)
 CHUNK = 20_000
@@ -59,6 +71,9 @@ def score_design(
     seed: Any = None,
     who: str = "this calibrator",
     match: bool = True,
+    by_order: bool = False,
+    ratios: bool = False,
+    rank_checks: bool = True,
 ) -> tuple[ClassFrame, pd.DataFrame, NDArray[np.intp]]:
     """Evaluate a multi-class calibrator's formula and match its score columns to the tasks.
 
@@ -71,7 +86,12 @@ def score_design(
     # the calibrators add their own intercepts; K probability columns summing to 1 would be
     # collinear with the formula's, so it is removed ("- 1" is appended)
     formula = f"{formula} - 1"
-    cf = class_frame(formula, data, missing=missing)
+    # rank_checks=False for a model whose parameters stay identifiable with collinear columns
+    # (temperature, vector scaling: a multinomial model's K logits sum to 0 in every row)
+    try:
+        cf = class_frame(formula, data, missing=missing, rank_checks=rank_checks)
+    except ValueError as err:
+        raise _log_zero_hint(err, data) from None
     cf.design.require_numeric(who, "it reads one score column per class or task")
     levels = list(cf.levels)
     terms = cf.terms
@@ -81,8 +101,13 @@ def score_design(
         absent = [c for c in resp.cat.categories if c not in levels]
     if not match:
         return cf, code_matrix(levels, "ovr"), np.arange(len(terms), dtype=np.intp)
+    default_code = code is None or (isinstance(code, str) and code == "ovr")
     if code is None:
         code = "ovr"
+    if default_code and (by_order or ratios):
+        matched = _by_order(terms, levels, by_order, ratios)
+        if matched is not None:
+            return cf, code_matrix(levels, "ovr"), matched
     if isinstance(code, str):
         if code not in KINDS:
             raise ValueError(f"code must be one of {KINDS} or a DataFrame (rows the classes, columns the tasks), got {code!r}")
@@ -135,6 +160,47 @@ def score_design(
     return cf, codef, order
 
 
+def _log_zero_hint(err: ValueError, data: Any) -> ValueError:
+    """The formula layer's error for infinite scores, with the fix when the column looks like
+    log-probabilities with ``ln 0 = -inf`` (``predict_log_proba`` of a forest): give the
+    probabilities, whose exact zeros the clipping rule handles."""
+    import re
+
+    m = re.match(r"column '(.+?)' has infinite values", str(err))
+    if m is None or not isinstance(data, pd.DataFrame) or m.group(1) not in data.columns:
+        return err
+    col = pd.to_numeric(data[m.group(1)], errors="coerce").to_numpy(dtype=float)
+    if not (np.isneginf(col).any() and not np.isposinf(col).any() and np.nanmax(col) <= 1e-6):
+        return err
+    return ValueError(
+        f"{err}. Column {m.group(1)!r} looks like log-probabilities with -inf for an exact 0 "
+        "(predict_log_proba of a forest or naive Bayes): give the probabilities (predict_proba, or "
+        "np.exp of the column) instead, whose exact zeros are clipped by evstat's one rule and said in "
+        "the summary (evstat.multiclass.simplex)"
+    )
+
+
+def _by_order(terms: list[str], levels: list[Any], by_order: bool, ratios: bool) -> NDArray[np.intp] | None:
+    """The column of every class when the names do not settle it (module docstring): K columns
+    that do not each name one class, by order; K - 1 columns, log-ratios against the baseline.
+    None: the names decide (or fail with their message)."""
+    k = len(levels)
+    names = [str(v) for v in levels]
+    hits = [[c for c, lev in enumerate(names) if _matches(t, lev)] for t in terms]
+    one_each = all(len(h) == 1 for h in hits) and len({h[0] for h in hits if h}) == len(terms)
+    unnamed = not any(hits)  # no column names a class (some do: the names decide, or fail)
+    if by_order and len(terms) == k and unnamed:
+        return np.arange(k, dtype=np.intp)
+    # named K - 1 columns are log-ratios only when the class they leave out is the first (R's and
+    # evmultinom's baseline): leaving out another is more likely a forgotten column (the names' error)
+    named_ratios = one_each and 0 not in {h[0] for h in hits}
+    if ratios and len(terms) == k - 1 and (named_ratios or unnamed):
+        order = np.full(k, BASELINE, dtype=np.intp)
+        order[1:] = [hits.index([c]) for c in range(1, k)] if named_ratios else np.arange(k - 1)
+        return order
+    return None
+
+
 def code_to_dict(code: pd.DataFrame) -> dict[str, Any]:
     """JSON form of a code matrix (the classes are the frame's levels)."""
     return {"tasks": [str(t) for t in code.columns], "values": code.to_numpy(dtype=np.int64).tolist()}
@@ -160,7 +226,7 @@ class MulticlassState:
     the code matrix and the score column of every task; the families' ``State`` extends it."""
 
     code: dict[str, Any] = saved(CODE, encode=code_to_dict)
-    order: list[int] = saved(schema.List(schema.Int(min=0), min_len=1, what="positions"))
+    order: list[int] = saved(schema.List(schema.Int(min=BASELINE), min_len=1, what="positions"))
 
 
 class MulticlassResults(ClassifierResults):
@@ -208,7 +274,14 @@ class MulticlassResults(ClassifierResults):
     def task_columns(self) -> list[str]:
         """The score column of every task, in task order."""
         terms = self.terms
-        return [terms[i] for i in self.order]
+        return [terms[i] if i != BASELINE else "(baseline: logit 0)" for i in self.order]
+
+    @property
+    def by_order(self) -> bool:
+        """Whether the score columns were matched to the classes by order (their names do not
+        name the classes; :func:`score_design`)."""
+        names = [str(t) for t in self.tasks]
+        return any(i != BASELINE and not _matches(self.terms[i], t) for i, t in zip(self.order, names))
 
     # ---------------------------------------------------------------- probabilities
     def _probs_block(self, X: NDArray[np.float64]) -> NDArray[np.float64]:

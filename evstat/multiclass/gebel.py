@@ -155,7 +155,9 @@ class GebelDirichlet(MulticlassResults):
     """Fitted Dirichlet calibration of Gebel (2009, 5.4); created by :func:`gebel_dirichlet`."""
 
     method: ClassVar[str] = "gebel_dirichlet"
-    capabilities: ClassVar[Capabilities] = replace(MulticlassResults.capabilities, scores="ovr")
+    capabilities: ClassVar[Capabilities] = replace(MulticlassResults.capabilities, scores="ovr",
+                                                   # one score per class or per task of a code
+                                                   accepts=("probabilities", "log-probabilities", "class-scores", "scores"))
     title: ClassVar[str] = "Dirichlet calibration (Gebel 2009, 5.4)"
 
     combine: str

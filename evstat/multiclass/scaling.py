@@ -16,7 +16,12 @@ method                  logits of class k                              parameter
 ======================  ============================================  ==========================
 
 Class scores z. Temperature and vector scaling need one score per class. With one column per
-class (matched by name, or a one-vs-rest code) z_k = s_k: the usual scaling of K logits. With
+class (matched by name, or by order when no column's name names a class, which the summary
+states; or a one-vs-rest code) z_k = s_k: the usual scaling of K logits (K logits summing to 0
+in every row, a multinomial model's, are accepted: no parameter of these two needs the columns to
+be linearly independent). K - 1 columns are log-ratios ``r_k = ln(p_k / p_1)`` against the first
+class (:func:`evstat.multiclass.base.score_design`), and temperature, vector scaling and
+dirichlet use the log-probabilities they stand for, ``ln p = (0, r) - logsumexp(0, r)``. With
 any other code z = (1/2) Psi s, the linear (loss-based) decoding of the task scores s by the
 code matrix Psi (Allwein et al. 2000); for a pairs code z_k = (1/2)(sum of the pair scores for
 k - those against k). Matrix scaling uses the score
@@ -88,9 +93,18 @@ from evstat.likelihood.linear_softmax import coefficient_conf_int as _softmax_co
 from evstat.likelihood.multinomial import coefficient_conf_int as _multinomial_conf_int
 from evstat.likelihood.temperature import TemperatureLikelihood, temperature_bounds
 from evstat.multiclass._bounds import EvidentialBounds
-from evstat.multiclass.base import MulticlassResults, MulticlassState, score_design
+from evstat.multiclass.base import BASELINE, MulticlassResults, MulticlassState, score_design
 from evstat.multiclass.coupling import is_ovr
-from evstat.multiclass.simplex import SCORES, resolve_scores, scores_note, to_logs, warn_probabilities
+from evstat.multiclass.simplex import (
+    SCORES,
+    clip_log_eps,
+    clip_note,
+    clipped_rows,
+    resolve_scores,
+    scores_note,
+    to_logs,
+    warn_probabilities,
+)
 from evstat.results import Capabilities, register
 
 __all__ = [
@@ -104,6 +118,11 @@ __all__ = [
     "temperature",
     "vector_scaling",
 ]
+
+
+#: the score columns temperature, vector scaling and dirichlet read (Capabilities.accepts): K
+#: probabilities (exact 0 and 1 clipped) or their logs, K class scores, K - 1 log-ratios
+_LOGIT_INPUTS = ("probabilities", "log-probabilities", "class-scores", "log-ratios")
 
 
 class ScalingFitWarning(EvstatWarning):
@@ -278,12 +297,18 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
 
     title: ClassVar[str] = "Multi-class scaling calibration"
     uses_code: ClassVar[bool] = True
+    #: False for the models whose parameters are identifiable with collinear score columns
+    #: (one parameter per class's own logit: K logits summing to 0 in every row are accepted)
+    rank_checks: ClassVar[bool] = True
 
     reg_lambda: float = 0.0
     reg_mu: float = 0.0
     #: what the score columns are: "raw" (logits or scores, used as given), "probabilities" or
     #: "log-probabilities" (:mod:`evstat.multiclass.simplex`; the logs are used)
     scores: str = "raw"
+    #: ln eps of the rule for exact 0 and 1 (:func:`evstat.multiclass.simplex.clip_rule`), fixed
+    #: at the fit for probability scores; None for raw scores (and fits of older evstat)
+    log_eps: float | None = None
     #: True for the calibrators defined on logits: probabilities found by scores="auto" warn
     warns_on_probabilities: ClassVar[bool] = True
     #: what the model makes of probabilities, for the summary
@@ -294,14 +319,39 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
         raise NotImplementedError
 
     # ---- design
+    def _task_matrix(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The column of every task (class), in task order; the baseline of K - 1 log-ratios
+        (position :data:`~evstat.multiclass.base.BASELINE`) is a column of zeros, its logit."""
+        order = np.asarray(self.order, dtype=np.intp)
+        if not (order == BASELINE).any():
+            return X[:, order]
+        S = np.zeros((X.shape[0], order.shape[0]))
+        given = order != BASELINE
+        S[:, given] = X[:, order[given]]
+        return S
+
     def _logits(self, S: NDArray[np.float64], where: str) -> NDArray[np.float64]:
-        """The task columns as the model uses them: as given, or ``ln p`` of probabilities."""
+        """The task columns as the model uses them: as given, ``ln p`` of probabilities, or the
+        log-probabilities ``ln p_k = r_k - logsumexp(r)`` that K - 1 log-ratios (and the
+        baseline's 0) stand for."""
         if self.scores == "raw":
             return S
-        return to_logs(S, self.scores, self.task_columns, self.method, where)
+        if self.scores == "log-ratios":
+            from scipy.special import logsumexp
+
+            return S - logsumexp(S, axis=1, keepdims=True)
+        return to_logs(S, self.scores, self.task_columns, self.method, where, log_eps=self.log_eps)
+
+    def clip_summary(self) -> str:
+        """The sentence on the rule for exact 0 and 1 ("" for raw scores): how many calibration
+        rows were clipped, at which eps (:func:`evstat.multiclass.simplex.clip_note`)."""
+        if self.scores == "raw" or self.log_eps is None:
+            return ""
+        X = self._task_matrix(np.asarray(self._X))
+        return clip_note(int(clipped_rows(X, self.scores, self.log_eps).sum()), X.shape[0], self.log_eps, self.scores)
 
     def _features(self, X: NDArray[np.float64], where: str = "new data") -> NDArray[np.float64]:
-        S = self._logits(X[:, self.order], where)
+        S = self._logits(self._task_matrix(X), where)
         psi = self.code.to_numpy(dtype=np.int64)
         if is_ovr(psi):  # one column per class: z_k = s_k
             return S[:, np.argmax(psi == 1, axis=1)]
@@ -577,8 +627,20 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
         """As :meth:`MulticlassResults.summary`, with a note on what the score columns are
         (logits or scores as given, probabilities or their logs) and what the model used."""
         s = super().summary()
-        if self.scores != "raw":
+        if self.scores in ("probabilities", "log-probabilities"):
             s.add_note(scores_note(self.scores, self.task_columns, self.uses_of_probabilities))
+        clip = self.clip_summary()
+        if clip:
+            s.add_info("Exact 0 and 1", clip)
+        if self.scores == "log-ratios":
+            base = self.classes[int(np.flatnonzero(np.asarray(self.order) == BASELINE)[0])]
+            s.add_note(f"Scores: the {len(self.order) - 1} columns {[c for c in self.task_columns if c != '(baseline: logit 0)']} "
+                       f"are log-ratios ln(p_k / p_{base}) against the baseline class {base!r} (its logit 0); "
+                       "the model uses the log-probabilities they stand for, ln p_k = r_k - logsumexp(0, r).")
+        if self.by_order:
+            pairs = ", ".join(f"{c} -> {lev!r}" for c, lev in zip(self.task_columns, self.classes)
+                              if c != "(baseline: logit 0)")
+            s.add_note(f"Columns matched to classes by order (their names do not name the classes): {pairs}.")
         return s
 
     # ---- persistence
@@ -598,7 +660,10 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
         #: an old file predicts what it did
         evidential: bool = saved(schema.Bool(), encode=bool, default=False)
         #: what the score columns are; absent in files of older evstat: raw scores
-        scores: str = saved(schema.Str(choices=[s for s in SCORES if s != "auto"]), default="raw")
+        scores: str = saved(schema.Str(choices=[*(s for s in SCORES if s != "auto"), "log-ratios"]), default="raw")
+        #: ln eps of the rule for exact 0 and 1; absent in files of older evstat (zeros refused)
+        log_eps: float | None = saved(schema.Float(nullable=True), encode=lambda v: None if v is None else float(v),
+                                      default=None)
 
     def _check_saved(self) -> None:
         if len(self.coef) != len(self._names()):
@@ -609,12 +674,16 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
 def _fit_model(
     cls: type[_ScalingBase], formula: str, data: pd.DataFrame, code: Any, missing: str, scores: str = "auto", **state: Any
 ) -> Any:
-    cf, codef, order = score_design(formula, data, code=code, missing=missing, who=cls.method, match=cls.uses_code)
+    cf, codef, order = score_design(formula, data, code=code, missing=missing, who=cls.method, match=cls.uses_code,
+                                    by_order=cls.uses_code, ratios=cls.uses_code, rank_checks=cls.rank_checks)
     obj = cls.__new__(cls)
     MulticlassResults.__init__(obj, cf, codef, order)
     for key, value in state.items():
         setattr(obj, key, value)
     obj.scores = _score_form(obj, scores)
+    if obj.scores != "raw":  # the rule for exact 0 and 1, fixed now (simplex module docstring)
+        if obj.scores != "log-ratios":
+            obj.log_eps = clip_log_eps(obj._task_matrix(np.asarray(obj.class_frame.X)), obj.scores)
     obj._check_inputs()
     obj._fit()
     obj.evidential = obj._has_bounds()  # the family's default resolved: saved as chosen
@@ -625,8 +694,17 @@ def _fit_model(
 def _score_form(obj: _ScalingBase, scores: str) -> str:
     """The representation of the score columns (:func:`evstat.multiclass.simplex.resolve_scores`);
     a probability vector needs one column per class (matrix scaling: all its columns)."""
-    if scores not in SCORES:
+    ratios = bool((np.asarray(obj.order) == BASELINE).any())
+    if scores not in SCORES and not (ratios and scores == "log-ratios"):  # (a refit passes its form)
         raise ValueError(f"scores must be one of {SCORES}, got {scores!r}")
+    if ratios:  # K - 1 log-ratios (evstat.multiclass.base.score_design)
+        if scores not in ("auto", "raw", "log-ratios"):
+            raise ValueError(
+                f"{obj.method}: scores={scores!r}, but the {len(obj.order) - 1} score columns are one fewer than the "
+                f"{len(obj.order)} classes, so they are read as log-ratios against a baseline class; give one "
+                "column per class for probabilities, or scores='auto'"
+            )
+        return "log-ratios"
     per_class = not obj.uses_code or is_ovr(obj.code.to_numpy(dtype=np.int64))
     if not per_class:
         if scores in ("probabilities", "log-probabilities"):
@@ -645,8 +723,9 @@ class TemperatureScaling(_ScalingBase):
     """Temperature scaling: p = softmax(z / T) (Guo et al. 2017); created by :func:`temperature`."""
 
     method: ClassVar[str] = "temperature"
-    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="logits")
+    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="logits", accepts=_LOGIT_INPUTS)
     title: ClassVar[str] = "Temperature scaling"
+    rank_checks: ClassVar[bool] = False
 
     def _check_inputs(self) -> None:
         pass
@@ -703,8 +782,10 @@ class VectorScaling(_ScalingBase):
 
     method: ClassVar[str] = "vector_scaling"
     #: Bayesian masses of theta_hat by default; lower and upper probabilities with evidential=True
-    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="logits", k_class_mass=True,
+    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="logits", accepts=_LOGIT_INPUTS,
+                                                   k_class_mass=True,
                                                    extra_strategies=MulticlassResults.capabilities.extra_strategies)
+    rank_checks: ClassVar[bool] = False
 
     def _evidential_default(self) -> bool:
         return False
@@ -747,7 +828,7 @@ class MatrixScaling(_ScalingBase):
         pass
 
     def _features(self, X: NDArray[np.float64], where: str = "new data") -> NDArray[np.float64]:
-        return self._logits(X[:, self.order], where)
+        return self._logits(self._task_matrix(X), where)
 
     def _G(self, F: NDArray[np.float64]) -> NDArray[np.float64]:
         n, b = F.shape
@@ -778,7 +859,9 @@ class DirichletCalibration(MatrixScaling):
     method: ClassVar[str] = "dirichlet"
     #: Bayesian masses of theta_hat by default with ODIR (the default), lower and upper
     #: probabilities without penalty or with evidential=True (each fit's own declaration)
-    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="probabilities", k_class_mass=True,
+    capabilities: ClassVar[Capabilities] = replace(_ScalingBase.capabilities, scores="probabilities",
+                                                   accepts=_LOGIT_INPUTS,
+                                                   k_class_mass=True,
                                                    extra_strategies=MulticlassResults.capabilities.extra_strategies)
 
     def _evidential_default(self) -> bool:
@@ -804,7 +887,7 @@ class DirichletCalibration(MatrixScaling):
                 "evidential": self.evidential}
 
     def _check_inputs(self) -> None:
-        if self.scores == "log-probabilities":
+        if self.scores != "raw":  # a probability matrix (or its logs): zeros by the clipping rule
             return
         X = np.asarray(self._X)[:, self.order]
         _check_at_most_one(X, self.task_columns, "score column", "calibration data")
@@ -818,8 +901,8 @@ class DirichletCalibration(MatrixScaling):
             )
 
     def _features(self, X: NDArray[np.float64], where: str = "new data") -> NDArray[np.float64]:
-        S = X[:, self.order]
-        if self.scores == "log-probabilities":
+        S = self._task_matrix(X)
+        if self.scores != "raw":
             return self._logits(S, where)
         _check_at_most_one(S, self.task_columns, "score column", "new data")
         if (S <= 0).any():
@@ -830,6 +913,8 @@ class DirichletCalibration(MatrixScaling):
         return np.log(S)
 
     def _columns(self) -> list[str]:
+        if self.scores == "log-ratios":
+            return [f"ln(p_{lev})" for lev in self.classes]
         return [f"ln({c})" for c in self.task_columns]
 
     def _G(self, F: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -75,7 +75,9 @@ def test_equals_evlogit_on_the_beta_design():
     np.testing.assert_allclose(fit.params.to_numpy(), ref.params.to_numpy(), rtol=1e-10)
     np.testing.assert_allclose(fit.bse.to_numpy(), ref.bse.to_numpy(), rtol=1e-8)
     np.testing.assert_allclose(fit.conf_int().to_numpy(), ref.conf_int().to_numpy(), rtol=1e-8)
-    new = pd.DataFrame({"p": [0.001, 0.2, 0.5, 0.97]})
+    # (scores below the fit's eps, half the smallest calibration score, are clipped: the rule for
+    # exact 0 and 1, issue 37; so the smallest new score here is the calibration data's)
+    new = pd.DataFrame({"p": [float(cal.p.min()), 0.2, 0.5, 0.97]})
     new = new.assign(lp=np.log(new.p), l1p=-np.log1p(-new.p))
     np.testing.assert_allclose(fit.predict(new, type="belief").to_numpy(), ref.predict(new, type="belief").to_numpy(), atol=1e-10)
     assert fit.loglike == pytest.approx(ref.loglike, rel=1e-12)
@@ -135,7 +137,7 @@ def test_midpoint_and_kull_map():
     half = ab.predict(pd.DataFrame({"p": [0.5]}), type="belief").iloc[0]
     assert half.tolist() == [0.5, 0.5, 0.5]  # s = 0.5 fixes theta = 0.5 under "ab"
     # the calibration map written with Kull's parameters equals the prediction
-    s = np.array([0.01, 0.3, 0.8])
+    s = np.array([float(cal.p.min()), 0.3, 0.8])  # (below half the smallest calibration score: clipped)
     for f in (fit, am, ab):
         np.testing.assert_allclose(
             f.predict(pd.DataFrame({"p": s})).to_numpy(),
@@ -175,13 +177,15 @@ def test_every_parametrisation_survives_save_load(tmp_path):
 
 def test_bad_input():
     cal = make_data()
-    with pytest.raises(ValueError, match=r"strictly between 0 and 1.*'p'.*2 of 200 rows.*ev.evlogit"):
+    # exact 0 and 1 are clipped by the one rule (issue 37); outside [0, 1] is refused
+    with pytest.raises(ValueError, match=r"in \[0, 1\].*'p'.*1 of 200 rows.*ev.evlogit"):
         ev.betacal("y ~ p", cal.assign(p=np.r_[0.0, 1.2, cal.p[2:]]))
-    with pytest.raises(ValueError, match="outside \\(0, 1\\).*ev.evlogit"):
+    with pytest.raises(ValueError, match="outside \\[0, 1\\].*ev.evlogit"):
         ev.betacal("y ~ p", cal.assign(p=cal.p * 4 - 2))
     fit = ev.betacal("y ~ p", cal)
-    with pytest.raises(ValueError, match="newdata is outside \\(0, 1\\) in 1 of 2 rows \\(index 'x'"):
-        fit.predict(pd.DataFrame({"p": [0.5, 1.0]}, index=["w", "x"]))
+    with pytest.raises(ValueError, match="newdata is outside \\[0, 1\\] in 1 of 2 rows \\(index 'x'"):
+        fit.predict(pd.DataFrame({"p": [0.5, 1.5]}, index=["w", "x"]))
+    assert np.isfinite(fit.predict(pd.DataFrame({"p": [0.0, 1.0]}))).all()  # clipped at the fit's eps
     with pytest.raises(ValueError, match="one score in \\(0, 1\\).*2 score columns"):
         ev.betacal("y ~ p + q", cal.assign(q=cal.p**2))
     with pytest.raises(ValueError, match="parameters must be 'abm'"):
@@ -206,4 +210,9 @@ def test_invariants(seed, n, parameters):
     assert ((0 <= b.bel) & (b.bel <= b.theta) & (b.theta <= b.pl) & (b.pl <= 1)).all()
     m = fit.predict(new, type="mass").values
     assert np.allclose(m.sum(axis=1), 1.0, atol=1e-12) and (m >= 0).all()
-    np.testing.assert_allclose(b.theta, expit(fit.a * np.log(new.p) - fit.b * np.log1p(-new.p) + fit.c), rtol=1e-9, atol=1e-300)
+    # Kull's map, where the rule for exact 0 and 1 leaves the scores as they are (at least the
+    # fit's eps from 0 and 1; issue 37)
+    eps = float(np.exp(fit.log_eps))
+    inside = ((new.p >= eps) & (1 - new.p >= eps)).to_numpy()
+    np.testing.assert_allclose(b.theta[inside], expit(fit.a * np.log(new.p) - fit.b * np.log1p(-new.p) + fit.c)[inside],
+                               rtol=1e-9, atol=1e-300)

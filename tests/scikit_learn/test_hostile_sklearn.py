@@ -21,7 +21,7 @@ def test_constant_held_out_scores_name_the_base_estimator(ensemble):
     y = (X[:, 0] + g.normal(size=80) > 0).astype(int)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scikit-learn's ConvergenceWarning on such X
-        with pytest.raises(ValueError, match=r"the held-out scores of LogisticRegression are constant \(all \d+ rows "
+        with pytest.raises(ValueError, match=r"the held-out scores of LogisticRegression \(decision_function\) are constant \(all \d+ rows "
                                              r"equal 0\): the base estimator learned nothing"):
             EvidentialCalibratedClassifierCV(LogisticRegression(), ensemble=ensemble).fit(X * 1e300, y)
     clf = EvidentialCalibratedClassifierCV(LogisticRegression(), ensemble=ensemble).fit(X, y)

@@ -67,7 +67,8 @@ def test_prefit_equals_direct_evlogit_on_the_scores(data):
     np.testing.assert_allclose(lower[:, 0], 1 - b.pl, rtol=0, atol=1e-14)
     np.testing.assert_allclose(upper[:, 0], 1 - b.bel, rtol=0, atol=1e-14)
     np.testing.assert_array_equal(clf.decision_function(Xt), base.decision_function(Xt))
-    pd.testing.assert_series_equal(clf.calibrated_classifiers_[0].calibrator.params, fit.params)
+    pd.testing.assert_series_equal(clf.calibrated_classifiers_[0].calibrator.params,  # named after the method
+                                   fit.params.rename({"s": "decision_function"}))
     # a FrozenEstimator means prefit too
     frozen = EvidentialCalibratedClassifierCV(FrozenEstimator(base)).fit(X[150:], y[150:])
     np.testing.assert_array_equal(frozen.predict_proba(Xt), clf.predict_proba(Xt))
@@ -112,7 +113,8 @@ def test_no_ensemble_calibrates_the_out_of_fold_scores(data):
     cv = StratifiedKFold(3)
     oof = cross_val_predict(LogisticRegression(), X, y, cv=cv, method="decision_function")
     fit = ev.evlogit("y ~ s", data=pd.DataFrame({"s": oof, "y": y}))
-    pd.testing.assert_series_equal(clf.calibrated_classifiers_[0].calibrator.params, fit.params)
+    pd.testing.assert_series_equal(clf.calibrated_classifiers_[0].calibrator.params,  # named after the method
+                                   fit.params.rename({"s": "decision_function"}))
     full = LogisticRegression().fit(X, y)
     expect = fit.predict(pd.DataFrame({"s": full.decision_function(Xt)}), type="prob")
     np.testing.assert_allclose(clf.predict_proba(Xt)[:, 1], expect, atol=1e-14)
