@@ -1619,7 +1619,7 @@ def _subspace_max_batch(lik: MultinomialLikelihood, N: NDArray, max_iter: int = 
             Nl = Nc[live]
             g, info = _score_info_batch(lik, beta[live], Y)
             gs = np.einsum("mdq,md->mq", Nl, g)
-            H = np.einsum("mdq,mde,mer->mqr", Nl, info, Nl)
+            H = np.einsum("mdq,mde,mer->mqr", Nl, info, Nl, optimize=True)  # two products, not one d^2 q^2 loop
             step = np.linalg.solve(H, gs[..., None])[..., 0]
             dec = np.einsum("mq,mq->m", gs, step)
             size = np.ones(live.size)
