@@ -1602,6 +1602,11 @@ def _subspace_max_batch(lik: MultinomialLikelihood, N: NDArray, max_iter: int = 
     problems still running in one vectorised pass over the calibration rows (chunks of
     :data:`CHUNK_CELLS`): the face starts of a plot's grid are hundreds of such problems
     (issue 25), each costing some 25 ms one at a time at n = 1000."""
+    with _kernels.single_threaded_blas():  # thin products: threads cost CPU, gain little
+        return _subspace_max_batch_run(lik, N, max_iter)
+
+
+def _subspace_max_batch_run(lik: MultinomialLikelihood, N: NDArray, max_iter: int) -> NDArray:
     K = lik.K
     M = N.shape[0]
     Y = _targets(lik)
