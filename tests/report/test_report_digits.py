@@ -59,7 +59,11 @@ def test_digits_report_has_reliability_and_ignorance_per_class_and_no_simplex(te
     assert (width > 0).all()  # temperature at K = 10 is evidential: a real interval per class
     table = html[html.index("the ignorance per class</caption>"):]
     table = table[:table.index("</table>")]
-    assert "mean Pl - Bel" in table
+    heads = [htmllib.unescape(h) for h in re.findall(r"<abbr[^>]*>(.*?)</abbr>", table)]
+    col = heads.index("mean Pl - Bel")
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", r) for r in re.findall(r"<tr><td>.*?</tr>", table)]
+    assert [c[0] for c in cells] == [str(k) for k in range(10)]
+    np.testing.assert_allclose([float(c[col]) for c in cells], width.to_numpy(), rtol=1e-3)
     # figures: the two reliability diagrams only, no region, map or ternary figure, said once
     assert html.count("<svg") == 2 == len(plotting.applicable_kinds(temp))
     for title in ("Top-label reliability diagram", "Classwise reliability diagram"):
