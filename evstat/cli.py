@@ -39,9 +39,11 @@ __all__ = ["EXAMPLES", "EXIT_SIGINT", "EXIT_SIGTERM", "MAX_GRID", "METHOD_NAMES"
 MAX_GRID = 500
 
 #: --example names: the shipped score tables (evstat.datasets.load(name + "_scores"))
-EXAMPLES = ("sonar", "ionosphere", "pima", "heart", "wdbc", "simulated", "iris", "vehicle")
-#: the K-class ones among them (K = 3 and 4): their default formula depends on the model
-K_EXAMPLES = ("iris", "vehicle")
+EXAMPLES = ("sonar", "ionosphere", "pima", "heart", "wdbc", "simulated", "iris", "vehicle", "digits")
+#: the K-class ones among them (K = 3, 4 and 10): their default formula depends on the model
+K_EXAMPLES = ("iris", "vehicle", "digits")
+#: examples whose table is not ``<name>_scores``: the table and the script that made it
+_EXAMPLE_TABLES = {"digits": ("digits_logits", "data/make_digits_logits.py")}
 EXAMPLE_FORMULA = "y ~ svm1 + svm2 + svm3"
 #: the models ``--method`` fits, in the order the help lists them, with the class counts each
 #: accepts (3 stands for every K >= 3). The registry (:func:`evstat.results.fitters`) is the list
@@ -168,6 +170,7 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
             "Examples:\n"
             "  evstat report --example sonar -o sonar-report.html\n"
             "  evstat report --example iris --method evmultinom temperature dirichlet eknn -o iris-report.html\n"
+            "  evstat report --example digits --method temperature vector_scaling evmultinom -o digits-report.html\n"
             "  evstat report \"y ~ svm1 + svm2\" --data cal.csv --newdata test.csv "
             "--method evlogit evbinning --bins 3 -o report.html\n"
             "  evstat report \"y ~ svm1 + svm2\" --data cal.csv --pool unlabelled.csv --queries 10 -o report.html\n"
@@ -193,7 +196,9 @@ def _build_parser(command: str | None = None) -> argparse.ArgumentParser:
                "K classes: iris (K = 3), vehicle (K = 4); without a FORMULA each model gets the columns "
                "data/README.md gives for it: the K - 1 log-ratios lr_* (evmultinom and every model of any "
                "scores), the log-probabilities logp_* (temperature, vector_scaling), the one-vs-rest SVM "
-               "scores svm_* (ecoc, gebel_dirichlet), the probabilities p_* (dirichlet)",
+               "scores svm_* (ecoc, gebel_dirichlet), the probabilities p_* (dirichlet). digits (K = 10): "
+               "a small network's ten logits logit_0..logit_9 of scikit-learn's digits (digits_logits), "
+               "the same columns for every model",
     )
     rep.add_argument(
         "--newdata", metavar="TEST.csv",
@@ -416,6 +421,8 @@ def _example_formula(table: Any, name: str) -> str:
     from evstat.results import registered
 
     prefix = _EXAMPLE_PREFIX[registered()[name].capabilities.scores]
+    if not any(c.startswith(prefix) for c in table.columns):  # digits_logits: the logits for every model
+        prefix = "logit_"
     return "y ~ " + " + ".join(c for c in table.columns if c.startswith(prefix))
 
 
@@ -458,7 +465,8 @@ def _report(args: argparse.Namespace) -> str:
     seed = None
     table = None
     if args.example:
-        table = evstat.datasets.load(f"{args.example}_scores")
+        table_name, script = _EXAMPLE_TABLES.get(args.example, (f"{args.example}_scores", "data/make_scores.py"))
+        table = evstat.datasets.load(table_name)
         cal = table[table["set"] == "calibration"].reset_index(drop=True)
         test = table[table["set"] == "test"].reset_index(drop=True)
         formula = args.formula or (EXAMPLE_FORMULA if args.example not in K_EXAMPLES
@@ -466,9 +474,9 @@ def _report(args: argparse.Namespace) -> str:
         if args.newdata:
             test = _read_csv(args.newdata, "--newdata", sep, args.encoding, formula)
         provenance["Data"] = (
-            f"example score table {args.example}_scores shipped with evstat ({table.shape[0]} rows x "
+            f"example score table {table_name} shipped with evstat ({table.shape[0]} rows x "
             f"{table.shape[1]} columns; calibration rows: set == 'calibration', test rows: "
-            "set == 'test'; made by data/make_scores.py)"
+            f"set == 'test'; made by {script})"
         )
         seed = 2019
         title = args.title or f"evstat calibration report: {args.example} example scores"

@@ -1970,6 +1970,11 @@ def _subspace_max_batch(lik: MultinomialLikelihood, N: NDArray, max_iter: int = 
     problems still running in one vectorised pass over the calibration rows (chunks of
     :data:`CHUNK_CELLS`): the face starts of a plot's grid are hundreds of such problems
     (issue 25), each costing some 25 ms one at a time at n = 1000."""
+    with _kernels.single_threaded_blas():  # thin products: threads cost CPU, gain little
+        return _subspace_max_batch_run(lik, N, max_iter)
+
+
+def _subspace_max_batch_run(lik: MultinomialLikelihood, N: NDArray, max_iter: int) -> NDArray:
     K = lik.K
     M = N.shape[0]
     Y = _targets(lik)
@@ -1987,7 +1992,7 @@ def _subspace_max_batch(lik: MultinomialLikelihood, N: NDArray, max_iter: int = 
             Nl = Nc[live]
             g, info = _score_info_batch(lik, beta[live], Y)
             gs = np.einsum("mdq,md->mq", Nl, g)
-            H = np.einsum("mdq,mde,mer->mqr", Nl, info, Nl)
+            H = np.einsum("mdq,mde,mer->mqr", Nl, info, Nl, optimize=True)  # two products, not one d^2 q^2 loop
             step = np.linalg.solve(H, gs[..., None])[..., 0]
             dec = np.einsum("mq,mq->m", gs, step)
             size = np.ones(live.size)

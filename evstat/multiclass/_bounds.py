@@ -69,6 +69,27 @@ class EvidentialBounds:
     def _has_bounds(self) -> bool:
         return True
 
+    @property
+    def belief_search_size(self) -> int:
+        """How many parameters the predictive bounds of one row are searched over: the number
+        of free parameters when each row's Bel/Pl cost a constrained optimisation over them
+        (evmultinom, matrix and vector scaling, Dirichlet calibration), 0 when they do not
+        (temperature: one parameter, its level sets are intervals shared by all rows; a fit
+        without a contour). Plotting and the report read it to bound the rows they compute
+        Bel/Pl for (:func:`evstat.plotting.belief_rows`).
+
+        Examples
+        --------
+        >>> import evstat as ev
+        >>> d = ev.datasets.load("iris_scores")
+        >>> cal = d[d["set"] == "calibration"]
+        >>> ev.evmultinom("y ~ lr_versicolor + lr_virginica", cal).belief_search_size
+        6
+        >>> ev.temperature("y ~ logp_setosa + logp_versicolor + logp_virginica", cal).belief_search_size
+        0
+        """
+        return int(np.size(getattr(self, "params", ()))) if self._has_bounds() else 0
+
     # ---------------------------------------------------------------- events
     def _weights(self, event: Iterable[Hashable]) -> NDArray[np.float64]:
         members = list(event) if not isinstance(event, (str, bytes)) else [event]

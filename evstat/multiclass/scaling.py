@@ -736,6 +736,11 @@ class TemperatureScaling(_ScalingBase):
     def _names(self) -> list[str]:
         return ["1/T"]
 
+    @property
+    def belief_search_size(self) -> int:
+        """0: one parameter, whose level sets are intervals shared by all rows (no search per row)."""
+        return 0
+
     def _theta0(self) -> NDArray[np.float64]:
         return np.ones(1)
 

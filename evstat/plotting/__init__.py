@@ -14,8 +14,8 @@ kind                         function                           applies to
 ``"profile"``                :func:`coefficient_profile`        calibrators with coefficient profiles
 ``"reject_curve"``           :func:`reject_curve`               every calibrator (needs labels)
 ``"ignorance"``              :func:`ignorance_histogram`        every calibrator
-``"class_regions"``          :func:`class_regions`              any number of classes, J >= 2
-``"belief_map"``             :func:`class_contours`             any number of classes, J >= 2
+``"class_regions"``          :func:`class_regions`              2 to 4 classes, J >= 2
+``"belief_map"``             :func:`class_contours`             2 to 4 classes, J >= 2
 ``"class_reliability"``      :func:`class_reliability_diagram`  any number of classes (top-label view)
 ``"classwise_reliability"``  :func:`class_reliability_diagram`  any number of classes (classwise)
 ``"ternary"``                :func:`ternary_plot`               three classes
@@ -31,6 +31,14 @@ reuses): the simplex of the scores (a triangle) for a three-class fit on class p
 their logs, else the plane of two score columns, the others held at values the title states.
 ``fit.plot()`` without a kind draws :func:`default_kind`.
 
+Above :data:`MAX_REGION_CLASSES` = 4 classes (the ten digits, say) the region and map figures
+are not drawn: a plane of two of ten score columns, the other eight held fixed, shows ten
+colours over a slice of the score space few rows lie near, and a reader cannot read it; asked
+for, they raise a ValueError that names the kinds to draw instead. The reliability diagrams
+remain, the classwise one as one small panel per class. A model whose Bel/Pl of one row are an
+optimisation over many parameters (evmultinom at K = 10) draws its bands from at most
+:data:`evstat.plotting.probability.BAND_ROWS` rows (:func:`belief_rows`), said in the title.
+
 Colours are the Okabe-Ito colour-blind-safe palette; strategies and classes also differ by line
 style and marker.
 """
@@ -44,11 +52,13 @@ from evstat.plotting.active import active_curves, query_map
 from evstat.plotting.belt import belt_diagram, calibration_belt
 from evstat.plotting._calibration_map import calibration_map
 from evstat.plotting._class_regions import class_contours, class_regions
-from evstat.plotting._grid import RegionGrid, region_grid, score_simplex
+from evstat.plotting._grid import MAX_REGION_CLASSES, RegionGrid, region_grid, score_simplex
 from evstat.plotting.contours import predictive_contours
 from evstat.plotting._decision_regions import decision_regions
 from evstat.plotting.ignorance import ignorance_histogram
 from evstat.plotting.probability import (
+    belief_rows,
+    class_band,
     class_probabilities,
     class_reliability_diagram,
     score_densities,
@@ -61,12 +71,15 @@ from evstat.plotting.reliability import reliability_diagram
 
 __all__ = [
     "KINDS",
+    "MAX_REGION_CLASSES",
     "OKABE_ITO",
     "RegionGrid",
     "active_curves",
     "applicable_kinds",
     "belt_diagram",
     "calibration_belt",
+    "belief_rows",
+    "class_band",
     "calibration_map",
     "class_contours",
     "class_probabilities",
@@ -129,7 +142,9 @@ def applicable_kinds(results: Any) -> list[str]:
     """
     j = len(results.score_columns)
     if not results.is_binary:
-        out = ["decision_regions", "belief_map"] if j >= 2 else []
+        # above MAX_REGION_CLASSES classes no region figure: what a reader of ten classes can
+        # read is the reliability per class and the class bounds, not a plane of ten colours
+        out = ["decision_regions", "belief_map"] if j >= 2 and results.n_classes <= MAX_REGION_CLASSES else []
         out += ["class_reliability", "classwise_reliability"]
         if results.n_classes == 3:
             out.append("ternary")

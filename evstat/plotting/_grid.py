@@ -420,6 +420,11 @@ def _space(results: Any, space: str, scores: Any, fixed: Any) -> str | None:
     return transform if usable else None
 
 
+#: the most classes the class-region and belief-map figures draw (a plane or simplex of ten
+#: classes is not readable; see :func:`evstat.plotting.applicable_kinds`)
+MAX_REGION_CLASSES = 4
+
+
 def region_grid(
     results: Any,
     newdata: pd.DataFrame | None = None,
@@ -464,6 +469,15 @@ def region_grid(
     >>> g.space, g.transform, g.theta.shape, g.triangles.shape
     ('simplex', 'log', (100, 3), (100, 3))
     """
+    if results.n_classes > MAX_REGION_CLASSES:
+        k, j = results.n_classes, len(results.score_columns)
+        raise ValueError(
+            f"class regions and belief maps are drawn for at most {MAX_REGION_CLASSES} classes: this "
+            f"{results.method} fit has {k}, and a plane of two of its {j} score columns with the other "
+            f"{max(j - 2, 0)} held fixed shows {k} colours of a slice few rows lie near (and costs a belief "
+            "prediction per grid point); draw 'class_reliability', 'classwise_reliability' or "
+            "fit.predict(type='belief') per class instead"
+        )
     transform = _space(results, space, scores, fixed)
     classes = list(results.classes)
 

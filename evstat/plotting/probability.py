@@ -21,6 +21,10 @@ from evstat.plotting._style import BAND_COLOR, OKABE_ITO, finish, mpl_text, new_
 from evstat.plotting._class_regions import class_codes, class_colors
 
 __all__ = [
+    "BAND_ROWS",
+    "BAND_SEARCH",
+    "belief_rows",
+    "class_band",
     "class_belief",
     "class_codes",
     "class_probabilities",
@@ -31,6 +35,16 @@ __all__ = [
 ]
 
 _MARKERS = ("o", "^", "s", "D", "v", "P", "X", "*")
+#: a model whose Bel/Pl of one row are a search over more than this many parameters
+#: (``belief_search_size``: evmultinom, matrix, vector scaling and Dirichlet calibration at ten
+#: classes; not temperature, nor any of them at K = 3 or 4 on a few scores) gets its [Bel, Pl]
+#: bands from at most :data:`BAND_ROWS` rows
+BAND_SEARCH = 16
+#: rows whose Bel/Pl such a model computes for a figure or a report: at K = 10, J = 10 (99
+#: parameters) evmultinom takes 0.3 s to 5 s of CPU per row in this release (issue 36)
+BAND_ROWS = 24
+#: classwise reliability of more classes than this is drawn as one small panel per class
+CLASSWISE_PANELS = 4
 _SQRT3_2 = float(np.sqrt(3.0) / 2.0)
 
 
@@ -63,6 +77,73 @@ def class_belief(results: Any, newdata: pd.DataFrame | None = None) -> tuple[np.
         th, be, p = (b[c].to_numpy(dtype=float) for c in ("theta", "bel", "pl"))
         return np.column_stack([1.0 - th, th]), np.column_stack([1.0 - p, be]), np.column_stack([1.0 - be, p])
     return tuple(b[s].to_numpy(dtype=float) for s in ("theta", "bel", "pl"))
+
+
+def belief_rows(results: Any, newdata: pd.DataFrame | None = None) -> np.ndarray | None:
+    """The rows whose Bel/Pl a figure or the report computes: None for all of them, unless the
+    model's bounds of one row are a search over more than :data:`BAND_SEARCH` parameters
+    (``results.belief_search_size``) and there are more than :data:`BAND_ROWS` rows; then the
+    positions (sorted) of :data:`BAND_ROWS` rows spread evenly over the rows ranked by their
+    confidence max_k P(k | x) (deterministic, no seed: every confidence range keeps its share
+    of the rows, so every reliability bin with many rows gets some).
+
+    Examples
+    --------
+    >>> import evstat as ev
+    >>> d = ev.datasets.load("digits_logits")
+    >>> cal = d[d["set"] == "calibration"]
+    >>> form = "y ~ " + " + ".join(f"logit_{k}" for k in range(10))
+    >>> belief_rows(ev.temperature(form, cal)) is None
+    True
+    >>> belief_rows(ev.evmultinom(form, cal)).size
+    24
+    """
+    if int(getattr(results, "belief_search_size", 0) or 0) <= BAND_SEARCH:
+        return None
+    P = class_probabilities(results, newdata).to_numpy(dtype=float)
+    n = P.shape[0]
+    if n <= BAND_ROWS:
+        return None
+    conf = np.where(np.isfinite(P).all(axis=1), np.max(P, axis=1), -np.inf)
+    order = np.argsort(conf, kind="stable")
+    return np.sort(order[np.linspace(0, n - 1, BAND_ROWS).round().astype(np.intp)])
+
+
+def band_data(results: Any, newdata: pd.DataFrame | None, rows: np.ndarray) -> pd.DataFrame:
+    """The rows ``rows`` of ``newdata`` (else of the calibration rows' score columns) as a
+    DataFrame, the same object for the same arguments within a prediction cache (so that its
+    belief is computed once)."""
+    from evstat.plotting.data import _CACHE, calibration_scores
+
+    cache = _CACHE.get()
+    key: Any = ("band", id(results), id(newdata))
+    if cache is not None and key in cache:
+        return cache[key][2]
+    src = calibration_scores(results).drop(columns=".y") if newdata is None else newdata
+    sub = src.iloc[rows]
+    if cache is not None:
+        cache[key] = (results, newdata, sub)
+    return sub
+
+
+def class_band(results: Any, newdata: pd.DataFrame | None = None) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, np.ndarray]:
+    """``(rows, theta, bel, pl)``: :func:`class_belief` of the rows :func:`belief_rows` picks
+    (``rows`` None: every row, as :func:`class_belief`; else their positions in ``newdata``,
+    or in the calibration rows).
+
+    Examples
+    --------
+    >>> import evstat as ev
+    >>> iris = ev.datasets.load("iris").rename(columns={"Species": "y", "petal length (cm)": "pl",
+    ...                                                 "petal width (cm)": "pw"})
+    >>> rows, theta, bel, pl = class_band(ev.eknn("y ~ pl + pw", iris, k=7))
+    >>> rows is None, theta.shape
+    (True, (150, 3))
+    """
+    rows = belief_rows(results, newdata)
+    if rows is None:
+        return (None, *class_belief(results, newdata))
+    return (rows, *class_belief(results, band_data(results, newdata, rows)))
 
 
 def _need_labels(codes: np.ndarray | None, results: Any, what: str) -> np.ndarray:
@@ -240,17 +321,34 @@ def class_reliability_diagram(
     'predicted probability P(k | x)'
     """
     codes = _need_labels(class_codes(results, newdata, y), results, "reliability diagram")
-    if band:
-        Pm, bel, pl = class_belief(results, newdata)
-    else:
-        Pm = class_probabilities(results, newdata).to_numpy(dtype=float)
+    Pm = class_probabilities(results, newdata).to_numpy(dtype=float)
+    rows: np.ndarray | None = None
+    if band:  # Bel/Pl of every row, or of the rows belief_rows picks for a model that searches per row
+        rows, Pb, bel, pl = class_band(results, newdata)
+        cb = codes if rows is None else codes[rows]
+        okb = np.all(np.isfinite(Pb), axis=1)
     ok = np.all(np.isfinite(Pm), axis=1)
+    n_all = Pm.shape[0]
     Pm, codes = Pm[ok], codes[ok]
     t = metrics.class_reliability_table(codes, Pm, view=view, bins=bins, strategy=strategy, level=level)
+    K = Pm.shape[1]
+    if view == "classwise" and K > CLASSWISE_PANELS:
+        cov = (metrics.class_interval_coverage(cb[okb], bel[okb], pl[okb], Pb[okb], view=view, bins=bins,
+                                               strategy=strategy) if band else None)
+        ax = new_axes(ax, (10.0, 5.2))
+        _classwise_panels(ax, results, t, cov)
+        e = metrics.classwise_ece(codes, Pm, bins=bins, strategy=strategy)
+        ax.set_title(f"Classwise reliability ({results.method}), ECE = {e:.3f}, one panel per class"
+                     + (", band [mean Bel({k}), mean Pl({k})]" if band else "")
+                     + f"\n{data_description(results, newdata)}"
+                     + (f"; band: Bel/Pl of {rows.size} of the {n_all} rows, evenly spread by confidence"
+                        if rows is not None else ""), fontsize="medium")
+        return ax
     ax = new_axes(ax, (6.0, 5.0))
     ax.plot([0, 1], [0, 1], color="0.5", linestyle="--", linewidth=1.0, label="perfect calibration")
     if band:
-        cov = metrics.class_interval_coverage(codes, bel[ok], pl[ok], Pm, view=view, bins=bins, strategy=strategy)
+        cov = metrics.class_interval_coverage(cb[okb], bel[okb], pl[okb], Pb[okb], view=view, bins=bins,
+                                              strategy=strategy)
         groups = [(None, cov)] if view == "top-label" else [(j, cov[cov["class"] == j]) for j in range(Pm.shape[1])]
         colors = class_colors(results.classes)
         for j, c in groups:
@@ -271,6 +369,8 @@ def class_reliability_diagram(
         ax.set_xlabel("confidence max_k P(k | x)")
         ax.set_ylabel("accuracy (share of correct argmax)")
         title = f"Top-label reliability ({results.method}), ECE = {e:.3f}\n{data_description(results, newdata)}"
+        if rows is not None:
+            title += f"\nband: Bel/Pl of {rows.size} of the {n_all} rows, evenly spread by confidence"
     else:
         e = metrics.classwise_ece(codes, Pm, bins=bins, strategy=strategy)
         colors = class_colors(results.classes)
@@ -286,6 +386,48 @@ def class_reliability_diagram(
     ax.set_title(title, fontsize="medium")
     ax.legend(loc="upper left", fontsize="small", framealpha=0.9)
     return finish(ax)
+
+
+def _classwise_panels(ax: Any, results: Any, t: pd.DataFrame, cov: pd.DataFrame | None) -> None:
+    """The classwise reliability of many classes: ``ax`` switched off and one small inset panel
+    per class (observed frequency of y = k against P(k | x), Wilson intervals, the class's
+    [mean Bel, mean Pl] band), five panels a row."""
+    K = len(results.classes)
+    ncols = min(5, K)
+    nrows = -(-K // ncols)
+    ax.set_axis_off()
+    colors = class_colors(results.classes)
+    left, bottom, top = 0.06, 0.08, 0.93  # room for the shared axis labels and the title
+    gap_x, gap_y = 0.03, 0.09
+    w = (1.0 - left - gap_x * (ncols - 1)) / ncols
+    h = (top - bottom - gap_y * (nrows - 1)) / nrows
+    ax.text(left + (1.0 - left) / 2, 0.0, "predicted probability P(k | x)", ha="center", va="bottom",
+            transform=ax.transAxes, fontsize="small")
+    ax.text(0.0, bottom + (top - bottom) / 2, "observed frequency of y = k", ha="left", va="center",
+            rotation=90, transform=ax.transAxes, fontsize="small")
+    for j, c in enumerate(results.classes):
+        r, q = divmod(j, ncols)
+        sub = ax.inset_axes([left + q * (w + gap_x), top - (r + 1) * h - r * gap_y, w, h])
+        sub.plot([0, 1], [0, 1], color="0.5", linestyle="--", linewidth=0.8)
+        if cov is not None:
+            cj = cov[cov["class"] == j]
+            x = cj["mean_prediction"].to_numpy()
+            if x.size >= 2:
+                sub.fill_between(x, cj["mean_bel"].to_numpy(), cj["mean_pl"].to_numpy(), color=colors[c],
+                                 alpha=0.25, linewidth=0)
+            sub.vlines(x, cj["mean_bel"].to_numpy(), cj["mean_pl"].to_numpy(), color=colors[c], linewidth=4,
+                       alpha=0.6)
+        tj = t[t["class"] == j]
+        obs = tj["observed_frequency"].to_numpy()
+        err = np.vstack([obs - tj["wilson_lower"].to_numpy(), tj["wilson_upper"].to_numpy() - obs])
+        sub.errorbar(tj["mean_prediction"].to_numpy(), obs, yerr=np.maximum(err, 0.0), color=OKABE_ITO["black"],
+                     marker=_MARKERS[j % 8], markersize=3.5, linewidth=1.0, capsize=2)
+        sub.set_xlim(-0.02, 1.02)
+        sub.set_ylim(-0.02, 1.02)
+        sub.set_xticks([0, 0.5, 1])
+        sub.set_yticks([0, 0.5, 1])
+        sub.tick_params(labelsize="x-small", labelbottom=r == nrows - 1 or j + ncols >= K, labelleft=q == 0)
+        sub.set_title(f"class {mpl_text(c)}", fontsize="small", pad=2)
 
 
 def score_densities(

@@ -20,7 +20,7 @@ from evstat import metrics
 from evstat.calibration.peers import ConformalSets, VennAbersCalibration
 from evstat.comparison import compare, named_fits
 from evstat.io.forked import ForkedCall
-from evstat.plotting import applicable_kinds
+from evstat.plotting import MAX_REGION_CLASSES, applicable_kinds
 from evstat.plotting.belt import calibration_belt as fit_belt
 from evstat.plotting.data import calibration_scores, evaluation_labels, prediction_cache, predictions
 from evstat.plotting.data import rows as n_rows
@@ -30,7 +30,8 @@ from evstat.report._coverage import expected_covered
 from evstat.report._explorer import Explorer, explorer
 from evstat.report._figures import ReportFigure, comparison_figure, fit_figures
 from evstat.report._glossary import GLANCE, GOF_OF_GLANCE, INFO_OF_GLANCE, SHOWN_ELSEWHERE
-from evstat.report._kclass import kclass_comparison, kclass_decisions, kclass_eval, kclass_figures, kclass_tables
+from evstat.report._kclass import (band_eval, band_note, kclass_comparison, kclass_decisions, kclass_eval,
+                                   kclass_figures, kclass_tables)
 from evstat.report._outlook import forecasts, outlook_section
 from evstat.report.tables import Table, cell, table
 
@@ -442,7 +443,10 @@ def _chosen_cost(fit: Any, newdata: pd.DataFrame | None, y: Any) -> float:
     if fit.is_binary:
         rows = newdata if newdata is not None else _eval_rows(fit, None, y)[0]
     else:
-        rows = newdata if newdata is not None else kclass_eval(fit, None, y)[0]
+        data, codes, name = kclass_eval(fit, newdata, y)
+        rows = newdata if newdata is not None else data
+        # the rows whose Bel/Pl the report computes (fewer for a model that searches per row)
+        rows = band_eval(fit, rows, codes if rows is data else None, name)[0]
     pred = predictions(fit, rows)
     return choose_reject_cost(pessimistic_reject_share(pred["bel"].to_numpy(dtype=float),
                                                        pred["pl"].to_numpy(dtype=float)))
@@ -458,21 +462,27 @@ def _counts_text(fit: Any) -> str:
 
 def _kclass_section(fit: Any, name: str, i: int, ev: tuple, newdata: pd.DataFrame | None, rc: float,
                     bins: int, grid: int | None, used: set[str], costs: list[float],
-                    costs_text: str) -> tuple[FitSection, dict[str, Any]]:
-    """The section and overview row of a model with K >= 3 classes."""
+                    costs_text: str, explain_regions: bool = True) -> tuple[FitSection, dict[str, Any]]:
+    """The section and overview row of a model with K >= 3 classes (``explain_regions``: say
+    why a model of many classes has no region figures; once per report)."""
     eval_data, codes, eval_name = ev
     sec = FitSection(name=name, anchor=_anchor(name, used), method=fit.method, formula=fit.formula,
                      eval_name=eval_name, title=model_title(name, fit.method))
     summ = fit.summary()
     sec.glance = _fit_table(fit, summ, _describe(sec, summ, fit, False))
     sec.metrics.extend(kclass_tables(fit, eval_data, codes, eval_name, bins))
-    sec.decisions.append(kclass_decisions(fit, eval_data, codes, eval_name, costs, costs_text))
+    said = band_note(fit, eval_data, eval_name)
+    if said:
+        sec.metric_notes.append(said)
+    sec.decisions.append(kclass_decisions(fit, *band_eval(fit, eval_data, codes, eval_name), costs, costs_text))
     pred_name = eval_name.replace(", in-sample", "")
     if newdata is not None and eval_data is None:  # new data without labels: their decisions too
         pred_name = f"new data ({len(newdata)} rows)"
-        sec.decisions.append(kclass_decisions(fit, newdata, None, pred_name, costs, costs_text))
-    sec.figures, sec.figure_notes = kclass_figures(fit, f"m{i + 1}", eval_data, codes, eval_name, rc, bins, grid)
+        sec.decisions.append(kclass_decisions(fit, *band_eval(fit, newdata, None, pred_name), costs, costs_text))
+    sec.figures, sec.figure_notes = kclass_figures(fit, f"m{i + 1}", eval_data, codes, eval_name, rc, bins, grid,
+                                                   explain_regions=explain_regions)
     pred_data = newdata if newdata is not None else eval_data
+    pred_data, _, pred_name = band_eval(fit, pred_data, None, pred_name)
     if fit.capabilities.k_class_mass:
         ign = np.asarray(fit.predict(pred_data, type="mass").values)[:, -1]  # m(Omega), the full frame
     else:  # lower/upper probabilities without a mass function (evmultinom): its own .ignorance,
@@ -606,6 +616,7 @@ def build_context(
         evals: dict[str, tuple] = {}
         used: set[str] = set()
         overview_rows = []
+        regions_said = False  # the note on the region figures of many classes, once per report
         if reject_cost is None:
             rc = max(_chosen_cost(fit, newdata, y) for fit in named.values())
             costs = [rc] if rc == CONVENTIONAL_COST else [rc, CONVENTIONAL_COST]
@@ -623,7 +634,8 @@ def build_context(
         for i, (name, fit) in enumerate(named.items()):
             if not fit.is_binary:
                 sec, row = _kclass_section(fit, name, i, kclass_eval(fit, newdata, y), newdata, rc, bins, kgrid, used,
-                                           costs, costs_text)
+                                           costs, costs_text, explain_regions=not regions_said)
+                regions_said = regions_said or fit.n_classes > MAX_REGION_CLASSES
                 sections.append(sec)
                 overview_rows.append(row)
                 continue

@@ -26,7 +26,8 @@ import pandas as pd
 
 from evstat import metrics, plotting
 from evstat.metrics.evidential import DECISION_STRATEGIES as STRATEGIES
-from evstat.plotting.probability import class_belief, class_codes, class_probabilities
+from evstat.plotting.probability import (BAND_ROWS, CLASSWISE_PANELS, band_data, belief_rows, class_belief,
+                                         class_codes, class_probabilities)
 from evstat.report._coverage import expected_covered
 from evstat.report._figures import REGION_MIN_DECIDED as DECIDED_SHARE, ReportFigure, _figure, _FONT
 from evstat.report.svg import figure_svg
@@ -47,6 +48,33 @@ def kclass_eval(fit: Any, newdata: pd.DataFrame | None, y: Any) -> tuple[pd.Data
         if codes is not None:
             return newdata, codes, f"new data ({len(newdata)} rows)"
     return None, np.asarray(fit.training_codes(), dtype=np.intp), f"calibration data ({fit.nobs} rows, in-sample)"
+
+
+def band_eval(fit: Any, data: pd.DataFrame | None, codes: Any, name: str) -> tuple[pd.DataFrame | None, Any, str]:
+    """The rows whose Bel/Pl the report computes: ``(data, codes, name)`` themselves, or for a
+    model whose bounds of one row are a search over many parameters (evmultinom at ten classes;
+    :func:`evstat.plotting.belief_rows`) the :data:`~evstat.plotting.probability.BAND_ROWS` rows
+    spread evenly over the rows ranked by confidence, their codes and a name that says so."""
+    rows = belief_rows(fit, data)
+    if rows is None:
+        return data, codes, name
+    inner = name[:-1] if name.endswith(")") else name + " ("
+    return (band_data(fit, data, rows), None if codes is None else codes[rows],
+            f"{inner}; Bel/Pl of {rows.size} of them, spread evenly by confidence)")
+
+
+def band_note(fit: Any, data: pd.DataFrame | None, name: str) -> str | None:
+    """The section's one sentence on why its Bel/Pl tables use fewer rows, or None."""
+    rows = belief_rows(fit, data)
+    if rows is None:
+        return None
+    return (f"{fit.method}: the lower and upper probabilities of one row are a constrained optimisation over "
+            f"its {fit.belief_search_size} parameters (up to seconds of CPU per row at K = {fit.n_classes}), so "
+            f"the tables and bands that need Bel/Pl (reliability tables, the bands of the reliability diagrams, "
+            f"the per-class bounds and ignorance, the decisions) use {rows.size} of the rows of the {name}, "
+            f"spread evenly over them ranked by the confidence max_k P(k | x) (at most {BAND_ROWS} per model, "
+            "no seed); the measures of the class probabilities and the points of the reliability diagrams "
+            "use every row. fit.predict(newdata, type='belief') gives Bel/Pl of any rows.")
 
 
 def kclass_measures(fit: Any, data: pd.DataFrame | None, codes: np.ndarray, bins: int) -> pd.Series:
@@ -90,9 +118,10 @@ def kclass_tables(fit: Any, data: pd.DataFrame | None, codes: np.ndarray, name: 
     frame = m.to_frame().T
     frame["n"] = frame["n"].astype(np.int64)
     out = [table(frame, f"Measures of the class probabilities on the {name}", notes=[MEASURE_NOTE])]
-    out.append(_reliability(fit, data, codes, bins, "top-label"))
-    out.append(_reliability(fit, data, codes, bins, "classwise"))
-    out.append(class_bounds_table(fit, data, codes, name))
+    bdata, bcodes, bname = band_eval(fit, data, codes, name)
+    out.append(_reliability(fit, bdata, bcodes, bins, "top-label", None if bdata is data else bname))
+    out.append(_reliability(fit, bdata, bcodes, bins, "classwise", None if bdata is data else bname))
+    out.append(class_bounds_table(fit, bdata, bcodes, bname))
     return out
 
 
@@ -108,11 +137,13 @@ KCLASS_TIPS = {
     "bounds": {"observed frequency": "Share of the rows whose class is k",
                "mean Bel": "Mean lower probability Bel({k}) of the class over the rows",
                "mean Pl": "Mean upper probability Pl({k}) of the class over the rows",
+               "mean Pl - Bel": "Mean width Pl({k}) - Bel({k}) over the rows: the ignorance about class k",
                "covered": "Whether the observed frequency of the class lies in [mean Bel, mean Pl]"},
 }
 
 
-def _reliability(fit: Any, data: pd.DataFrame | None, codes: np.ndarray, bins: int, view: str) -> Table:
+def _reliability(fit: Any, data: pd.DataFrame | None, codes: np.ndarray, bins: int, view: str,
+                 rows_name: str | None = None) -> Table:
     """One reliability table (top-label or classwise) with the band [mean Bel, mean Pl] of every
     bin, whether it covers the observed frequency, and the coverage to expect
     (:mod:`evstat.report._coverage`)."""
@@ -139,6 +170,8 @@ def _reliability(fit: Any, data: pd.DataFrame | None, codes: np.ndarray, bins: i
         title = (f"Classwise reliability table ({bins} equal-width bins of P(k | x) per class k) and "
                  "coverage of the [Bel({k}), Pl({k})] band")
         what = "observed frequency of y = k"
+    if rows_name is not None:
+        title += f" on the {rows_name}"
     k, covered = len(cov), int(cov["covered"].sum())
     tab = table(
         frame, title,
@@ -172,16 +205,18 @@ def class_bounds_table(fit: Any, data: pd.DataFrame | None, codes: np.ndarray | 
         row.update({
             "mean P(k | x)": float(np.mean(P[:, j])), "mean Bel": float(np.mean(bel[:, j])),
             "mean Pl": float(np.mean(pl[:, j])), "median Bel": float(np.median(bel[:, j])),
-            "median Pl": float(np.median(pl[:, j])), "mean width": float(np.mean(w)),
+            "median Pl": float(np.median(pl[:, j])), "mean Pl - Bel": float(np.mean(w)),
             "90% of widths below": float(np.quantile(w, 0.9)),
         })
         if codes is not None:
             row["covered"] = bool(row["mean Bel"] <= row["observed frequency"] <= row["mean Pl"])
         rows.append(row)
     tab = table(
-        pd.DataFrame(rows), f"Lower and upper probabilities of each class on the {name}", tips=KCLASS_TIPS["bounds"],
+        pd.DataFrame(rows), f"Lower and upper probabilities of each class on the {name}: the ignorance per class",
+        tips=KCLASS_TIPS["bounds"],
         notes=["Bel({k}) and Pl({k}) are the lower and upper probabilities of class k for a row "
-               "(predict(type='belief')); width = Pl({k}) - Bel({k}), the ignorance about class k. "
+               "(predict(type='belief')); their width Pl({k}) - Bel({k}) is the ignorance about class k "
+               "(mean Pl - Bel: its mean over the rows; 90% of widths below: its 90% quantile). "
                + ("Covered: the observed frequency of the class lies in [mean Bel, mean Pl] "
                   "(calibration in the large)." if codes is not None else "")],
     )
@@ -235,8 +270,12 @@ def kclass_decisions(fit: Any, data: pd.DataFrame | None, codes: np.ndarray | No
 
 
 def kclass_figures(fit: Any, prefix: str, data: pd.DataFrame | None, codes: np.ndarray, name: str,
-                   reject_cost: float, bins: int, grid: int | None) -> tuple[list[ReportFigure], list[str]]:
-    """One figure per applicable plot kind of a K-class model. The class regions and the
+                   reject_cost: float, bins: int, grid: int | None,
+                   explain_regions: bool = True) -> tuple[list[ReportFigure], list[str]]:
+    """One figure per applicable plot kind of a K-class model. Above
+    :data:`evstat.plotting.MAX_REGION_CLASSES` classes there are no region, map or ternary
+    figures (not readable for ten classes), said in one note when ``explain_regions``; the
+    classwise diagram is then one small panel per class. The class regions and the
     ignorance map draw from one :func:`evstat.plotting.region_grid` (the model predicts once on
     the grid: the simplex of the scores for a three-class fit on probabilities or their logs,
     else a plane of two score columns); the class regions get the plot's second panel at the
@@ -275,6 +314,12 @@ def kclass_figures(fit: Any, prefix: str, data: pd.DataFrame | None, codes: np.n
         plotting.class_contours(fit, newdata=data, y=y, ax=ax[0, 0], grid=G)
 
     panels = f"R_rej = {reject_cost:g}" + (f" and R_rej = {second:g}" if two else "")
+    K = fit.n_classes
+    many = K > CLASSWISE_PANELS
+    rows = belief_rows(fit, data)
+    band_rows = ("" if rows is None else
+                 f" The bands are the Bel/Pl of {rows.size} of the rows, spread evenly over them ranked by confidence "
+                 "(see the note under the metrics); the points use every row.")
     specs = {
         "decision_regions": ("Class regions",
                              f"What fit.decide answers (pessimistic strategy, {panels}){where}; points are the rows "
@@ -284,12 +329,14 @@ def kclass_figures(fit: Any, prefix: str, data: pd.DataFrame | None, codes: np.n
         "class_reliability": ("Top-label reliability diagram",
                               f"Accuracy of the argmax class against the confidence max_k P(k | x) in {bins} "
                               f"equal-width bins of the {name}, with 95% Wilson intervals; the band joins the "
-                              "mean Bel and mean Pl of the argmax class in each bin.",
+                              "mean Bel and mean Pl of the argmax class in each bin." + band_rows,
                               lambda ax: plotting.class_reliability_diagram(fit, data, y=y, ax=ax[0, 0], bins=bins), 1),
         "classwise_reliability": ("Classwise reliability diagram",
                                   f"Observed frequency of each class against its predicted probability in {bins} "
-                                  f"equal-width bins of the {name}; the shaded bands join the mean Bel({{k}}) and "
-                                  "mean Pl({k}) of each bin.",
+                                  f"equal-width bins of the {name}"
+                                  + (f", one panel per class (K = {K}), with 95% Wilson intervals" if many else "")
+                                  + "; the shaded bands join the mean Bel({k}) and mean Pl({k}) of each bin."
+                                  + band_rows,
                                   lambda ax: plotting.class_reliability_diagram(fit, data, y=y, ax=ax[0, 0], bins=bins,
                                                                                 view="classwise"), 1),
         "ternary": ("Ternary probability plot",
@@ -298,11 +345,21 @@ def kclass_figures(fit: Any, prefix: str, data: pd.DataFrame | None, codes: np.n
                     "decision borders of the argmax rule.",
                     lambda ax: plotting.ternary_plot(fit, data, y=y, ax=ax[0, 0]), 1),
     }
+    if K > plotting.MAX_REGION_CLASSES and explain_regions:
+        notes.append(
+            f"No class-region, belief-map or ternary figures for K = {K} classes (they are drawn up to "
+            f"{plotting.MAX_REGION_CLASSES}): a plane of two of the {len(fit.score_columns)} score columns with "
+            "the others held fixed, or a simplex with ten vertices, shows ten colours over a slice of the score "
+            "space few rows lie near, which no reader can read. The reliability diagrams (one panel per class) "
+            "and the table of the lower and upper probabilities and the ignorance of each class say instead "
+            "what the model predicts for each class (this holds for every model of this report with more than "
+            f"{plotting.MAX_REGION_CLASSES} classes).")
     for kind in plotting.applicable_kinds(fit):
         title, caption, draw, ncols = specs[kind]
         k = len(figures) + len(notes) + 1
+        wide = 2.0 if kind == "classwise_reliability" and many else 1.0
         with matplotlib.rc_context(_FONT):
-            fig, axes = _figure(6.4 * ncols, 5.4, ncols=ncols)
+            fig, axes = _figure(6.4 * ncols * wide, 5.4, ncols=ncols)
             try:
                 draw(axes)
             except ValueError as err:
@@ -320,10 +377,14 @@ def kclass_comparison(named: dict[str, Any], evals: dict[str, tuple], bins: int,
     rate, accuracy and reject rate), and one figure of their error-reject curves (accuracy
     against error rate as the reject cost runs from 0 to 1)."""
     rows, drows, curves = [], [], []
+    subsampled: list[str] = []
     for name, fit in named.items():
         data, codes, eval_name = evals[name]
         m = kclass_measures(fit, data, codes, bins)
         rows.append({"model": name, "method": fit.method, "K": fit.n_classes, "data": eval_name, **m.to_dict()})
+        data, codes, band_name = band_eval(fit, data, codes, eval_name)
+        if band_name != eval_name:
+            subsampled.append(f"{name}: {band_name}")
         P, bel, pl = class_belief(fit, data)
         if reject_cost is not None:
             drow: dict[str, Any] = {"model": name}
@@ -343,16 +404,18 @@ def kclass_comparison(named: dict[str, Any], evals: dict[str, tuple], bins: int,
             pd.DataFrame(drows),
             f"Decisions at reject cost R_rej = {reject_cost:g}: error rate, accuracy, reject rate",
             notes=["Each model on its rows of the table above, 0-1 costs (the strategies of the decision "
-                   "tables below); error rate = wrong / tested, accuracy = correct / decided."],
+                   "tables below); error rate = wrong / tested, accuracy = correct / decided."
+                   + (" Decided from Bel/Pl of fewer rows (see each model's section): " + "; ".join(subsampled) + "."
+                      if subsampled else "")],
         ))
-    return out, [_comparison_curves(pd.concat(curves, ignore_index=True), evals)]
+    return out, [_comparison_curves(pd.concat(curves, ignore_index=True), evals, subsampled)]
 
 
 #: the strategies of the comparison's error-reject figure (as the two-class comparison)
 COMPARISON_STRATEGIES = ("pessimistic", "probabilistic")
 
 
-def _comparison_curves(curves: pd.DataFrame, evals: dict[str, tuple]) -> ReportFigure:
+def _comparison_curves(curves: pd.DataFrame, evals: dict[str, tuple], subsampled: Sequence[str] = ()) -> ReportFigure:
     import matplotlib
 
     names = {e[2] for e in evals.values()}
@@ -365,6 +428,8 @@ def _comparison_curves(curves: pd.DataFrame, evals: dict[str, tuple]) -> ReportF
         id="cmp-fig1", title="Error-reject curves of all models",
         caption=(f"Accuracy (correct / decided) against error rate (wrong / tested) on the {rows_text}, "
                  "for the pessimistic and probabilistic strategies as the reject cost runs from 0 to 1 "
-                 "(0-1 costs on the K classes). At equal error the higher curve is better."),
+                 "(0-1 costs on the K classes). At equal error the higher curve is better."
+                 + (" Models whose Bel/Pl were computed for fewer rows: " + "; ".join(subsampled) + "."
+                    if subsampled else "")),
         svg=svg,
     )
