@@ -518,8 +518,10 @@ def _kernel_py(Xc, Tt, K, xs, ws, us, Bs, chain, mle, B_hat, u0s, tan0s, l_hat, 
             use_lag = True
             newton += 1
             if dec <= tol or (tail and _tail_converged(dec, ll, l_hat, tol)):  # (-tol .. 0: rounding)
-                # the profile never exceeds l_hat (a reused Hessian's gain estimate can, by eps dec / 2)
-                out_l[b] = min(ll + 0.5 * max(dec, 0.0), l_hat)
+                # (a reused Hessian's gain estimate can pass l_hat by about eps dec / 2: within the
+                # rounding that relative_loglik clamps; not capped here, so that a fit whose stated
+                # maximum is too low is still caught there, R's 'profiling has found a better solution')
+                out_l[b] = ll + 0.5 * max(dec, 0.0)
                 out_lam[b] = lam
                 ok[b] = True
                 # the path's next prediction starts from the final Newton step (retracted): the

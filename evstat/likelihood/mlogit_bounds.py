@@ -237,6 +237,7 @@ def predictive_bounds_events(
     Examples
     --------
     >>> X = np.c_[np.ones(6), [-2.0, -1.0, 0.0, 0.5, 1.0, 2.0]]
+    >>> from evstat.likelihood.mlogit import multinomial_mle
     >>> lik = multinomial_mle(X, [0, 0, 1, 0, 2, 2], 3, targets="platt")
     >>> out = predictive_bounds_events(lik, [[1.0, 0.3]], [np.eye(3)[k] for k in range(3)])
     >>> [bool(lo[0] <= h[0] <= up[0]) for h, lo, up in out]

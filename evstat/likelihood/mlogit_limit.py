@@ -273,6 +273,7 @@ def region_contours(lik: MultinomialLikelihood, V: ArrayLike, method: str = "fas
     Examples
     --------
     >>> X = np.c_[np.ones(6), [-2.0, -1.0, 0.0, 0.5, 1.0, 2.0]]
+    >>> from evstat.likelihood.mlogit import multinomial_mle
     >>> lik = multinomial_mle(X, [0, 0, 1, 0, 2, 2], 3, targets="platt")
     >>> c = region_contours(lik, [[0.0, 1.0]])
     >>> float(c.max()), bool(np.all((c >= 0) & (c <= 1)))
@@ -352,6 +353,7 @@ def wide_rows(lik: MultinomialLikelihood, x: ArrayLike) -> NDArray[np.bool_]:
     Examples
     --------
     >>> X = np.c_[np.ones(6), [-2.0, -1.0, 0.0, 0.5, 1.0, 2.0]]
+    >>> from evstat.likelihood.mlogit import multinomial_mle
     >>> lik = multinomial_mle(X, [0, 0, 1, 0, 2, 2], 3, targets="platt")
     >>> wide_rows(lik, [[1.0, 0.5], [1.0, 1e10], [1.0, -1e300]]).tolist()
     [False, True, True]
@@ -373,6 +375,7 @@ def limit_contour(lik: MultinomialLikelihood, x: ArrayLike, w: ArrayLike) -> NDA
     Examples
     --------
     >>> X = np.c_[np.ones(6), [-2.0, -1.0, 0.0, 0.5, 1.0, 2.0]]
+    >>> from evstat.likelihood.mlogit import multinomial_mle
     >>> lik = multinomial_mle(X, [0, 0, 1, 0, 2, 2], 3, targets="platt")
     >>> c = region_contours(lik, [[0.0, 1.0]])[0]
     >>> bool(np.isclose(limit_contour(lik, [[1.0, 1e300]], [1, 0, 0])[0], max(c[1], c[2]) if c[0] == 1 else c[0]))
@@ -473,6 +476,7 @@ def face_starts(lik: MultinomialLikelihood, x: ArrayLike, w: ArrayLike) -> list[
     Examples
     --------
     >>> X = np.c_[np.ones(6), [-2.0, -1.0, 0.0, 0.5, 1.0, 2.0]]
+    >>> from evstat.likelihood.mlogit import multinomial_mle
     >>> lik = multinomial_mle(X, [0, 0, 1, 0, 2, 2], 3, targets="platt")
     >>> B = face_starts(lik, [[1.0, 50.0]], [0.0, 1.0, 0.0])[0].reshape(2, 2)  # face a | b
     >>> bool(abs(B[0] @ [1.0, 50.0]) < 1e-9)  # (B x)_b = (B x)_a = 0
