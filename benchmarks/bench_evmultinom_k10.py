@@ -32,6 +32,7 @@ import pandas as pd
 os.environ.setdefault("EVSTAT_KERNELS", "numba")
 
 import evstat as ev  # noqa: E402
+from evstat.likelihood import mlogit_profile  # noqa: E402
 from evstat.likelihood import multinomial as mm  # noqa: E402
 
 
@@ -71,23 +72,23 @@ def main() -> None:
     print(f"n = {lik.n}, K = {lik.K}, p = {lik.p}, d = {lik.d}; load average {os.getloadavg()[0]:.1f}")
     print(f"fit: {t_fit:.2f} s CPU")
 
-    p0 = list(mm._PASSES)
+    p0 = list(mlogit_profile._PASSES)
     after, b_after = cpu_per_row(lambda: fit.predict(test, type="belief"), len(test))
-    passes, full = (mm._PASSES[0] - p0[0]) / len(test), (mm._PASSES[1] - p0[1]) / len(test)
+    passes, full = (mlogit_profile._PASSES[0] - p0[0]) / len(test), (mlogit_profile._PASSES[1] - p0[1]) / len(test)
     print(f"after (reused Hessians): {1e3 * after:.1f} ms/row CPU over {len(test)} rows; "
           f"{passes:.0f} passes/row, {full:.1f} of them with the information")
 
     nb = min(a.before_rows, len(test))
     if nb:
-        keep = mm.REUSE_MIN_D
-        mm.REUSE_MIN_D = 10**9
+        keep = mlogit_profile.REUSE_MIN_D
+        mlogit_profile.REUSE_MIN_D = 10**9
         try:
             fit.__dict__.pop("_bounds_memo", None)
-            p0 = list(mm._PASSES)
+            p0 = list(mlogit_profile._PASSES)
             before, b_before = cpu_per_row(lambda: fit.predict(test.head(nb), type="belief"), nb)
         finally:
-            mm.REUSE_MIN_D = keep
-        passes_b = (mm._PASSES[0] - p0[0]) / nb
+            mlogit_profile.REUSE_MIN_D = keep
+        passes_b = (mlogit_profile._PASSES[0] - p0[0]) / nb
         diff = max(np.abs(b_before["bel"].to_numpy() - b_after["bel"].to_numpy()[:nb]).max(),
                    np.abs(b_before["pl"].to_numpy() - b_after["pl"].to_numpy()[:nb]).max())
         print(f"before (exact Newton, every pass with the information): {1e3 * before:.1f} ms/row CPU over "

@@ -95,6 +95,9 @@ COMPILE_IN_PROCESS_WORK = 50_000_000
 STALE_LOCK_SECONDS = 600.0
 #: the modules whose kernels the background compilation warms (each has ``_warm_kernels()``)
 KERNEL_MODULES = ("evstat.likelihood.linear_profile", "evstat.likelihood.multinomial")
+#: the source files of the compiled kernels (in evstat/likelihood): the cache key of a
+#: background compilation changes when one of them does
+KERNEL_SOURCES = ("linear_profile.py", "_mlogit_sweep.py", "_mlogit_kernel.py")
 
 _STARTED = [False]  # a background compilation was started by this process
 #: the background compilation's handle, owned for the life of this process: a Popen dropped
@@ -122,8 +125,8 @@ def mode() -> str:
 def _key() -> str:
     parts = [_numba_version(), sys.version, platform.machine()]
     here = Path(__file__).resolve().parent
-    for module in KERNEL_MODULES:
-        src = here / f"{module.rsplit('.', 1)[1]}.py"
+    for name in KERNEL_SOURCES:
+        src = here / name
         st = src.stat()
         parts += [str(src), str(st.st_mtime_ns), str(st.st_size)]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]

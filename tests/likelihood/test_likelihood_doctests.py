@@ -10,7 +10,10 @@ MODULES = [
     "evstat.likelihood.contour",
     "evstat.likelihood.logistic",
     "evstat.likelihood.predictive",
-    "evstat.likelihood.multinomial",
+    "evstat.likelihood.mlogit",
+    "evstat.likelihood.mlogit_limit",
+    "evstat.likelihood.mlogit_panels",
+    "evstat.likelihood.mlogit_bounds",
     "evstat.likelihood.quadrature",
 ]
 

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evstat.likelihood import multinomial as mn
+from evstat.likelihood import _mlogit_kernel, mlogit_panels, mlogit_profile
 from evstat.likelihood.linear_profile import _columns
 
 
@@ -25,17 +26,17 @@ def _likelihood(n: int, K: int, J: int, seed: int, targets: str = "platt") -> mn
 
 def _sweep(X: np.ndarray, T: np.ndarray, B: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     """Run the compiled sweep; returns l, the score (d,) and the information (d, d)."""
-    mn._kernel()
+    _mlogit_kernel._kernel()
     K = T.shape[1]
     n, p = X.shape
     Xc = _columns(X)
     P = Xc.shape[0]
-    blk = mn._sweep_block(n, K)
+    blk = _mlogit_kernel._sweep_block(n, K)
     npair = K * (K - 1) // 2
     g = np.full((K - 1, P), np.nan)
     H = np.full((npair, P, P), np.nan)
     work = [np.empty((K, blk)), np.empty((K, blk))] + [np.empty(blk) for _ in range(4)]
-    ll = mn._msweep(Xc, np.ascontiguousarray(T.T), K, np.ascontiguousarray(B.ravel()), *work,
+    ll = _mlogit_kernel._msweep(Xc, np.ascontiguousarray(T.T), K, np.ascontiguousarray(B.ravel()), *work,
                     np.empty((K - 1, blk)), np.empty((npair, blk)), g, H)
     assert np.all(g[:, p:] == 0.0) and np.all(H[:, p:] == 0.0) and np.all(H[:, :, p:] == 0.0)
     info = np.zeros((K - 1, p, K - 1, p))
@@ -88,14 +89,14 @@ def test_chain_through_the_mle_equals_independent_solves(K, J, n):
     rng = np.random.default_rng(n)
     x = np.c_[np.ones(3), rng.normal(0.0, 1.5, (3, J))]
     for w in (np.eye(K)[K - 1], np.linspace(0.0, 1.0, K)):
-        u_hat, sig = mn._wald_u(lik, x, np.broadcast_to(w, (3, K)))
+        u_hat, sig = mlogit_panels._wald_u(lik, x, np.broadcast_to(w, (3, K)))
         uu = u_hat[:, None] + sig[:, None] * np.linspace(0.0, 6.0, 13)[None, :]  # from u_hat outwards
-        p0 = mn._PASSES[0]
+        p0 = mlogit_profile._PASSES[0]
         lc, sc = mn.functional_profile(lik, x[:, None, :], w, uu, tol=1e-10, chain=True)
-        chained = mn._PASSES[0] - p0
-        p0 = mn._PASSES[0]
+        chained = mlogit_profile._PASSES[0] - p0
+        p0 = mlogit_profile._PASSES[0]
         li, si = mn.functional_profile(lik, x[:, None, :], w, uu, tol=1e-10, chain=False)
-        cold = mn._PASSES[0] - p0
+        cold = mlogit_profile._PASSES[0] - p0
         np.testing.assert_allclose(lc, li, rtol=0, atol=1e-9)
         np.testing.assert_allclose(sc, si, rtol=0, atol=1e-5)
         assert np.all(lc[:, 0] == lik.loglik_hat) and np.all(sc[:, 0] == 0.0)  # the MLE node

@@ -22,6 +22,7 @@ import pytest
 
 import evstat as ev
 from evstat.likelihood import multinomial as mm
+from evstat.likelihood import mlogit_bounds, mlogit_limit, mlogit_panels, mlogit_profile
 from evstat.likelihood.quadrature import CC16
 
 ROW = np.array([0.0, -2.94904062, -1.20757412])  # log-ratios of the grid row (0.74, 0.04, 0.22)
@@ -90,7 +91,7 @@ def _slow_profile(lik: mm.MultinomialLikelihood, x: np.ndarray, w: np.ndarray, u
 def _quadrature_nodes(lik, x, w, monkeypatch):
     """predictive_bounds, and the (side, u, log pl) of every node its quadrature integrated."""
     seen: list[tuple[int, np.ndarray, np.ndarray]] = []
-    integrate = mm.adaptive_clenshaw_curtis
+    integrate = mlogit_panels.adaptive_clenshaw_curtis
 
     def spy(a, b, evaluate, side, *args, **kw):
         def recorded(rows, uu):
@@ -99,7 +100,7 @@ def _quadrature_nodes(lik, x, w, monkeypatch):
             return f, logpl
         return integrate(a, b, recorded, side, *args, **kw)
 
-    monkeypatch.setattr(mm, "adaptive_clenshaw_curtis", spy)
+    monkeypatch.setattr(mlogit_panels, "adaptive_clenshaw_curtis", spy)
     bounds = mm.predictive_bounds(lik, x, w)
     return bounds, seen
 
@@ -108,7 +109,7 @@ def _quadrature_nodes(lik, x, w, monkeypatch):
 def test_profile_at_the_quadrature_nodes_is_monotone_and_global(case, monkeypatch):
     lik, x, w = case
     (h, bel, pl), seen = _quadrature_nodes(lik, x, w, monkeypatch)
-    u_hat = float(mm._wald_u(lik, x, w[None])[0][0])
+    u_hat = float(mlogit_panels._wald_u(lik, x, w[None])[0][0])
     for side in (-1, 1):
         u = np.concatenate([s[1] for s in seen if s[0] == side])
         lp = np.concatenate([s[2] for s in seen if s[0] == side])
@@ -142,9 +143,9 @@ def test_agreeing_starts_do_not_make_the_continuation_redundant(case):
     # a constant: the log-ratios below), P(virginica), the first panel below the mode
     x = np.array([[1.0, -0.73352354403526232, 0.0]])
     w = np.array([[0.0, 0.0, 1.0]])
-    assert mm._needs_faces(lik, x)[0]
-    u_hat, sig = mm._wald_u(lik, x, w)
-    a, b = mm._side_ends(u_hat, sig, -1, np.array([7.0]))
+    assert mlogit_limit._needs_faces(lik, x)[0]
+    u_hat, sig = mlogit_panels._wald_u(lik, x, w)
+    a, b = mlogit_panels._side_ends(u_hat, sig, -1, np.array([7.0]))
     uu = (a[:, None] + (b - a)[:, None] * CC16[0][None, :])[:, ::-1]  # from the mode down
     kw = dict(tol=mm.NODE_TOL, max_iter=mm.NODE_MAX_ITER, tail=True, kernel=True)
     chains = [mm.functional_profile(lik, x[:, None], w[:, None], uu, chain=True, **kw)[0][0]]
@@ -154,7 +155,7 @@ def test_agreeing_starts_do_not_make_the_continuation_redundant(case):
                                             start=st_[:, None, :], **kw)[0][0])
     chains = np.array(chains) - lik.loglik_hat
     assert np.abs(chains - chains[0]).max() <= 1e-6  # the three starts agree at every node
-    full, _ = mm._continued_profile(lik, x[:, None], w[:, None], uu, np.stack(starts), True)
+    full, _ = mlogit_panels._continued_profile(lik, x[:, None], w[:, None], uu, np.stack(starts), True)
     gain = full[0] - lik.loglik_hat - chains[0]
     assert gain.min() >= -1e-9
     j = int(np.argmax(gain))
@@ -167,22 +168,22 @@ def test_agreeing_starts_do_not_make_the_continuation_redundant(case):
 def test_inward_walk_skips_only_retraced_steps(case, monkeypatch):
     """The inward walk of the continuation skips a node where the kept maximiser at the farther
     node is a chain's and that chain reached this node's value along one branch
-    (mm._same_branch): on both panels below the modes of the case row and of grid row 144 the
+    (mlogit_panels._same_branch): on both panels below the modes of the case row and of grid row 144 the
     values equal those of the walk without the shortcut, and the shortcut is taken."""
     lik = case[0]
     for x in (case[1], np.array([[1.0, -0.73352354403526232, 0.0]])):
         w = np.array([[0.0, 0.0, 1.0]])
-        u_hat, sig = mm._wald_u(lik, x, w)
-        a, b = mm._side_ends(u_hat, sig, -1, np.array([7.0]))
+        u_hat, sig = mlogit_panels._wald_u(lik, x, w)
+        a, b = mlogit_panels._side_ends(u_hat, sig, -1, np.array([7.0]))
         uu = (a[:, None] + (b - a)[:, None] * CC16[0][None, :])[:, ::-1]
         starts = np.stack(mm.face_starts(lik, x, w[0]))
-        run0, skip0 = mm._CONTINUATION
-        fast, _ = mm._continued_profile(lik, x[:, None], w[:, None], uu, starts, True)
-        run1, skip1 = mm._CONTINUATION
+        run0, skip0 = mlogit_panels._CONTINUATION
+        fast, _ = mlogit_panels._continued_profile(lik, x[:, None], w[:, None], uu, starts, True)
+        run1, skip1 = mlogit_panels._CONTINUATION
         assert skip1 - skip0 >= 8 and run1 - run0 >= 16  # outward: every node; inward: some skipped
         with monkeypatch.context() as mp:
-            mp.setattr(mm, "_same_branch", lambda *args: np.zeros(np.shape(args[0]), dtype=bool))
-            full, _ = mm._continued_profile(lik, x[:, None], w[:, None], uu, starts, True)
+            mp.setattr(mlogit_panels, "_same_branch", lambda *args: np.zeros(np.shape(args[0]), dtype=bool))
+            full, _ = mlogit_panels._continued_profile(lik, x[:, None], w[:, None], uu, starts, True)
         np.testing.assert_allclose(fast, full, atol=1e-9, rtol=0)
 
 
@@ -193,7 +194,7 @@ def test_same_branch_rule():
     l_k = np.zeros(5)
     # smooth descent (between -1 and -0.5); a jump up; a smooth step backwards; a fall too far; NaN
     l_j = np.array([-0.7, 0.3, -0.7, -3.0, -0.7])
-    assert mm._same_branch(l_k, l_j, s_k, s_j, h).tolist() == [True, False, True, False, False]
+    assert mlogit_panels._same_branch(l_k, l_j, s_k, s_j, h).tolist() == [True, False, True, False, False]
 
 
 # ---------------------------------------------------------------- convex sides and later panels
@@ -205,19 +206,19 @@ GRID_ROWS = np.array([
 
 
 def _passes(fn):
-    p0 = mm._PASSES[0]
+    p0 = mlogit_profile._PASSES[0]
     out = fn()
-    return out, mm._PASSES[0] - p0
+    return out, mlogit_profile._PASSES[0] - p0
 
 
 def test_convex_sides():
-    sides = mm._convex_sides(np.array([[0.0, 0.0, 1.0], [1.0, 1.0, 0.0], [0.0, 1.0, 1.0], [0.5, 0.0, 0.0],
+    sides = mlogit_panels._convex_sides(np.array([[0.0, 0.0, 1.0], [1.0, 1.0, 0.0], [0.0, 1.0, 1.0], [0.5, 0.0, 0.0],
                                        [0.0, 0.3, 0.6]]))
     # {theta_k >= t} is convex (a log-sum-exp of affine functions bounded); {theta_k <= t} is not
     # for K >= 3; the complement of a singleton the other way round; a loss row neither
     assert sides[1].tolist() == [True, False, False, True, False]
     assert sides[-1].tolist() == [False, True, True, False, False]
-    four, two = mm._convex_sides(np.array([[1.0, 0.0, 0.0, 1.0]])), mm._convex_sides(np.array([[1.0, 0.0]]))
+    four, two = mlogit_panels._convex_sides(np.array([[1.0, 0.0, 0.0, 1.0]])), mlogit_panels._convex_sides(np.array([[1.0, 0.0]]))
     assert not four[1][0] and not four[-1][0]  # two classes against two
     assert two[1][0] and two[-1][0]  # K = 2: both sides (a concave problem)
 
@@ -229,13 +230,13 @@ def test_convex_side_certificate_matches_the_multistart_path(case, monkeypatch):
     passes over the calibration rows."""
     lik = case[0]
     x = np.c_[np.ones(len(GRID_ROWS)), GRID_ROWS[:, 1:]]
-    assert mm._needs_faces(lik, x)[:3].all() and not mm._needs_faces(lik, x)[3]
+    assert mlogit_limit._needs_faces(lik, x)[:3].all() and not mlogit_limit._needs_faces(lik, x)[3]
     for w in np.eye(3):
-        c0 = list(mm._CERTIFIED)
+        c0 = list(mlogit_panels._CERTIFIED)
         fast, p_fast = _passes(lambda: mm.predictive_bounds(lik, x, w))
-        assert mm._CERTIFIED[0] > c0[0]  # some rows certified
+        assert mlogit_panels._CERTIFIED[0] > c0[0]  # some rows certified
         with monkeypatch.context() as mp:
-            mp.setattr(mm, "_convex_sides", lambda ws: {1: np.zeros(len(ws), bool), -1: np.zeros(len(ws), bool)})
+            mp.setattr(mlogit_bounds, "_convex_sides", lambda ws: {1: np.zeros(len(ws), bool), -1: np.zeros(len(ws), bool)})
             full, p_full = _passes(lambda: mm.predictive_bounds(lik, x, w))
         np.testing.assert_allclose(np.array(fast), np.array(full), atol=1e-9, rtol=0)
         assert p_fast < p_full
@@ -247,17 +248,17 @@ def test_certificate_needs_the_sign_of_the_side(case):
     lik = case[0]
     x = np.array([[1.0, -0.73352354403526232, 0.0]])
     w = np.array([[0.0, 0.0, 1.0]])
-    u_hat, sig = mm._wald_u(lik, x, w)
-    a, b = mm._side_ends(u_hat, sig, -1, np.array([7.0]))
+    u_hat, sig = mlogit_panels._wald_u(lik, x, w)
+    a, b = mlogit_panels._side_ends(u_hat, sig, -1, np.array([7.0]))
     uu = (a[:, None] + (b - a)[:, None] * CC16[0][None, :])[:, ::-1]
     starts = np.stack(mm.face_starts(lik, x, w[0]))
-    c0 = list(mm._CERTIFIED)
-    claimed, _ = mm._continued_profile(lik, x[:, None], w[:, None], uu, starts, True, side=1, convex=np.array([True]))
-    assert mm._CERTIFIED[0] == c0[0] and mm._CERTIFIED[1] == c0[1] + 1
-    plain, _ = mm._continued_profile(lik, x[:, None], w[:, None], uu, starts, True)
+    c0 = list(mlogit_panels._CERTIFIED)
+    claimed, _ = mlogit_panels._continued_profile(lik, x[:, None], w[:, None], uu, starts, True, side=1, convex=np.array([True]))
+    assert mlogit_panels._CERTIFIED[0] == c0[0] and mlogit_panels._CERTIFIED[1] == c0[1] + 1
+    plain, _ = mlogit_panels._continued_profile(lik, x[:, None], w[:, None], uu, starts, True)
     np.testing.assert_allclose(claimed, plain, atol=1e-12, rtol=0)
     # the same nodes on their own side (-1) are the non-convex side of {virginica}: not certified
-    assert not mm._convex_sides(w)[-1][0]
+    assert not mlogit_panels._convex_sides(w)[-1][0]
 
 
 @pytest.mark.slow  # about 20 s: SLSQP maximisations at n = 1000
@@ -266,14 +267,14 @@ def test_certified_nodes_are_global_maxima(case):
     lik = case[0]
     x = np.array([[1.0, -0.73352354403526232, 0.0]])
     w = np.array([[0.0, 0.0, 1.0]])
-    assert mm._convex_sides(w)[1][0]
-    u_hat, sig = mm._wald_u(lik, x, w)
-    a, b = mm._side_ends(u_hat, sig, 1, np.array([7.0]))
+    assert mlogit_panels._convex_sides(w)[1][0]
+    u_hat, sig = mlogit_panels._wald_u(lik, x, w)
+    a, b = mlogit_panels._side_ends(u_hat, sig, 1, np.array([7.0]))
     uu = (a[:, None] + (b - a)[:, None] * CC16[0][None, :])
     starts = np.stack(mm.face_starts(lik, x, w[0]))
-    c0 = mm._CERTIFIED[0]
-    lp, sl = mm._continued_profile(lik, x[:, None], w[:, None], uu, starts, True, side=1, convex=np.array([True]))
-    assert mm._CERTIFIED[0] == c0 + 1 and np.all(sl[0, 1:] < 0)
+    c0 = mlogit_panels._CERTIFIED[0]
+    lp, sl = mlogit_panels._continued_profile(lik, x[:, None], w[:, None], uu, starts, True, side=1, convex=np.array([True]))
+    assert mlogit_panels._CERTIFIED[0] == c0 + 1 and np.all(sl[0, 1:] < 0)
     for j in (4, 10, 16):
         slow = _slow_profile(lik, x[0], w[0], float(uu[0, j]), starts=6)
         assert abs(lp[0, j] - lik.loglik_hat - slow) <= 1e-5, (j, lp[0, j] - lik.loglik_hat, slow)
@@ -281,21 +282,21 @@ def test_certified_nodes_are_global_maxima(case):
 
 def test_later_panels_start_from_the_best_known_maximiser(case, monkeypatch):
     """A bisected or widened panel's first node is a node already solved: its Wald chain starts
-    from the best maximiser found there (recorded in mm._Seen) instead of the far Wald start; the same
+    from the best maximiser found there (recorded in mlogit_panels._Seen) instead of the far Wald start; the same
     Bel and Pl, fewer passes."""
     lik = case[0]
     x = np.c_[np.ones(len(GRID_ROWS)), GRID_ROWS[:, 1:]]
     w = np.eye(3)[2]
     fast, p_fast = _passes(lambda: mm.predictive_bounds(lik, x, w))
     with monkeypatch.context() as mp:
-        mp.setattr(mm._Seen, "at", lambda self, ids, keys: np.full((ids.size, self.B.shape[2]), np.nan))
+        mp.setattr(mlogit_panels._Seen, "at", lambda self, ids, keys: np.full((ids.size, self.B.shape[2]), np.nan))
         cold, p_cold = _passes(lambda: mm.predictive_bounds(lik, x, w))
     np.testing.assert_allclose(np.array(fast), np.array(cold), atol=1e-9, rtol=0)
     assert p_fast < p_cold
 
 
 def test_solved_record():
-    s = mm._Seen(8, 2)
+    s = mlogit_panels._Seen(8, 2)
     s.add(np.array([3, 5]), np.array([[1.0, 2.0], [1.0, 2.0]]), np.zeros((2, 2)), np.arange(8.0).reshape(2, 2, 2))
     failed = np.array([[[9.0, 9.0], [np.nan, np.nan]]])  # the second node's solve failed
     s.add(np.array([3]), np.array([[4.0, 5.0]]), np.zeros((1, 2)), failed)

@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 
 import evstat as ev
+from evstat.likelihood.mlogit_limit import _pair_sd
 from evstat.likelihood.multinomial import (
     WIDE_SCALE,
-    _pair_sd,
     limit_bounds,
     predictive_bounds,
     region_contours,

@@ -20,6 +20,7 @@ from scipy.linalg import null_space
 import evstat as ev
 from evstat.likelihood import _kernels
 from evstat.likelihood import multinomial as mm
+from evstat.likelihood import mlogit_bounds, mlogit_limit, mlogit_panels
 
 
 def _data(n: int, K: int, seed: int) -> pd.DataFrame:
@@ -41,19 +42,19 @@ def _far_rows(lik: mm.MultinomialLikelihood, m: int, seed: int) -> np.ndarray:
     """Design rows (1, s1, s2) with scores out to 6, most of them far out (r sd > FACE_SCALE)."""
     rng = np.random.default_rng(seed)
     X = np.c_[np.ones(m), rng.uniform(-6.0, 6.0, (m, 2))]
-    assert mm._needs_faces(lik, X).mean() > 0.5
+    assert mlogit_limit._needs_faces(lik, X).mean() > 0.5
     return X
 
 
 def test_batched_subspace_max_is_the_one_at_a_time_newton(fit):
     lik = fit.likelihood
     K, p = lik.K, lik.p
-    V, _ = mm.row_scale(_far_rows(lik, 12, 3))
+    V, _ = mlogit_limit.row_scale(_far_rows(lik, 12, 3))
     pairs = [(k, j) for k in range(K) for j in range(k + 1, K)]
-    N = np.stack([null_space(mm._pair_rows(K, p, v, k, [j])) for v in V for (k, j) in pairs])
-    B = mm._subspace_max_batch(lik, N)
+    N = np.stack([null_space(mlogit_limit._pair_rows(K, p, v, k, [j])) for v in V for (k, j) in pairs])
+    B = mlogit_limit._subspace_max_batch(lik, N)
     for i in range(N.shape[0]):
-        val, Bs = mm._subspace_max(lik, N[i])
+        val, Bs = mlogit_limit._subspace_max(lik, N[i])
         np.testing.assert_allclose(B[i], Bs.ravel(), rtol=0, atol=1e-8)
         lb = float(mm.multinomial_loglik(B[i].reshape(K - 1, p), lik.X, lik.codes, K, lik.T))
         assert abs(lb - val) <= 1e-9 * (1.0 + abs(val))
@@ -69,9 +70,9 @@ def test_batched_likelihood_score_and_information_are_the_serial_ones(fit):
     lik = fit.likelihood
     rng = np.random.default_rng(5)
     betas = lik.B_hat.ravel() + rng.normal(scale=0.5, size=(7, lik.d))
-    Y = mm._targets(lik)
-    ll = mm._loglik_batch(lik, betas, Y)
-    g, info = mm._score_info_batch(lik, betas, Y)
+    Y = mlogit_limit._targets(lik)
+    ll = mlogit_limit._loglik_batch(lik, betas, Y)
+    g, info = mlogit_limit._score_info_batch(lik, betas, Y)
     for i, b in enumerate(betas):
         B = b.reshape(lik.K - 1, lik.p)
         gs, Is = mm.multinomial_score_info(B, lik.X, lik.codes, lik.K, lik.T)
@@ -83,15 +84,15 @@ def test_batched_likelihood_score_and_information_are_the_serial_ones(fit):
 def test_face_starts_batched_equal_one_at_a_time_and_cached(fit):
     lik = fit.likelihood
     X = _far_rows(lik, 9, 4)
-    V, _ = mm.row_scale(X)
+    V, _ = mlogit_limit.row_scale(X)
     w = np.eye(lik.K)[1]
-    mm._REGION_CACHE.clear()
+    mlogit_limit._REGION_CACHE.clear()
     first = mm.face_starts(lik, X, w)
     again = mm.face_starts(lik, X, w)  # from the cache
     for f_i, (k, j) in enumerate(mm.face_pairs(w)):
         np.testing.assert_array_equal(first[f_i], again[f_i])
         for i, v in enumerate(V):
-            _, Bs = mm._subspace_max(lik, null_space(mm._pair_rows(lik.K, lik.p, v, k, [j])))
+            _, Bs = mlogit_limit._subspace_max(lik, null_space(mlogit_limit._pair_rows(lik.K, lik.p, v, k, [j])))
             np.testing.assert_allclose(first[f_i][i], Bs.ravel(), rtol=0, atol=1e-8)
 
 
@@ -110,9 +111,9 @@ def test_one_kernel_decision_for_a_whole_prediction(fit, monkeypatch):
         seen.append(kwargs.get("kernel"))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(mm, "functional_profile", spy)
+    monkeypatch.setattr(mlogit_panels, "functional_profile", spy)
     mm.predictive_bounds(lik, X, w)
-    faces = int(mm._needs_faces(lik, X).sum())
+    faces = int(mlogit_limit._needs_faces(lik, X).sum())
     expected = mm.PROBLEMS_PER_ROW * (len(X) + len(mm.face_pairs(w)) * faces) * lik.n * (lik.K - 1)
     assert calls == [expected]
     assert len(seen) > 2 and all(k is True for k in seen)
@@ -126,13 +127,13 @@ def test_subspace_start_is_the_quadratic_approximations_maximum(fit):
     reaches the maximum found from the Euclidean projection of B_hat."""
     lik = fit.likelihood
     K, p = lik.K, lik.p
-    V, _ = mm.row_scale(_far_rows(lik, 6, 5))
-    N = np.stack([null_space(mm._pair_rows(K, p, v, 0, [1])) for v in V])
-    th = mm._subspace_start(lik, N)
+    V, _ = mlogit_limit.row_scale(_far_rows(lik, 6, 5))
+    N = np.stack([null_space(mlogit_limit._pair_rows(K, p, v, 0, [1])) for v in V])
+    th = mlogit_limit._subspace_start(lik, N)
     _, info = mm.multinomial_score_info(lik.B_hat, lik.X, lik.codes, K, lik.T)
     resid = np.einsum("mdq,de,me->mq", N, info, np.einsum("mdq,mq->md", N, th) - lik.B_hat.ravel())
     assert np.abs(resid).max() <= 1e-8 * np.abs(info).max()
-    np.testing.assert_allclose(th[0], mm._subspace_start(lik, N[0]), rtol=0, atol=1e-12)  # one or a batch
+    np.testing.assert_allclose(th[0], mlogit_limit._subspace_start(lik, N[0]), rtol=0, atol=1e-12)  # one or a batch
     from scipy.optimize import minimize
 
     for i in range(N.shape[0]):  # the maximum by BFGS from the Euclidean projection
@@ -142,7 +143,7 @@ def test_subspace_start_is_the_quadratic_approximations_maximum(fit):
             return -float(mm.multinomial_loglik(B, lik.X, lik.codes, K, lik.T)), -(N[i].T @ g)
 
         r = minimize(f, N[i].T @ lik.B_hat.ravel(), jac=True, method="BFGS", options={"gtol": 1e-10})
-        val, _ = mm._subspace_max(lik, N[i])
+        val, _ = mlogit_limit._subspace_max(lik, N[i])
         assert abs(val + r.fun) <= 1e-8 * (1.0 + abs(val))
         assert val >= -r.fun - 1e-10
 
@@ -170,16 +171,16 @@ def test_concurrent_events_solve_each_face_once(fit, monkeypatch):
     not two per event), with the answers of the serial call."""
     lik = fit.likelihood
     X = _far_rows(lik, 10, 11)
-    far = mm._needs_faces(lik, X)
+    far = mlogit_limit._needs_faces(lik, X)
     events = [np.eye(lik.K)[k] for k in range(lik.K)]
-    mm._REGION_CACHE.clear()
+    mlogit_limit._REGION_CACHE.clear()
     with ev.config_context(kernel_threads=1):
         serial = mm.predictive_bounds_events(lik, X, events)
     solved = []
-    batch = mm._subspace_max_batch
-    monkeypatch.setattr(mm, "_subspace_max_batch", lambda lik_, N, *a: solved.append(len(N)) or batch(lik_, N, *a))
-    monkeypatch.setattr(mm, "EVENT_THREAD_WORK", 1)
-    mm._REGION_CACHE.clear()
+    batch = mlogit_limit._subspace_max_batch
+    monkeypatch.setattr(mlogit_limit, "_subspace_max_batch", lambda lik_, N, *a: solved.append(len(N)) or batch(lik_, N, *a))
+    monkeypatch.setattr(mlogit_bounds, "EVENT_THREAD_WORK", 1)
+    mlogit_limit._REGION_CACHE.clear()
     with ev.config_context(kernel_threads=2):
         threaded = mm.predictive_bounds_events(lik, X, events)
     assert sum(solved) == int(far.sum()) * lik.K * (lik.K - 1) // 2  # every face of a far row, once

@@ -11,6 +11,7 @@ import pytest
 import evstat as ev
 from evstat.likelihood import _kernels
 from evstat.likelihood import multinomial as mm
+from evstat.likelihood import _mlogit_kernel, mlogit_limit, mlogit_panels, mlogit_profile
 
 
 def _data(n: int, K: int, seed: int) -> pd.DataFrame:
@@ -37,7 +38,7 @@ def _problems(fit, m: int, seed: int):
     w[::4] = np.linspace(0.0, 1.0, lik.K)[rng.permutation(lik.K)]
     w[1::4] = 0.0
     w[1::4, :2] = 1.0  # the set {a, b}
-    g0, sig = mm._wald_u(lik, X, w)
+    g0, sig = mlogit_panels._wald_u(lik, X, w)
     u = g0 + sig * rng.normal(scale=3.0, size=m)
     return X, w, u
 
@@ -64,7 +65,7 @@ def test_numpy_path_is_the_kernels_start_and_stopping_rule(monkeypatch):
     fit, _ = _fit(100, 3, 4)
     lik = fit.likelihood
     x, w, _ = _problems(fit, 6, 4)
-    g0, _ = mm._wald_u(lik, x, w)
+    g0, _ = mlogit_panels._wald_u(lik, x, w)
     u = np.stack([g0 - 0.5, g0, g0 + 0.5], axis=1)
     out = {}
     for mode in ("numba", "numpy"):
@@ -85,7 +86,7 @@ def test_predictions_and_decisions_agree_between_the_paths(K, monkeypatch):
     kernel = fit.predict(new, type="belief")
     k_dec = fit.decide(new, strategy="pessimistic", reject_cost=0.3)
     monkeypatch.setenv("EVSTAT_KERNELS", "numpy")
-    monkeypatch.setattr(mm, "_kernel", lambda: pytest.fail("the numpy path compiled the kernel"))
+    monkeypatch.setattr(_mlogit_kernel, "_kernel", lambda: pytest.fail("the numpy path compiled the kernel"))
     fit2 = ev.evmultinom(fit.formula, cal)
     numpy_ = fit2.predict(new, type="belief")
     # 2e-9: the adaptive quadrature accepts a node on its error bound (tol**1.5 = 1e-9 at
@@ -103,13 +104,13 @@ def test_auto_mode_without_the_marker_answers_by_numpy(monkeypatch, tmp_path):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     started = []
     monkeypatch.setattr(_kernels, "start_background_compile", lambda: started.append(1) or True)
-    monkeypatch.setattr(mm, "_KERNEL", None)
-    monkeypatch.setattr(mm, "_kernel", lambda: pytest.fail("compiled in the process"))
+    monkeypatch.setattr(_mlogit_kernel, "_KERNEL", None)
+    monkeypatch.setattr(_mlogit_kernel, "_kernel", lambda: pytest.fail("compiled in the process"))
     fit, _ = _fit(60, 3, 5)
     out = fit.predict(_data(3, 3, 6).drop(columns="y"), type="belief")
     assert np.isfinite(out.to_numpy()).all() and started  # (the real one starts at most once)
     assert "evstat.likelihood.multinomial" in _kernels.KERNEL_MODULES
-    assert callable(mm._warm_kernels)
+    assert callable(mlogit_profile._warm_kernels)
 
 
 @pytest.mark.parametrize("threads", [2, 3, 7])
@@ -121,15 +122,15 @@ def test_kernel_threads_give_the_serial_answers_bit_for_bit(threads, monkeypatch
     fit, _ = _fit(200, 3, 5)
     lik = fit.likelihood
     x, w, u = _problems(fit, 24, 5)
-    uu = u[:, None] + np.linspace(-1.0, 1.0, 7)[None, :] * np.abs(u[:, None] - mm._wald_u(lik, x, w)[0][:, None])
+    uu = u[:, None] + np.linspace(-1.0, 1.0, 7)[None, :] * np.abs(u[:, None] - mlogit_panels._wald_u(lik, x, w)[0][:, None])
     out = {}
     for t in (1, threads):
         sol = np.full(uu.shape + (lik.d,), np.nan)
-        p0 = mm._PASSES[0]
+        p0 = mlogit_profile._PASSES[0]
         with ev.config_context(kernel_threads=t):
             lp, sl = mm.functional_profile(lik, x[:, None, :], w[:, None, :], uu, chain=True, tail=True,
                                            solutions=sol)
-        out[t] = (lp, sl, sol, mm._PASSES[0] - p0)
+        out[t] = (lp, sl, sol, mlogit_profile._PASSES[0] - p0)
     assert np.isfinite(out[1][0]).all() and out[1][3] > uu.size
     for a, b in zip(out[1][:3], out[threads][:3]):
         assert np.array_equal(a, b, equal_nan=True)
@@ -168,7 +169,7 @@ def test_face_starts_in_threads_are_the_serial_ones(monkeypatch):
     x = fit._design(_data(12, 3, 40).drop(columns="y"))[0] * 30.0  # far-out rows: faces
     out = {}
     for t in (1, 3):
-        mm._REGION_CACHE.clear()
+        mlogit_limit._REGION_CACHE.clear()
         with ev.config_context(kernel_threads=t):
             out[t] = mm.face_starts(fit.likelihood, x, [0.0, 1.0, 0.0])
     assert len(out[1]) == 2 and np.isfinite(out[1][0]).all()
@@ -226,6 +227,6 @@ def test_kernel_has_one_signature_for_read_only_inputs():
     mm.functional_profile(lik, x, w, u, kernel=True)
     mm.functional_profile(lik, x, w, u, kernel=True, chain=True, start=np.broadcast_to(lik.B_hat.ravel(), (2, 3, 2 * 2)))
     mm.predictive_bounds(lik, np.broadcast_to(np.array([1.0, 3.0]), (4, 2)), np.eye(3)[1])
-    sigs = mm._kernel().signatures
+    sigs = _mlogit_kernel._kernel().signatures
     assert len(sigs) == 1, sigs
     assert not any(getattr(t, "readonly", False) for t in sigs[0])  # every array argument writable

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import evstat as ev
 from evstat.likelihood import multinomial as mm
+from evstat.likelihood import mlogit_bounds, mlogit_panels
 
 
 def _data(n: int, seed: int = 3) -> pd.DataFrame:
@@ -38,13 +39,13 @@ def lik() -> mm.MultinomialLikelihood:
 def _sides(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, np.ndarray]]:
     """Spy on the quadrature's panels: (side, row ids) of every call."""
     seen: list[tuple[int, np.ndarray]] = []
-    panels = mm._panels
+    panels = mlogit_panels._panels
 
     def spy(lik, x, w, a, b, side, acc, profile, *args, ids=None, **kw):
         seen.append((side, np.arange(x.shape[0]) if ids is None else np.asarray(ids).copy()))
         return panels(lik, x, w, a, b, side, acc, profile, *args, ids=ids, **kw)
 
-    monkeypatch.setattr(mm, "_panels", spy)
+    monkeypatch.setattr(mlogit_bounds, "_panels", spy)
     return seen
 
 
@@ -109,7 +110,7 @@ def _envelope_reference(ids, uu, logpl, side, seen):
 def test_vectorised_envelope_equals_the_row_by_row_one(side):
     rng = np.random.default_rng(side + 5)
     rows = 150
-    fast, ref = mm._Seen(rows), {}
+    fast, ref = mlogit_panels._Seen(rows), {}
     for _ in range(6):  # batches as the quadrature makes them: bisected panels repeat their row
         ids = np.sort(rng.choice(rows, size=90))
         a = rng.uniform(-20, 20, ids.size)
@@ -117,7 +118,7 @@ def test_vectorised_envelope_equals_the_row_by_row_one(side):
         uu = uu[:, ::-1] if side < 0 else uu
         logpl = -np.abs(rng.normal(0.0, 3.0, uu.shape)) - 1e-7 * rng.integers(0, 20, uu.shape)
         logpl[rng.random(uu.shape) < 0.03] = np.nan
-        got = mm._envelope(ids, uu, logpl, side, fast)
+        got = mlogit_panels._envelope(ids, uu, logpl, side, fast)
         want = _envelope_reference(ids, uu, logpl, side, ref)
         np.testing.assert_array_equal(got, want)
         assert np.any(got > logpl)  # it raised some nodes

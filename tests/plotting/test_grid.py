@@ -227,7 +227,7 @@ def test_grid_numbers_are_fit_predict_belief_on_the_same_rows(kfit, iris_scores,
     """The figures' grid (one augment of the lattice, its far-out rows' face starts in one
     batch) gives what ``fit.predict(rows, type="belief")`` gives for the same rows, row by
     row (issue 25): no second, cheaper path behind the figures."""
-    from evstat.likelihood import multinomial as mm
+    from evstat.likelihood import mlogit_limit as mm
 
     G = plotting.region_grid(kfit, iris_scores[1], grid=6, space=space)
     ok = np.flatnonzero(np.isfinite(G.scores.to_numpy()).all(axis=1))  # the plane's rows on the simplex
