@@ -68,6 +68,11 @@ from evstat.likelihood.quadrature import adaptive_clenshaw_curtis
 
 __all__ = ["LinearSoftmaxLikelihood", "coefficient_conf_int", "coefficient_profile", "softmax_bounds"]
 
+#: the largest n K p^2 (design-column products kept for the Hessians: 8 bytes each) the general
+#: engine allocates: 2.5e8 cells, 1.9 GiB (vector scaling at K = 100 and n = 2,000 would need
+#: 63 GiB); beyond, a clear error instead of a MemoryError
+MAX_OUTER_CELLS = 250_000_000
+
 #: initial half-width of each side, in Wald scales of g
 WIDTH = 8.0
 #: integration range |u| <= U_MAX (integrand below exp(-U_MAX) beyond)
@@ -137,6 +142,14 @@ class LinearSoftmaxLikelihood:
         object.__setattr__(self, "penalty", pen)
         if len(self.intercepts) != K or sum(1 for j in self.intercepts if j < 0) > 1:
             raise ValueError("intercepts: one parameter index per class, -1 for at most one reference class")
+        if n * K * p * p > MAX_OUTER_CELLS:
+            raise ValueError(
+                f"the general engine of the predictive lower and upper probabilities keeps the n K p^2 = "
+                f"{n * K * p * p:,} products of the design's columns (n = {n} rows, K = {K} classes, p = {p} "
+                f"parameters: {8 * n * K * p * p / 2**30:.1f} GiB), above its limit of {MAX_OUTER_CELLS:,} "
+                "(evstat.likelihood.linear_softmax.MAX_OUTER_CELLS); at this size use temperature scaling, whose "
+                "bounds are exact at any K, or evidential=False (point probabilities)"
+            )
         object.__setattr__(self, "_GG", np.einsum("nkp,nkq->nkpq", G, G).reshape(n * K, p * p))
         phi, lp, H = self._polish(np.asarray(self.phi_start, dtype=float) * d)
         object.__setattr__(self, "phi_hat", phi)
