@@ -470,6 +470,95 @@ class GlmVerbs(Results):
         """``n (K - 1) - d``: R's residual degrees of freedom (glm: ``n - p``; multinom)."""
         return int(self.nobs * (self.n_classes - 1) - self._glm_coef().size)
 
+    # ---------------------------------------------------------------- inference members
+    # statsmodels' names, from one implementation fed by each family's params, bse, covariance
+    # (_glm_cov) and likelihood (_glm_design, _glm_targets); evlogit and evmultinom define
+    # their own (same conventions), the scaling calibrators take these (issue 38 item 1)
+    def _glm_shaped(self, values: NDArray[np.float64], name: str) -> pd.Series | pd.DataFrame:
+        params = getattr(self, "params")
+        if isinstance(params, pd.DataFrame):
+            return pd.DataFrame(np.asarray(values).reshape(params.shape), index=params.index, columns=params.columns)
+        return pd.Series(np.asarray(values), index=params.index, name=name)
+
+    @property
+    def tvalues(self) -> pd.Series | pd.DataFrame:
+        """Wald statistics ``estimate / std_error`` (R's ``z value``; NaN without standard
+        errors, e.g. a penalised fit)."""
+        est = np.asarray(getattr(self, "params"), dtype=float)
+        se = np.asarray(getattr(self, "bse"), dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return self._glm_shaped(est / se, "z")
+
+    @property
+    def pvalues(self) -> pd.Series | pd.DataFrame:
+        """Two-sided Wald p-values ``2 Phi(-|z|)`` (R's ``Pr(>|z|)``)."""
+        from scipy.special import ndtr
+
+        z = np.asarray(self.tvalues, dtype=float)
+        return self._glm_shaped(2.0 * ndtr(-np.abs(z)), "p_value")
+
+    def cov_params(self) -> pd.DataFrame:
+        """Covariance of the estimates (inverse observed information), indexed by term (NaN
+        where the fit has none: a penalised fit)."""
+        names = list(getattr(self, "params").index)
+        cov = self._glm_cov()
+        arr = np.full((len(names), len(names)), np.nan) if cov is None else np.asarray(cov, dtype=float)
+        return pd.DataFrame(arr, index=names, columns=names)
+
+    def _glm_loglik(self, T: NDArray[np.float64]) -> float:
+        """``sum_i sum_k T_ik log p_ik`` at the fitted coefficients on the calibration rows."""
+        X, _ = self._design(None)
+        logp = _log_softmax(self._glm_logits(np.asarray(X, dtype=np.float64)))
+        return float(np.sum(np.where(T > 0, T * logp, 0.0)))
+
+    @property
+    def loglike(self) -> float:
+        """Log-likelihood of the fitting targets at the fitted coefficients (of the likelihood
+        alone for a penalised fit, without its penalty)."""
+        return self._glm_loglik(np.asarray(self._glm_targets(), dtype=np.float64))
+
+    @property
+    def llf(self) -> float:
+        """statsmodels' name of :attr:`loglike` (``LikelihoodModelResults.llf``; R's ``logLik``)."""
+        return self.loglike
+
+    @property
+    def loglike_labels(self) -> float:
+        """Log-likelihood of the 0/1 labels at the fitted coefficients (equal to :attr:`loglike`
+        for 0/1 targets): the one the AIC uses, as R's glm and multinom."""
+        return self._glm_loglik(np.eye(self.n_classes)[self.training_codes()])
+
+    @property
+    def df_model(self) -> int:
+        """Number of estimated coefficients (R's ``attr(logLik, "df")`` of a glm)."""
+        return int(self._glm_coef().size)
+
+    @property
+    def aic(self) -> float:
+        """``-2 loglike_labels + 2 df_model`` (R's ``AIC``); NaN for a penalised fit, whose
+        effective number of parameters is not its number of coefficients."""
+        if self._glm_penalised():
+            return float("nan")
+        return -2.0 * self.loglike_labels + 2.0 * self.df_model
+
+    @property
+    def bic(self) -> float:
+        """``-2 loglike_labels + log(n) df_model`` (R's ``BIC``); NaN for a penalised fit."""
+        if self._glm_penalised():
+            return float("nan")
+        return -2.0 * self.loglike_labels + np.log(self.nobs) * self.df_model
+
+    @property
+    def deviance(self) -> float:
+        """Residual deviance of the fitting targets (:attr:`glm_deviance`; ``-2 loglike`` for
+        0/1 targets)."""
+        return self.glm_deviance
+
+    @property
+    def df_resid(self) -> int:
+        """Residual degrees of freedom ``n (K - 1) - df_model`` (:attr:`glm_df_resid`)."""
+        return self.glm_df_resid
+
     # ---------------------------------------------------------------- predict
     def _glm_columns(self, type: str) -> pd.Index:
         classes = list(self.classes[1:] if type == "link" else self.classes)
