@@ -383,6 +383,18 @@ class _ScalingBase(EvidentialBounds, MulticlassResults, GlmVerbs):
                 self.cov = cov if np.all(np.isfinite(cov)) and np.all(np.diag(cov) >= 0) else None
             except np.linalg.LinAlgError:
                 self.cov = None
+        if self.converged:
+            _, flat = self._glm_check()
+            if flat:  # issue 38: a "converged" fit whose information is singular used to say nothing
+                warnings.warn(
+                    f"{self.method}: the likelihood is flat along {flat} direction{'s' if flat > 1 else ''} of the "
+                    "coefficients at the fit (the scores separate some calibration rows, or the information is "
+                    "singular): coefficients along them are not identified, so their standard errors, profile "
+                    "intervals and the predictive bounds are not meaningful; use a model with fewer free "
+                    "parameters (temperature), a penalty (dirichlet with reg_lambda > 0), or more calibration rows",
+                    ScalingFitWarning,
+                    stacklevel=4,
+                )
 
     def _probs_block(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         G = self._G(self._features(X))

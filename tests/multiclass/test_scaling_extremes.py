@@ -115,3 +115,18 @@ def test_nan_columns_are_named(method):
         warnings.simplefilter("ignore")
         with pytest.raises(ValueError, match=r"'c1'.*missing"):
             getattr(ev, method)(_formula(5), bad)
+
+
+@pytest.mark.parametrize("method, flat", [("matrix_scaling", 4), ("vector_scaling", 2)])
+def test_a_fit_flat_along_some_directions_warns(method, flat):
+    """Issue 38: a scaling fit that reported converged=True with a singular information said
+    nothing; the separable iris scores leave the likelihood flat along some directions."""
+    from evstat.multiclass import ScalingFitWarning
+
+    scores = ev.datasets.load("iris_scores")
+    cal = scores[scores["set"] == "calibration"]
+    with pytest.warns(ScalingFitWarning, match=rf"flat along {flat} directions of the coefficients"):
+        getattr(ev, method)("y ~ logp_setosa + logp_versicolor + logp_virginica", cal)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ScalingFitWarning)
+        ev.temperature("y ~ logp_setosa + logp_versicolor + logp_virginica", cal)
