@@ -214,6 +214,13 @@ def test_committed_readme_tables_and_claims_recompute():
     np.testing.assert_allclose(committed["mean_diff"], fresh["mean_diff"], rtol=1e-9, atol=1e-12)
     # the meta-class-rate claims are sanity checks; the Yeast cardinality observation is a claim
     assert committed.loc[committed["claim"].str.contains("meta-class rate > 0"), "type"].eq("sanity check").all()
+    # issue 40: no meta-class of cardinality > 2 cannot fail on two classes; rho = 5's fewer outliers and
+    # more imprecision follow from the mass expit(rho - d/dbar): sanity checks, not findings
+    bc = committed[committed["claim"].str.startswith("breast-cancer K=") & committed["claim"].str.contains("cardinality")]
+    assert len(bc) == 3 and bc["type"].eq("sanity check").all()
+    mech = committed[committed["claim"].str.contains("less outlier|more imprecision")]
+    assert len(mech) == 6 and mech["type"].eq("sanity check").all() and mech["claim"].str.contains("expit").all()
+    assert committed.loc[committed["claim"].str.contains("less error than rho"), "type"].eq("finding").all()
     yeast = committed[committed["claim"].str.startswith("yeast K=10: no row")]
     assert yeast["verdict"].item() == "contradicted"
     # every method the paper compares is in the tables, FE-NN excepted (README says why)
