@@ -3,6 +3,9 @@ of Denoeux's lecture on evidential classifiers (Denoeux 2017): :func:`run_credal
 
 Parts (files written into ``out``):
 
+0. **Test 1.1** (002, Fig. 3): two crossing rings and one outlier, K = 11, geometry ours
+   (:data:`TEST11`: the figure is missing from our copy); decisions of K-NN, EkNN (maximal mass and
+   maximal BetP) and EC (rho = 3) (``test11_decisions.csv``, ``test11_rates.csv``).
 1. **Test 1.2** (002, Fig. 4): three 2-D Gaussian classes, 50 + 50 rows per class, K = 9;
    credal decisions of K-NN, EkNN (maximal mass: a class or the outlier class) and EC (rho = 3)
    on the test rows (``test12_decisions.csv``, ``test12_rates.csv``, ``fig_test12.png``).
@@ -304,6 +307,55 @@ def _all_methods(train: pd.DataFrame, test: pd.DataFrame, cols: list[str], k: in
 # ------------------------------------------------------------------------------------------------
 # parts
 # ------------------------------------------------------------------------------------------------
+
+
+TEST11: dict[str, Any] = {"n": 505, "radius": 3.0, "width": 0.3, "centres": ((0.0, 0.0), (4.0, 0.0)),
+                          "outlier": (12.0, 0.0), "k": 11, "rho": 3.0}
+"""Test 1.1 (Fig. 3): two crossing rings ``w1``, ``w2`` and one outlier. The paper gives 505 training
+and 506 test rows per class ("including the outlier") and K = 11; its figure, with the rings'
+geometry, is missing from our copy, so radius, width (radial noise sd), centres and the outlier's
+position are ours: 505 training and 505 test rows per class plus one outlier test row, placed on
+w2's side (so K-NN's vote for w2 on it is by our placement)."""
+
+
+def simulate_rings(seed: int | np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Test 1.1's data (:data:`TEST11`): (train, test); the test's last row is the outlier, ``y`` NaN."""
+    rng = np.random.default_rng(seed)
+    n, parts = TEST11["n"], []
+    for cls, (cx, cy) in zip(("w1", "w2"), TEST11["centres"]):
+        t = rng.uniform(0.0, 2 * np.pi, 2 * n)
+        r = TEST11["radius"] + TEST11["width"] * rng.standard_normal(2 * n)
+        parts.append(pd.DataFrame({"x1": cx + r * np.cos(t), "x2": cy + r * np.sin(t), "y": cls}))
+    train = pd.concat([q.iloc[:n] for q in parts], ignore_index=True)
+    ox, oy = TEST11["outlier"]
+    test = pd.concat([q.iloc[n:] for q in parts] + [pd.DataFrame({"x1": [ox], "x2": [oy], "y": [np.nan]})],
+                     ignore_index=True)
+    return train, test
+
+
+def test11(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Test 1.1: (decisions of every test row, rates on the ring rows with each method's decision on
+    the outlier). EkNN decides by maximal mass (as in Test 1.2: ``outlier`` when m(Omega) is largest)
+    and, as a second row, by maximal pignistic probability; EC with rho = 3 and the outlier class."""
+    train, test = simulate_rings(_rng(seed, 11))
+    k = TEST11["k"]
+    cols = ["x1", "x2"]
+    dec = _all_methods(train, test.iloc[:-1].assign(y=test["y"].iloc[:-1]), cols, k, outlier=True,
+                       rhos=(TEST11["rho"],))
+    one = _all_methods(train, test.iloc[-1:].assign(y="w1"), cols, k, outlier=True, rhos=(TEST11["rho"],))
+    ek = _eknn_quiet(_formula(cols), train, k)
+    dec["EkNN (BetP)"] = list(ek.decide(test.iloc[:-1], strategy="pignistic").astype(object))
+    one["EkNN (BetP)"] = list(ek.decide(test.iloc[-1:], strategy="pignistic").astype(object))
+    table = test.copy()
+    rows = []
+    y = test["y"].iloc[:-1].to_numpy()
+    for m in ("K-NN", "EkNN", "EkNN (BetP)", "EC rho=3"):
+        d = list(dec[m]) + list(one[m])
+        table[m] = [x if not isinstance(x, frozenset) else "{" + ", ".join(sorted(x)) + "}" for x in d]
+        r = _rates(y, dec[m], m)
+        r["outlier_row"] = table[m].iloc[-1]
+        rows.append(r)
+    return table, pd.DataFrame(rows)
 
 
 def test12(seed: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
@@ -1028,6 +1080,8 @@ def run_credal_knn(
 
         train = simulate_credal_test12(100, seed=_rng(seed, 1))[0]  # as test12 draws it
         t12, _ = part("test12", {"seed": seed}, ("test12_decisions.csv", "test12_rates.csv"), lambda: test12(seed)[2:])
+        part("test11", {"seed": seed, **{k: v for k, v in TEST11.items() if k != "centres"}},
+             ("test11_decisions.csv", "test11_rates.csv"), lambda: test11(seed))
         sim, = part("sim2", {"seed": seed, "runs": runs, "k_grid": list(k_grid)}, ("sim2_rates.csv",),
                     lambda: (simulation2(seed, runs, tuple(k_grid), progress),))
         write_csv(sim2_table(sim), out / "sim2_table.csv")

@@ -167,7 +167,7 @@ def test_cli_smoke_tiny_study(capsys, tmp_path):
                    "--no-lecture", "--quiet", "--out", str(tmp_path)])
     out, _ = capsys.readouterr()
     assert status == 0 and "wrote" in out
-    for name in ("test12_rates.csv", "sim2_rates.csv", "sim2_table.csv", "real_table.csv", "claims.csv",
+    for name in ("test11_rates.csv", "test12_rates.csv", "sim2_rates.csv", "sim2_table.csv", "real_table.csv", "claims.csv",
                  "fig_test12.png", "fig_evnn_iris.png", "study.json"):
         assert (tmp_path / name).exists(), name
     sim = pd.read_csv(tmp_path / "sim2_rates.csv")
