@@ -70,6 +70,13 @@ def verdict_counts() -> str:
     return _md(["type"] + cols, [[t] + [str(int(g.at[t, v])) for v in cols] for t in g.index])
 
 
+def test11() -> str:
+    t = pd.read_csv(HERE / "test11_rates.csv")
+    rows = [[r["method"], f"{r['error']:.4f}", f"{r['imprecision']:.4f}", f"{r['outlier']:.4f}", str(r["outlier_row"])]
+            for _, r in t.iterrows()]
+    return _md(["method", "error (1010 ring rows)", "meta-class rate", "outlier rate", "the outlier row"], rows)
+
+
 def vehicles() -> str:
     v = pd.read_csv(HERE / "eknn_vehicles.csv")
     rows = []
@@ -112,6 +119,7 @@ def vowel_retry() -> str:
 
 
 def main() -> int:
+    print(f"## Test 1.1\n\n{test11()}\n")
     print(f"## Simulation 2\n\n{sim2()}\n")
     for k in (5, 10, 15):
         print(f"## Real data, K = {k}\n\n{real(k)}\n")

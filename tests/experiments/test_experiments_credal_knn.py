@@ -167,7 +167,7 @@ def test_cli_smoke_tiny_study(capsys, tmp_path):
                    "--no-lecture", "--quiet", "--out", str(tmp_path)])
     out, _ = capsys.readouterr()
     assert status == 0 and "wrote" in out
-    for name in ("test12_rates.csv", "sim2_rates.csv", "sim2_table.csv", "real_table.csv", "claims.csv",
+    for name in ("test11_rates.csv", "test12_rates.csv", "sim2_rates.csv", "sim2_table.csv", "real_table.csv", "claims.csv",
                  "fig_test12.png", "fig_evnn_iris.png", "study.json"):
         assert (tmp_path / name).exists(), name
     sim = pd.read_csv(tmp_path / "sim2_rates.csv")
@@ -214,6 +214,13 @@ def test_committed_readme_tables_and_claims_recompute():
     np.testing.assert_allclose(committed["mean_diff"], fresh["mean_diff"], rtol=1e-9, atol=1e-12)
     # the meta-class-rate claims are sanity checks; the Yeast cardinality observation is a claim
     assert committed.loc[committed["claim"].str.contains("meta-class rate > 0"), "type"].eq("sanity check").all()
+    # issue 40: no meta-class of cardinality > 2 cannot fail on two classes; rho = 5's fewer outliers and
+    # more imprecision follow from the mass expit(rho - d/dbar): sanity checks, not findings
+    bc = committed[committed["claim"].str.startswith("breast-cancer K=") & committed["claim"].str.contains("cardinality")]
+    assert len(bc) == 3 and bc["type"].eq("sanity check").all()
+    mech = committed[committed["claim"].str.contains("less outlier|more imprecision")]
+    assert len(mech) == 6 and mech["type"].eq("sanity check").all() and mech["claim"].str.contains("expit").all()
+    assert committed.loc[committed["claim"].str.contains("less error than rho"), "type"].eq("finding").all()
     yeast = committed[committed["claim"].str.startswith("yeast K=10: no row")]
     assert yeast["verdict"].item() == "contradicted"
     # every method the paper compares is in the tables, FE-NN excepted (README says why)
