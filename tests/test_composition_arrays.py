@@ -6,7 +6,8 @@ predict their per-task or per-column models from arrays; the scikit-learn wrappe
 learning's refit of a fit of plain score columns never parse a formula. The counters below wrap
 every formula entry of evstat.formula (the split on ``~``, patsy's evaluation and its new-data
 transform); before the change, ecoc parsed one formula per task at fitting and ran patsy per task at
-every prediction, and the wrapper built ``"y ~ s_0 + s_1 + ..."`` for every calibrator.
+every prediction, and the wrapper built ``"y ~ s_0 + s_1 + ..."`` for every calibrator (the columns are now
+named after the classifier's method, ``decision_function_0``, ...).
 """
 
 from __future__ import annotations
@@ -99,7 +100,8 @@ def test_sklearn_wrapper_parses_no_formula(method, parses):
     clf.predict(X[:7], reject_cost=0.2)
     clf.predict_belief(X[:7])
     assert parses == {}
-    assert clf.calibrated_classifiers_[0].calibrator.formula == "y ~ s"
+    # the score column is named after the classifier's method (issue 37 item 2)
+    assert clf.calibrated_classifiers_[0].calibrator.formula == "y ~ decision_function"
 
 
 def test_sklearn_wrapper_k_classes_parses_no_formula(parses):
@@ -116,7 +118,8 @@ def test_sklearn_wrapper_k_classes_parses_no_formula(parses):
         clf.predict_proba(X[:9])
         clf.predict(X[:9], reject_cost=0.3)
         assert parses == {}, method
-        assert clf.calibrated_classifiers_[0].calibrator.formula == "y ~ s_0 + s_1 + s_2 - 1"  # their own intercepts
+        cols = " + ".join(f"decision_function_{k}" for k in range(3))
+        assert clf.calibrated_classifiers_[0].calibrator.formula == f"y ~ {cols} - 1"  # their own intercepts
 
 
 def test_active_update_refits_plain_formulas_from_arrays(parses):

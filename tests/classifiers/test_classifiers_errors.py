@@ -154,7 +154,10 @@ def test_more_score_columns_than_rows_is_accepted_by_the_classifiers():
     for fit in (ev.eknn(f, d, k=5), ev.credal_knn(f, d, k=5)):
         m = fit.predict(new, type="mass").values
         assert np.isfinite(m).all() and np.allclose(m.sum(axis=1), 1.0, atol=1e-12)
-    with pytest.raises(ValueError, match="15 rows for 18 design columns"):
+    with pytest.raises(ValueError, match="15 rows for 19 design columns"):
+        ev.evmultinom(f, d)
+    # temperature reads one column per class: 18 columns for 3 classes match no class first
+    with pytest.raises(ValueError, match="no score column of formula .* belongs to task 'a'"):
         ev.temperature(f, d.assign(**{c: np.abs(d[c]) for c in cols}))
 
 

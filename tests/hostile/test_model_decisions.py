@@ -52,8 +52,8 @@ def test_dirichlet_refuses_probabilities_above_one():
     bad.loc[7, "b"] = 1.7
     with pytest.raises(ValueError, match=r"score column 'b' of the calibration data has values above 1 in 1 of 60 rows \(largest 1.7\)"):
         ev.dirichlet("y ~ a + b + c", bad)
-    with pytest.raises(ValueError, match="'b' of the new data has values above 1"):
+    with pytest.raises(ValueError, match=r"1 of 60 rows of the new data are not \(first: row 7, .*a probability above 1, 1.7"):
         fit.predict(bad)
     ok = d.copy()
-    ok.loc[7, "b"] = 1.0 + 1e-12  # softmax round-off is a probability
+    ok.loc[7, ["a", "b", "c"]] = [1e-9, 1.0 + 1e-12, 1e-9]  # softmax round-off is a probability
     assert np.isfinite(fit.predict(ok).to_numpy()).all()
