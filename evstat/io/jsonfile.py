@@ -31,6 +31,8 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "MAX_JSON_DIGITS",
     "MAX_JSON_VALUES",
+    "MAX_PARSED_BYTES",
+    "PARSED_BYTES_PER",
     "PADDING_FROM_BYTES",
     "SCAN_CHUNK_BYTES",
     "loads_strict",
@@ -47,6 +49,15 @@ MAX_JSON_VALUES = 2**25
 MAX_JSON_DEPTH = 64
 #: Most digits in a run (a number literal); float64 needs 17, Python refuses beyond 4300.
 MAX_JSON_DIGITS = 400
+#: Python memory a parsed file may take, estimated from above while the file is streamed (see
+#: :data:`PARSED_BYTES_PER`): twice :data:`MAX_FILE_BYTES`, 1 GiB (about 20 million numbers);
+#: with ``read_json(max_bytes=m)`` it is ``2 * m``.
+MAX_PARSED_BYTES = 2 * MAX_FILE_BYTES
+#: The estimate's cost of one JSON value, one string and one object (bytes of Python objects,
+#: from above: a float is 24 bytes and its list slot 8, an integer of 18 digits 36, a string 49
+#: plus its characters, an object's dict and the key-value pairs the duplicate-key check holds
+#: about 200 per key); the characters of strings are bounded by the file's size.
+PARSED_BYTES_PER = {"value": 48, "string": 128, "object": 256}
 #: Bytes read and scanned at a time: the scan's working memory (a few times this).
 SCAN_CHUNK_BYTES = 2**20
 #: Beyond :data:`PADDING_FROM_BYTES` bytes, a saved model is made of numbers: more than this
@@ -84,12 +95,24 @@ def _refuse_constant(name: str) -> Any:
 class _JsonScan:
     """The streamed pre-parse scan of :func:`read_json` (depth, digits, values), chunk by chunk."""
 
-    def __init__(self, name: str, what: str) -> None:
+    def __init__(self, name: str, what: str, parsed_limit: int | None = None) -> None:
         self.name, self.what = name, what
         self.depth = 0
         self.digits = 0  # length of the digit run that ends the previous chunk
         self.values = 1
+        self.quotes = 0
+        self.objects = 0
+        self.non_ascii = False
         self.size = 0
+        self.parsed_limit = MAX_PARSED_BYTES if parsed_limit is None else parsed_limit
+
+    def parsed_bytes(self) -> int:
+        """The estimate (from above) of the Python memory of the values scanned so far."""
+        per = PARSED_BYTES_PER
+        # one character beyond ASCII makes Python store the whole text, and a string, with up to
+        # 4 bytes per character: count the text four times then (evstat writes ASCII only)
+        wide = 3 * self.size if self.non_ascii else 0
+        return per["value"] * self.values + per["string"] * (self.quotes // 2 + 1) + per["object"] * self.objects + wide
 
     def _refuse(self, why: str) -> ValueError:
         return ValueError(f"{self.name} is not a valid {self.what}: {why}; it is not a file saved by evstat")
@@ -110,6 +133,15 @@ class _JsonScan:
             raise self._refuse(
                 f"it holds more than {MAX_JSON_VALUES:,} JSON values (evstat.io.jsonfile.MAX_JSON_VALUES, "
                 "about 1 GiB once parsed)"
+            )
+        self.quotes += int(np.count_nonzero(b == 34))  # '"' (escaped ones too: from above)
+        self.objects += int(np.count_nonzero(b == 123))
+        self.non_ascii = self.non_ascii or bool(b.size and int(b.max()) >= 128)
+        if self.parsed_bytes() > self.parsed_limit:
+            raise self._refuse(
+                f"its first {self.size:,} bytes would take more than {self.parsed_limit:,} bytes of memory once "
+                "parsed (evstat.io.jsonfile.MAX_PARSED_BYTES: strings and objects cost more than numbers); a saved "
+                "model is made of numbers"
             )
         if self.size > PADDING_FROM_BYTES and self.size > MAX_BYTES_PER_VALUE * self.values:
             raise self._refuse(
@@ -195,7 +227,7 @@ def read_json(path: str | Path, what: str = "saved model", max_bytes: int | None
     try:
         if p.is_file() and p.stat().st_size > limit:
             raise too_large  # before reading a byte (a FIFO has no size: it is counted below)
-        scan = _JsonScan(name, what)
+        scan = _JsonScan(name, what, None if max_bytes is None else 2 * limit)
         chunks: list[bytes] = []
         size = 0
         with p.open("rb") as fh:
@@ -211,8 +243,10 @@ def read_json(path: str | Path, what: str = "saved model", max_bytes: int | None
     except OSError as err:
         raise ValueError(f"cannot read {name}: {err.strerror or err}") from None
     raw = b"".join(chunks)
-    del chunks
-    return _parse(raw, name, what)
+    chunks.clear()
+    text = _text(raw, name)
+    del raw  # the parse holds the text and the values, not the bytes too
+    return _parse_text(text, name, what)
 
 
 def loads_strict(raw: bytes, name: str, what: str) -> Any:
@@ -247,11 +281,18 @@ def loads_strict(raw: bytes, name: str, what: str) -> Any:
     return _parse(raw, name, what)
 
 
-def _parse(raw: bytes, name: str, what: str) -> Any:
+def _text(raw: bytes, name: str) -> str:
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as err:
         raise ValueError(f"{name} is not a JSON file saved by evstat (not UTF-8 text: {err.reason} at byte {err.start})") from None
+
+
+def _parse(raw: bytes, name: str, what: str) -> Any:
+    return _parse_text(_text(raw, name), name, what)
+
+
+def _parse_text(text: str, name: str, what: str) -> Any:
     try:
         return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_unique_keys)
     except _Duplicate as dup:
