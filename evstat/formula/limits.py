@@ -716,6 +716,10 @@ def check_bases(desc: ModelDesc, formula: str) -> int:
     return total
 
 
+def _size(nbytes: int) -> str:
+    return f"{nbytes / 2**30:.1f} GiB" if nbytes >= 2**30 else f"{max(nbytes / 2**20, 0.1):.1f} MiB"
+
+
 def check_design_cells(rows: int, columns: int, formula: str, what: str = "the calibration data") -> None:
     """Refuse a design matrix of more than :data:`MAX_DESIGN_CELLS` cells before it is allocated.
 
@@ -733,7 +737,7 @@ def check_design_cells(rows: int, columns: int, formula: str, what: str = "the c
     if cells > limit:
         raise FormulaLimitError(
             f"formula {_short(formula)} needs a design matrix of {rows:,} rows x {columns:,} columns "
-            f"({cells:,} cells, {cells * 8 / 2**30:.1f} GiB) for {what}; the limit is {limit:,} cells "
+            f"({cells:,} cells, {_size(cells * 8)}) for {what}; the limit is {limit:,} cells "
             "(evstat.formula.limits.MAX_DESIGN_CELLS): use fewer or smaller terms, or "
             f"{_how_to_raise('MAX_DESIGN_CELLS', cells)}"
         )
