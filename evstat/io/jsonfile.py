@@ -3,7 +3,9 @@
 :func:`read_json` refuses a file larger than :data:`MAX_FILE_BYTES` from its size, before
 reading a byte; it then reads the file in chunks of :data:`SCAN_CHUNK_BYTES` and scans each with
 numpy for the nesting depth (:data:`MAX_JSON_DEPTH`), the longest run of digits
-(:data:`MAX_JSON_DIGITS`), an upper bound on the number of values (:data:`MAX_JSON_VALUES`)
+(:data:`MAX_JSON_DIGITS`), an upper bound on the number of values (:data:`MAX_JSON_VALUES`),
+an upper bound on the memory of the parsed values (:data:`MAX_PARSED_BYTES`: a 509 MB file of
+short strings took 3.3 GB before it, issue 41)
 and, beyond :data:`PADDING_FROM_BYTES`, padding (:data:`MAX_BYTES_PER_VALUE`), refusing a file
 as soon as the chunk that crosses a limit is read. The non-standard literals ``NaN`` and
 ``Infinity``, invalid UTF-8, invalid JSON and an object holding a key twice
@@ -198,9 +200,13 @@ def read_json(path: str | Path, what: str = "saved model", max_bytes: int | None
     beyond :data:`PADDING_FROM_BYTES` (16 MiB) read, more than :data:`MAX_BYTES_PER_VALUE` bytes
     per value is padding (a saved model that large is made of numbers). A file beyond a limit
     is refused as soon as the chunk that crosses it is read, holding what was read so far plus
-    the scan's temporaries (about 10 MiB). Only a file within every limit is parsed; the parse
-    then holds the file's bytes, its text and at most :data:`MAX_JSON_VALUES` Python values:
-    about 2 GiB for a genuine model at the 512 MiB cap, in proportion below.
+    the scan's temporaries (about 10 MiB). The scan also estimates from above the Python memory
+    of the parsed values (:data:`PARSED_BYTES_PER`; the text four times over once a byte is not
+    ASCII) and refuses beyond :data:`MAX_PARSED_BYTES` (``2 * max_bytes`` when given). Only a
+    file within every limit is parsed, from its text (the bytes are released first): the peak
+    is at most about ``4 * max_bytes`` plus the scan's temporaries whatever the file holds
+    (2 GiB at the 512 MiB default; measured by ``tests/hostile/test_hostile_inputs.py``), about
+    2.5 times its size for a genuine model of numbers.
 
     Examples
     --------
