@@ -393,7 +393,7 @@ def iter_table(path: str, what: str, chunksize: int, sep: str = ",", encoding: s
         return batches(), f.metadata.num_rows, columns
     enc = _encoding(encoding)
     guard = _BoundedLines(_open_binary(path, what), path, what, owns=path != "-")
-    text = io.TextIOWrapper(io.BufferedReader(guard), encoding=enc, newline="")
+    text = io.TextIOWrapper(io.BufferedReader(guard, buffer_size=_READ_CHUNK), encoding=enc, newline="")
     try:
         first = text.readline()  # within MAX_LINE_BYTES: the guard refuses a longer line
     except UnicodeDecodeError as err:
