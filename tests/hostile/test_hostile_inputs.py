@@ -59,6 +59,7 @@ def _wide(path: Path, columns: int) -> Path:
 # -- the table reader ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # two commands each, a report: about 10 s on the loaded 2-core machine
 @pytest.mark.parametrize("command", ["report", "predict"])
 def test_wide_header_refused_before_the_rows(command, tmp_path, fit_file):
     """EVSTAT_MAX_TABLE_COLUMNS lowered to 1,000 and a header of 5,000 columns: the same message
@@ -152,6 +153,7 @@ def test_sigint_while_reading_is_the_interrupted_message(tmp_path, fit_file):
         assert "interrupted (SIGINT)" in line and "tokenizing" not in err.decode()
 
 
+@pytest.mark.slow  # a report and a prediction: about 13 s on the loaded 2-core machine
 def test_report_and_predict_read_a_quoted_newline_label_as_one_label(tmp_path, fit_file):
     """One reader: a quoted label holding a newline is one value for report and predict."""
     rng = np.random.default_rng(3)
