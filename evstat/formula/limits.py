@@ -616,13 +616,26 @@ def _spline_columns(node: ast.Call, name: str, code: str, formula: str) -> int:
     kw = {k.arg: k.value for k in node.keywords if k.arg is not None}
     df_pos, knots_pos = _SPLINES[name]
     df_node = kw.get("df", node.args[df_pos] if len(node.args) > df_pos else None)
+    knots = kw.get("knots", node.args[knots_pos] if len(node.args) > knots_pos else None)
+    if knots is not None and not isinstance(knots, (ast.List, ast.Tuple)) and not (
+            isinstance(knots, ast.Constant) and knots.value is None):
+        # knots=svm1 gives one knot per row: a basis of n columns, built before its size is known
+        raise FormulaLimitError(
+            f"term {_short(ast.unparse(node))} of formula {_short(formula)}: the knots of {name}() must "
+            "be a list of numbers, e.g. knots=[0.2, 0.5], so that the size of its basis is known before "
+            "it is built (an expression of the data gives one knot per row); or give df="
+        )
     if df_node is not None:
         df = _const(df_node, code, formula)
         if isinstance(df, (int, float)) and not isinstance(df, bool) and math.isfinite(df) and df > 0:
             return max(1, math.ceil(df))
         if isinstance(df, float) and math.isinf(df) and df > 0:
             return 2**62
-    knots = kw.get("knots", node.args[knots_pos] if len(node.args) > knots_pos else None)
+        if df is _NOT_CONSTANT and not (isinstance(df_node, ast.Constant) and df_node.value is None):
+            raise FormulaLimitError(
+                f"term {_short(ast.unparse(node))} of formula {_short(formula)}: the df of {name}() must be "
+                "a number, e.g. df=5, so that the size of its basis is known before it is built"
+            )
     if isinstance(knots, (ast.List, ast.Tuple)):
         degree = 3
         if name == "bs":

@@ -12,6 +12,7 @@ that hung run in a subprocess with a generous timeout (a regression fails instea
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -208,3 +209,17 @@ def test_command_line_messages_are_capped():
     assert cap("x" * 10_000_000).endswith(f"(10,000,000 characters, cut to {MAX_MESSAGE_CHARS:,})")
     assert len(cap("x" * 10_000_000)) == MAX_MESSAGE_CHARS
     assert cap("a\n b\tc") == "a b c"
+
+
+@pytest.mark.parametrize("formula, what", [
+    ("y ~ bs(svm1, knots=svm1)", "the knots of bs() must be a list of numbers"),
+    ("y ~ cr(svm1, knots=np.log(svm2 + 10))", "the knots of cr() must be a list of numbers"),
+    ("y ~ bs(svm1, df=svm1)", "the df of bs() must be a number"),
+])
+def test_data_dependent_spline_sizes_refused_from_the_text(formula, what):
+    """knots=svm1 gives one knot per row: patsy built the whole basis (20,000 rows: 20,003
+    columns, still evaluating after 300 s) while finding out how many columns it has, before any
+    size check could run. A basis's size must be readable from the formula."""
+    with pytest.raises(FormulaLimitError, match=re.escape(what)):
+        ev.evlogit(formula, _data(60))
+    assert ev.evlogit("y ~ bs(svm1, df=2 + 2, knots=None)", _data(60)).params.size == 5
