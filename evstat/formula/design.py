@@ -202,7 +202,8 @@ def _design(rhs: str, columns: Mapping[str, Any], n: int, formula: str) -> Any:
     quoted, shown = _dotted.quote_dotted(rhs, columns)
     try:
         desc = _dotted.shown_desc(limits.model_desc(quoted), shown)
-        limits.check_bases(desc, formula)  # from the text: before patsy names the columns
+        # from the text, before patsy evaluates a basis (it does so to count the columns)
+        limits.check_design_cells(n, limits.check_bases(desc, formula), formula)
         frame = _patsy_frame(columns, n)
         with np.errstate(all="ignore"):
             (info,) = patsy.design_matrix_builders([desc.rhs_termlist], lambda: iter([frame]),

@@ -33,8 +33,10 @@ limit                         what it bounds
 :data:`MAX_DESIGN_COLUMNS`    columns of the whole design (20,000), the sum over the terms,
                               computed from the formula text
 :data:`MAX_DESIGN_CELLS`      rows x columns of a calibration design matrix (2**27 cells, 1 GiB of
-                              float64), checked once the data's rows and the exact columns are
-                              known (factor levels), before the matrix is allocated
+                              float64), checked with the columns counted from the text before
+                              patsy evaluates a basis (it evaluates every factor on all rows to
+                              count its columns), and again with the exact columns (factor
+                              levels) before the matrix is allocated
 ============================  ==============================================================
 
 The basis limits bound what patsy would allocate and what a fit would estimate:

@@ -223,3 +223,19 @@ def test_data_dependent_spline_sizes_refused_from_the_text(formula, what):
     with pytest.raises(FormulaLimitError, match=re.escape(what)):
         ev.evlogit(formula, _data(60))
     assert ev.evlogit("y ~ bs(svm1, df=2 + 2, knots=None)", _data(60)).params.size == 5
+
+
+def test_design_cells_from_the_text_before_patsy_evaluates_a_basis(monkeypatch):
+    """patsy evaluates every factor on all rows to count its columns, so bs(svm1, df=1000) on a
+    million rows (8 GB) is refused from the text, before patsy is called."""
+    import evstat.formula.design as design
+
+    def boom(*args, **kwargs):
+        raise AssertionError("patsy evaluated the basis before the cells were checked")
+
+    monkeypatch.setattr(design.patsy, "design_matrix_builders", boom)
+    rng = np.random.default_rng(0)
+    n = 1_000_000
+    d = pd.DataFrame({"y": np.repeat([0, 1], n // 2), "svm1": rng.normal(size=n)})
+    with pytest.raises(FormulaLimitError, match=r"1,000,000 rows x 1,001 columns .*7\.5 GiB.*MAX_DESIGN_CELLS"):
+        ev.evlogit("y ~ bs(svm1, df=1000)", d)
