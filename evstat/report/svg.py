@@ -10,8 +10,9 @@ small, indentation goes and coordinates are rounded to 0.01 pt (figures are a fe
 wide).
 
 Long texts: a line of a figure's text (a title, a legend entry, a tick label: a class label, a
-column name) longer than :data:`MAX_LABEL_CHARS` is shortened for display, its first characters
-and an ellipsis; the data keep the full value. A class label of 100 KB made matplotlib lay out a
+column name) longer than :data:`MAX_FIGURE_TEXT_CHARS` is shortened for display, its first
+characters and an ellipsis (:func:`short_label`; tables use :data:`MAX_LABEL_CHARS`); the data
+keep the full value. A class label of 100 KB made matplotlib lay out a
 legend entry of 100,000 characters, and a report took 115 s (issue 41).
 """
 
@@ -23,11 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup, escape
 
-__all__ = ["HASH_SALT", "MAX_LABEL_CHARS", "figure_svg", "short_label"]
+__all__ = ["HASH_SALT", "MAX_FIGURE_TEXT_CHARS", "MAX_LABEL_CHARS", "figure_svg", "short_label"]
 
-#: longest line of text a report shows in a figure, a table cell or a heading (characters); a
-#: longer label is shortened for display (:func:`short_label`), the data keep its full value
+#: longest line of text a report shows in a table cell or a heading (characters); a longer
+#: label is shortened for display (:func:`short_label`), the data keep its full value
 MAX_LABEL_CHARS = 80
+#: longest line of text in a figure (a title, a legend entry, a tick label); figures' own
+#: captions run to about 80 characters, so the bound is wider than :data:`MAX_LABEL_CHARS`
+MAX_FIGURE_TEXT_CHARS = 160
 
 #: fixed salt of matplotlib's SVG ids (rcParams["svg.hashsalt"])
 HASH_SALT = "evstat-report"
@@ -68,15 +72,15 @@ def short_label(text: Any, limit: int | None = None) -> str:
     text = str(text)
     if len(text) <= limit and "\n" not in text:
         return text
-    lines = text.split("\n") if len(text) <= 100 * limit else [text]
+    lines = text.split("\n", 20)
+    if len(lines) > 20:  # a label of many lines: the first 20
+        lines[20] = "…"
     out = []
-    for line in lines[:3]:
+    for line in lines:
         if len(line) > limit:
             tail = f"… ({len(line):,} chars)"
             line = line[: max(1, limit - len(tail))] + tail
         out.append(line)
-    if len(lines) > 3:
-        out[-1] += " …"
     return "\n".join(out)
 
 
@@ -85,8 +89,8 @@ def _shorten_texts(fig: Any) -> None:
 
     for t in fig.findobj(Text):
         text = t.get_text()
-        if len(text) > MAX_LABEL_CHARS:
-            t.set_text(short_label(text))
+        if len(text) > MAX_FIGURE_TEXT_CHARS:
+            t.set_text(short_label(text, MAX_FIGURE_TEXT_CHARS))
 
 
 def figure_svg(fig: Any, prefix: str, label: str = "") -> Markup:

@@ -276,6 +276,8 @@ def test_short_label():
     cut = short_label("x" * 1000)
     assert len(cut) <= MAX_LABEL_CHARS and cut.endswith("… (1,000 chars)")
     assert short_label("a\nb") == "a\nb"
+    assert short_label("\n".join(["x" * 100] * 5)) == "\n".join([short_label("x" * 100)] * 5)
+    assert short_label("a\n" * 100).count("\n") == 20
 
 
 def test_figure_texts_are_shortened_before_drawing():
@@ -284,7 +286,7 @@ def test_figure_texts_are_shortened_before_drawing():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from evstat.report.svg import figure_svg
+    from evstat.report.svg import MAX_FIGURE_TEXT_CHARS, figure_svg
 
     fig, ax = plt.subplots()
     ax.plot([0, 1], [0, 1], label="class " + "L" * 100_000)
@@ -292,4 +294,5 @@ def test_figure_texts_are_shortened_before_drawing():
     figure_svg(fig, "f0", label="L" * 100_000)
     texts = [t.get_text() for t in ax.get_legend().get_texts()]
     plt.close(fig)
-    assert texts[0].startswith("class LLL") and texts[0].endswith("(100,006 chars)") and len(texts[0]) <= MAX_LABEL_CHARS
+    assert texts[0].startswith("class LLL") and texts[0].endswith("(100,006 chars)")
+    assert len(texts[0]) <= MAX_FIGURE_TEXT_CHARS
