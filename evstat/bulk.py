@@ -37,6 +37,8 @@ from typing import Any
 
 import pandas as pd
 
+from evstat.io.messages import one_line
+
 __all__ = ["add_predict_parser", "predict_file", "read_key", "run_predict"]
 
 _TYPES = ("prob", "belief", "decision")
@@ -408,7 +410,7 @@ def run_predict(args: argparse.Namespace) -> int:
               'pip install "evstat[dask]"', file=sys.stderr)
         return 2
     except (ValueError, TypeError, KeyError, OSError) as err:
-        print(f"evstat predict: error: {' '.join(str(err).split())}", file=sys.stderr)
+        print(f"evstat predict: error: {one_line(err)}", file=sys.stderr)
         return 2
     print(f"wrote {rows} rows to {args.output}")
     return 0

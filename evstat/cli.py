@@ -564,7 +564,9 @@ def _one_line(err: BaseException) -> str:
     text = str(err).strip() or type(err).__name__
     if isinstance(err, KeyError) and text.startswith("'") and text.endswith("'"):
         text = f"column {text} not found"
-    return _cli_advice(" ".join(text.split()))
+    from evstat.io.messages import one_line
+
+    return one_line(_cli_advice(one_line(text)))
 
 
 def _show_warning(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:

@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from evstat.io.messages import one_line
+
 __all__ = ["add_query_parser", "run_query"]
 
 
@@ -119,7 +121,7 @@ def run_query(args: argparse.Namespace) -> int:
         with atomic_path(args.output) as tmp:
             chosen.to_csv(tmp, index=True, float_format="%.10g")
     except (ValueError, TypeError, KeyError, OSError) as err:
-        print(f"evstat query: error: {' '.join(str(err).split())}", file=sys.stderr)
+        print(f"evstat query: error: {one_line(err)}", file=sys.stderr)
         return 2
     print(f"wrote {args.output} ({len(chosen)} row{'s' if len(chosen) != 1 else ''} to label)")
     return 0

@@ -115,7 +115,7 @@ def fit_logistic_likelihood(
         )
     if n < p:
         raise ValueError(
-            f"the calibration data have {n} rows for {p} parameters {list(terms)}: a logistic "
+            f"the calibration data have {n} rows for {p} parameters {_shown(terms)}: a logistic "
             "calibration needs at least as many rows as parameters; add calibration rows or use "
             "a model with fewer parameters"
         )
@@ -123,7 +123,7 @@ def fit_logistic_likelihood(
     if not _full_rank(Xs):
         sv = np.linalg.svd(Xs, compute_uv=False)
         raise ValueError(
-            f"the design columns {list(terms)} are linearly dependent on the {n} calibration rows "
+            f"the design columns {_shown(terms)} are linearly dependent on the {n} calibration rows "
             f"(rank {int(np.sum(sv > 1e-10 * sv[0]))} < {p}; e.g. too few distinct scores): their "
             "coefficients cannot be estimated; add calibration rows with other scores or use a "
             "model with fewer parameters"
@@ -157,6 +157,13 @@ def fit_logistic_likelihood(
     lik = LogisticLikelihood(X=np.ascontiguousarray(X), t=t, beta_hat=beta,
                              loglik_hat=float(loglik_eta(X @ beta, t)), cov=np.asarray(cov, dtype=np.float64))
     return lik, None
+
+
+def _shown(terms: Any, limit: int = 10) -> str:
+    """At most ``limit`` term names for a message (a tensor spline has thousands)."""
+    names = [str(t) if len(str(t)) <= 80 else str(t)[:77] + "..." for t in list(terms)[:limit]]
+    more = len(terms) - len(names)
+    return "[" + ", ".join(repr(t) for t in names) + (f", ... ({len(terms)} in all)" if more > 0 else "") + "]"
 
 
 def _full_rank(Xs: NDArray) -> bool:

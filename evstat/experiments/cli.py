@@ -19,6 +19,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from evstat.io.messages import one_line
+
 __all__ = ["STUDIES", "add_reproduce_parser", "main", "run_reproduce"]
 
 STUDIES = ("minary2019", "ramel2018", "credal-knn", "peers", "gebel2009", "evmultinom")
@@ -259,7 +261,7 @@ def run_reproduce(args: argparse.Namespace) -> int:
         with study_folder(args.out, wait=getattr(args, "wait", False), note=say):
             return _dispatch(args)
     except OSError as err:  # the folder: busy, a link or a special file in it, not a folder
-        print(f"evstat reproduce: error: {' '.join(str(err).split())}", file=sys.stderr)
+        print(f"evstat reproduce: error: {one_line(err)}", file=sys.stderr)
         return 2
 
 
@@ -451,7 +453,7 @@ def _run_study(run: Any, interrupted: str, done: Any, out: Any, quiet: bool,
         print(interrupted, file=sys.stderr)
         return 130
     except errors as err:
-        print(f"evstat reproduce: error: {' '.join(str(err).split())}", file=sys.stderr)
+        print(f"evstat reproduce: error: {one_line(err)}", file=sys.stderr)
         return 2
     if not quiet:
         print(done(res), file=sys.stderr)

@@ -202,11 +202,17 @@ def _design(rhs: str, columns: Mapping[str, Any], n: int, formula: str) -> Any:
     quoted, shown = _dotted.quote_dotted(rhs, columns)
     try:
         desc = _dotted.shown_desc(limits.model_desc(quoted), shown)
+        # from the text, before patsy evaluates a basis (it does so to count the columns)
+        limits.check_design_cells(n, limits.check_bases(desc, formula), formula)
+        frame = _patsy_frame(columns, n)
         with np.errstate(all="ignore"):
-            return patsy.dmatrix(
-                desc, _patsy_frame(columns, n), eval_env=_eval_env(), NA_action=_NA_NONE,
-                return_type="matrix",
-            )
+            (info,) = patsy.design_matrix_builders([desc.rhs_termlist], lambda: iter([frame]),
+                                                   _eval_env(), _NA_NONE)
+            # the exact columns (factor levels), before the matrix is allocated
+            limits.check_design_cells(n, len(info.column_names), formula)
+            (dm,) = patsy.build_design_matrices([info], frame, NA_action=_NA_NONE,
+                                                return_type="matrix")
+            return dm
     except PatsyError as err:
         raise _wrap_patsy(err, formula) from None
 
@@ -369,16 +375,31 @@ def _check_collinear(X: np.ndarray, terms: list[str]) -> None:
         for k in range(len(before))
         if abs(coef[k]) * norms[before[k]] > 1e-6 * norms[j]
     ]
+    shown = involved[:_MESSAGE_TERMS]
+    more = len(involved) - len(shown)
     combo = "".join(
-        f"{' - ' if c < 0 else ' + '}{abs(c):.6g} * {terms[k]}" for k, c in involved
+        f"{' - ' if c < 0 else ' + '}{abs(c):.6g} * {_cut(terms[k])}" for k, c in shown
     ).removeprefix(" + ") or "0"
     if combo.startswith(" - "):
         combo = "-" + combo[3:]
-    names = [terms[k] for k, _ in involved] + [terms[j]]
+    if more:
+        combo += f" + ... ({more:,} more terms)"
+    listed = ", ".join(repr(_cut(terms[k])) for k, _ in shown) + (f" and {more:,} more columns" if more else "")
+    names = ", ".join([*(repr(_cut(terms[k])) for k, _ in shown), *(["..."] if more else []), repr(_cut(terms[j]))])
     raise ValueError(
-        f"design columns are collinear: {terms[j]!r} is a linear combination of "
-        f"{', '.join(repr(terms[k]) for k, _ in involved)} ({terms[j]} ~= {combo}; rank "
+        f"design columns are collinear: {_cut(terms[j])!r} is a linear combination of "
+        f"{listed} ({_cut(terms[j])} ~= {combo}; rank "
         f"{rank} < {X.shape[1]} columns, {_rows(X.shape[0])}); its coefficient cannot be "
-        f"estimated: remove one of {', '.join(repr(t) for t in names)} from the formula"
+        f"estimated: remove one of {names} from the formula"
     )
 
+
+#: most design columns a collinearity message lists (a wide tensor spline has thousands: the
+#: message for one was a single line of 52 MB, issue 41)
+_MESSAGE_TERMS = 8
+#: longest column name a message shows in full
+_MESSAGE_NAME_CHARS = 80
+
+
+def _cut(name: str) -> str:
+    return name if len(name) <= _MESSAGE_NAME_CHARS else name[: _MESSAGE_NAME_CHARS - 3] + "..."

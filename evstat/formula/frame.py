@@ -964,7 +964,7 @@ def _complete(
         )
     if rank_checks and n < p:
         raise ValueError(
-            f"data has {_rows(n)}{dropped_note} for {p} design columns {terms}: a calibration "
+            f"data has {_rows(n)}{dropped_note} for {p} design columns {_fmt_values(terms)}: a calibration "
             "model needs at least as many rows as parameters; add calibration rows or remove "
             "terms from the formula"
         )

@@ -10,23 +10,43 @@ patsy's evaluator. Every formula (fitting, the command line, loading a saved mod
 passes these checks, in this order, and a formula beyond a limit is refused with a
 :class:`FormulaLimitError` naming the limit:
 
-=======================  ==============================================================
-limit                    what it bounds
-=======================  ==============================================================
-:data:`MAX_LENGTH`       characters of the formula (200,000: 2,000 columns of 90
-                         characters each fit)
-:data:`MAX_DEPTH`        nesting (100): brackets plus a run of signs (``- - x``) at any
-                         point of the text, and the depth of each term's Python syntax
-                         tree (``I(a + b + ... )`` with 150 operators nests 150 levels)
-:data:`MAX_DIGITS`       digits of one number literal (100)
-:data:`MAX_INT_BITS`     bits of an integer constant, given or computed (63, so that
-                         every integer fits numpy's int64): ``2**70`` is refused before it
-                         is computed, ``2.0**70`` (a float) is fine
-:data:`MAX_ROUND_DIGITS` the digits argument of ``round`` (400)
-:data:`MAX_TERMS`        terms of the expanded formula (10,000), bounded *before* patsy
-                         expands ``(a + b + c)**3`` or ``a * b * c * ...``
-:data:`MAX_POWER`        the exponent of patsy's formula-level ``**`` (32)
-=======================  ==============================================================
+============================  ==============================================================
+limit                         what it bounds
+============================  ==============================================================
+:data:`MAX_LENGTH`            characters of the formula (200,000: 2,000 columns of 90
+                              characters each fit)
+:data:`MAX_DEPTH`             nesting (100): brackets plus a run of signs (``- - x``) at any
+                              point of the text, and the depth of each term's Python syntax
+                              tree (``I(a + b + ... )`` with 150 operators nests 150 levels)
+:data:`MAX_DIGITS`            digits of one number literal (100)
+:data:`MAX_INT_BITS`          bits of an integer constant, given or computed (63, so that
+                              every integer fits numpy's int64): ``2**70`` is refused before it
+                              is computed, ``2.0**70`` (a float) is fine
+:data:`MAX_ROUND_DIGITS`      the digits argument of ``round`` (400)
+:data:`MAX_TERMS`             terms of the expanded formula (10,000), bounded *before* patsy
+                              expands ``(a + b + c)**3`` or ``a * b * c * ...``
+:data:`MAX_POWER`             the exponent of patsy's formula-level ``**`` (32)
+:data:`MAX_BASIS_COLUMNS`     columns of one term (1,000): a spline ``bs``/``cr``/``cc`` has
+                              ``df`` columns (or ``len(knots) + degree + 1`` at most), a tensor
+                              product ``te(...)`` and an interaction ``a:b`` the product of
+                              their factors' columns; computed from the formula text
+:data:`MAX_DESIGN_COLUMNS`    columns of the whole design (20,000), the sum over the terms,
+                              computed from the formula text
+:data:`MAX_DESIGN_CELLS`      rows x columns of a calibration design matrix (2**27 cells, 1 GiB of
+                              float64), checked with the columns counted from the text before
+                              patsy evaluates a basis (it evaluates every factor on all rows to
+                              count its columns), and again with the exact columns (factor
+                              levels) before the matrix is allocated
+============================  ==============================================================
+
+The basis limits bound what patsy would allocate and what a fit would estimate:
+``bs(s, df=100000)`` computed 100,000 basis functions and fitted for more than five minutes, and
+``te(cr(s1, df=300), cr(s2, df=300), cr(s3, df=300))`` (27 million columns) asked for 15.9 GiB
+before the limits. They are checked by the whitelist's ``check_formula``, so on every path
+(fitting, the command line, loading a saved model). Raising them: assign the module's constant
+(``evstat.formula.limits.MAX_BASIS_COLUMNS = 5000``) or set the environment variable of the same
+name with the prefix ``EVSTAT_`` (``EVSTAT_MAX_BASIS_COLUMNS=5000 evstat fit ...``), which wins;
+every message over a limit says so.
 
 Integer constants are evaluated by an exact model of Python's arithmetic (:func:`check_constants`)
 that predicts the size of a power *before* computing it (``bits(b**e) <= e * log2|b| + 1``);
@@ -53,6 +73,7 @@ from __future__ import annotations
 
 import ast
 import math
+import os
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any, TypeGuard
@@ -66,7 +87,10 @@ from evstat.exceptions import EvstatError
 
 __all__ = [
     "unquoted",
+    "MAX_BASIS_COLUMNS",
     "MAX_DEPTH",
+    "MAX_DESIGN_CELLS",
+    "MAX_DESIGN_COLUMNS",
     "MAX_DIGITS",
     "MAX_INT_BITS",
     "MAX_LENGTH",
@@ -74,7 +98,11 @@ __all__ = [
     "MAX_ROUND_DIGITS",
     "MAX_TERMS",
     "FormulaLimitError",
+    "basis_columns",
+    "check_bases",
     "check_constants",
+    "check_design_cells",
+    "current",
     "check_depth",
     "check_text",
     "model_desc",
@@ -94,6 +122,14 @@ MAX_ROUND_DIGITS = 400
 MAX_TERMS = 10_000
 #: largest exponent of patsy's formula-level ``**`` (interactions up to that order)
 MAX_POWER = 32
+#: most columns of one term: a spline, a tensor product or an interaction (raise it with the
+#: environment variable ``EVSTAT_MAX_BASIS_COLUMNS`` or by assigning this constant)
+MAX_BASIS_COLUMNS = 1_000
+#: most columns of the whole design counted from the formula (``EVSTAT_MAX_DESIGN_COLUMNS``)
+MAX_DESIGN_COLUMNS = 20_000
+#: most cells (rows x columns) of a calibration design matrix: 2**27 float64, 1 GiB
+#: (``EVSTAT_MAX_DESIGN_CELLS``)
+MAX_DESIGN_CELLS = 2**27
 
 _SIGNS = frozenset("+-~")
 _OPEN = frozenset("([{")
@@ -524,3 +560,199 @@ def model_desc(formula: str) -> ModelDesc:
     if not isinstance(desc, ModelDesc):  # pragma: no cover - parse_formula always returns a '~' root
         raise PatsyError("not a formula", tree)
     return desc
+
+
+# ---------------------------------------------------------------------------------------------
+# basis sizes: the columns of every spline, tensor product and interaction, from the text
+# ---------------------------------------------------------------------------------------------
+
+#: the raisable limits, by name (their environment variables are ``EVSTAT_`` + the name)
+_RAISABLE = ("MAX_BASIS_COLUMNS", "MAX_DESIGN_COLUMNS", "MAX_DESIGN_CELLS")
+
+
+def current(name: str) -> int:
+    """The value of a raisable limit now: the environment variable ``EVSTAT_<name>`` if set (a
+    positive integer; ``_`` separators allowed), else the module's constant (which may have been
+    assigned).
+
+    Examples
+    --------
+    >>> import os
+    >>> from evstat.formula.limits import current
+    >>> current("MAX_BASIS_COLUMNS")
+    1000
+    >>> os.environ["EVSTAT_MAX_BASIS_COLUMNS"] = "5_000"
+    >>> current("MAX_BASIS_COLUMNS")
+    5000
+    >>> del os.environ["EVSTAT_MAX_BASIS_COLUMNS"]
+    """
+    default = int(globals()[name])
+    text = os.environ.get("EVSTAT_" + name, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise FormulaLimitError(
+            f"the environment variable EVSTAT_{name}={text[:40]!r} is not a positive integer; "
+            f"unset it (the default is {default:,}) or give the new limit, e.g. {2 * default}"
+        )
+    return value
+
+
+def _how_to_raise(name: str, needed: int) -> str:
+    return (f"raise it with the environment variable EVSTAT_{name}={needed} (or by assigning "
+            f"evstat.formula.limits.{name}) if the machine has the memory")
+
+
+#: the spline functions of patsy: (position of df, position of knots) among the arguments
+_SPLINES = {"bs": (1, 2), "cr": (1, 2), "cc": (1, 2)}
+
+
+def _spline_columns(node: ast.Call, name: str, code: str, formula: str) -> int:
+    """An upper bound on the columns of one ``bs``/``cr``/``cc`` call (1 when unknown: patsy
+    will refuse it). ``df`` columns, else ``len(knots) + degree + 1`` (``bs``) or
+    ``len(knots) + 2`` (``cr``, ``cc``)."""
+    kw = {k.arg: k.value for k in node.keywords if k.arg is not None}
+    df_pos, knots_pos = _SPLINES[name]
+    df_node = kw.get("df", node.args[df_pos] if len(node.args) > df_pos else None)
+    knots = kw.get("knots", node.args[knots_pos] if len(node.args) > knots_pos else None)
+    if knots is not None and not isinstance(knots, (ast.List, ast.Tuple)) and not (
+            isinstance(knots, ast.Constant) and knots.value is None):
+        # knots=svm1 gives one knot per row: a basis of n columns, built before its size is known
+        raise FormulaLimitError(
+            f"term {_short(ast.unparse(node))} of formula {_short(formula)}: the knots of {name}() must "
+            "be a list of numbers, e.g. knots=[0.2, 0.5], so that the size of its basis is known before "
+            "it is built (an expression of the data gives one knot per row); or give df="
+        )
+    if df_node is not None:
+        df = _const(df_node, code, formula)
+        if isinstance(df, (int, float)) and not isinstance(df, bool) and math.isfinite(df) and df > 0:
+            return max(1, math.ceil(df))
+        if isinstance(df, float) and math.isinf(df) and df > 0:
+            return 2**62
+        if df is _NOT_CONSTANT and not (isinstance(df_node, ast.Constant) and df_node.value is None):
+            raise FormulaLimitError(
+                f"term {_short(ast.unparse(node))} of formula {_short(formula)}: the df of {name}() must be "
+                "a number, e.g. df=5, so that the size of its basis is known before it is built"
+            )
+    if isinstance(knots, (ast.List, ast.Tuple)):
+        degree = 3
+        if name == "bs":
+            deg_node = kw.get("degree", node.args[3] if len(node.args) > 3 else None)
+            d = _const(deg_node, code, formula) if deg_node is not None else 3
+            degree = d if _is_int(d) and 0 <= d < 2**31 else 3
+        return len(knots.elts) + degree + 1
+    return 1
+
+
+def basis_columns(code: str, formula: str | None = None) -> int:
+    """An upper bound on the columns of one formula factor, from its text: the product of the
+    columns of the splines it calls (``te(cr(a, df=4), cc(b, df=5))``: 20), 1 for anything else
+    (a score column, a transform, a factor whose levels the data decide).
+
+    The code must have passed the whitelist (:func:`~evstat.formula.whitelist.check_code`).
+
+    Examples
+    --------
+    >>> from evstat.formula.limits import basis_columns
+    >>> basis_columns("bs(s, df=100000)"), basis_columns("te(cr(a, df=4), cc(b, df=5))")
+    (100000, 20)
+    >>> basis_columns("bs(s, knots=[0.2, 0.5], degree=2)"), basis_columns("np.log(s)")
+    (5, 1)
+    """
+    formula = code if formula is None else formula
+    tree = ast.parse(code.strip(), mode="eval")
+    total = 1
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _SPLINES:
+            total = min(total * _spline_columns(node, node.func.id, code, formula), 2**62)
+    return total
+
+
+def _term_name(term: Any) -> str:
+    return ":".join(getattr(f, "code", str(f)) for f in term.factors) or "Intercept"
+
+
+def check_bases(desc: ModelDesc, formula: str) -> int:
+    """Refuse a formula whose terms have more basis columns than :data:`MAX_BASIS_COLUMNS` (one
+    term) or :data:`MAX_DESIGN_COLUMNS` (all terms), from the text, before anything is evaluated.
+
+    Returns
+    -------
+    int
+        The upper bound on the columns of the right-hand side.
+
+    Raises
+    ------
+    FormulaLimitError
+        One line naming the term, its columns, the limit and how to raise it.
+
+    Examples
+    --------
+    >>> from evstat.formula.limits import check_bases, model_desc
+    >>> check_bases(model_desc("y ~ bs(s, df=5) + t"), "y ~ bs(s, df=5) + t")
+    7
+    >>> f = "y ~ bs(s, df=100000)"
+    >>> check_bases(model_desc(f), f)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    evstat.formula.limits.FormulaLimitError: term 'bs(s, df=100000)' of formula 'y ~ bs(s, df=100000)' has 100,000 basis columns; the limit is 1,000 (evstat.formula.limits.MAX_BASIS_COLUMNS): use a smaller df, or raise it with ...
+    """
+    per_term = current("MAX_BASIS_COLUMNS")
+    whole = current("MAX_DESIGN_COLUMNS")
+    cache: dict[str, int] = {}
+    total = 0
+    for term in desc.rhs_termlist:
+        cols = 1
+        for factor in term.factors:
+            code = getattr(factor, "code", None)
+            if code is None:
+                continue
+            if code not in cache:
+                cache[code] = basis_columns(code, formula)
+            cols = min(cols * cache[code], 2**62)
+        if cols > per_term:
+            raise FormulaLimitError(
+                f"term {_short(_term_name(term))} of formula {_short(formula)} has {cols:,} basis "
+                f"columns; the limit is {per_term:,} (evstat.formula.limits.MAX_BASIS_COLUMNS): "
+                f"use a smaller df, or {_how_to_raise('MAX_BASIS_COLUMNS', cols)}"
+            )
+        total += cols
+        if total > whole:
+            raise FormulaLimitError(
+                f"formula {_short(formula)} has more than {whole:,} design columns (its terms' "
+                f"bases add up to at least {total:,}); the limit is {whole:,} (evstat.formula."
+                "limits.MAX_DESIGN_COLUMNS): use fewer terms or smaller splines, or "
+                f"{_how_to_raise('MAX_DESIGN_COLUMNS', total)}"
+            )
+    return total
+
+
+def _size(nbytes: int) -> str:
+    return f"{nbytes / 2**30:.1f} GiB" if nbytes >= 2**30 else f"{max(nbytes / 2**20, 0.1):.1f} MiB"
+
+
+def check_design_cells(rows: int, columns: int, formula: str, what: str = "the calibration data") -> None:
+    """Refuse a design matrix of more than :data:`MAX_DESIGN_CELLS` cells before it is allocated.
+
+    Examples
+    --------
+    >>> from evstat.formula.limits import check_design_cells
+    >>> check_design_cells(1_000, 100, "y ~ s")
+    >>> check_design_cells(10**6, 1_000, "y ~ bs(s, df=1000)")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    evstat.formula.limits.FormulaLimitError: formula 'y ~ bs(s, df=1000)' needs a design matrix of 1,000,000 rows x 1,000 columns (1,000,000,000 cells, 7.5 GiB) for the calibration data; the limit is 134,217,728 cells ...
+    """
+    limit = current("MAX_DESIGN_CELLS")
+    cells = rows * columns
+    if cells > limit:
+        raise FormulaLimitError(
+            f"formula {_short(formula)} needs a design matrix of {rows:,} rows x {columns:,} columns "
+            f"({cells:,} cells, {_size(cells * 8)}) for {what}; the limit is {limit:,} cells "
+            "(evstat.formula.limits.MAX_DESIGN_CELLS): use fewer or smaller terms, or "
+            f"{_how_to_raise('MAX_DESIGN_CELLS', cells)}"
+        )

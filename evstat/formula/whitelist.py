@@ -502,7 +502,8 @@ def check_formula(formula: str, columns: Iterable[str] | None = None) -> None:
         (a ``ValueError``) naming the offending term.
     FormulaLimitError
         (a ``ValueError``) the formula exceeds a size limit of :mod:`evstat.formula.limits`
-        (length, nesting, digits, integer constants, terms); the message names the limit.
+        (length, nesting, digits, integer constants, terms, basis columns of a spline, tensor
+        product or interaction); the message names the limit and how to raise it.
     TypeError
         ``formula`` is not a string.
 
@@ -556,3 +557,4 @@ def check_formula(formula: str, columns: Iterable[str] | None = None) -> None:
                     if not shown:
                         raise
                     raise UnsafeFormulaError(_dotted.shown_code(str(err), shown)) from None
+    limits.check_bases(desc, formula)  # spline and tensor sizes, before patsy allocates them

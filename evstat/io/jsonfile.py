@@ -3,7 +3,9 @@
 :func:`read_json` refuses a file larger than :data:`MAX_FILE_BYTES` from its size, before
 reading a byte; it then reads the file in chunks of :data:`SCAN_CHUNK_BYTES` and scans each with
 numpy for the nesting depth (:data:`MAX_JSON_DEPTH`), the longest run of digits
-(:data:`MAX_JSON_DIGITS`), an upper bound on the number of values (:data:`MAX_JSON_VALUES`)
+(:data:`MAX_JSON_DIGITS`), an upper bound on the number of values (:data:`MAX_JSON_VALUES`),
+an upper bound on the memory of the parsed values (:data:`MAX_PARSED_BYTES`: a 509 MB file of
+short strings took 3.3 GB before it, issue 41)
 and, beyond :data:`PADDING_FROM_BYTES`, padding (:data:`MAX_BYTES_PER_VALUE`), refusing a file
 as soon as the chunk that crosses a limit is read. The non-standard literals ``NaN`` and
 ``Infinity``, invalid UTF-8, invalid JSON and an object holding a key twice
@@ -31,6 +33,8 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "MAX_JSON_DIGITS",
     "MAX_JSON_VALUES",
+    "MAX_PARSED_BYTES",
+    "PARSED_BYTES_PER",
     "PADDING_FROM_BYTES",
     "SCAN_CHUNK_BYTES",
     "loads_strict",
@@ -47,6 +51,15 @@ MAX_JSON_VALUES = 2**25
 MAX_JSON_DEPTH = 64
 #: Most digits in a run (a number literal); float64 needs 17, Python refuses beyond 4300.
 MAX_JSON_DIGITS = 400
+#: Python memory a parsed file may take, estimated from above while the file is streamed (see
+#: :data:`PARSED_BYTES_PER`): twice :data:`MAX_FILE_BYTES`, 1 GiB (about 20 million numbers);
+#: with ``read_json(max_bytes=m)`` it is ``2 * m``.
+MAX_PARSED_BYTES = 2 * MAX_FILE_BYTES
+#: The estimate's cost of one JSON value, one string and one object (bytes of Python objects,
+#: from above: a float is 24 bytes and its list slot 8, an integer of 18 digits 36, a string 49
+#: plus its characters, an object's dict and the key-value pairs the duplicate-key check holds
+#: about 200 per key); the characters of strings are bounded by the file's size.
+PARSED_BYTES_PER = {"value": 48, "string": 128, "object": 256}
 #: Bytes read and scanned at a time: the scan's working memory (a few times this).
 SCAN_CHUNK_BYTES = 2**20
 #: Beyond :data:`PADDING_FROM_BYTES` bytes, a saved model is made of numbers: more than this
@@ -84,12 +97,24 @@ def _refuse_constant(name: str) -> Any:
 class _JsonScan:
     """The streamed pre-parse scan of :func:`read_json` (depth, digits, values), chunk by chunk."""
 
-    def __init__(self, name: str, what: str) -> None:
+    def __init__(self, name: str, what: str, parsed_limit: int | None = None) -> None:
         self.name, self.what = name, what
         self.depth = 0
         self.digits = 0  # length of the digit run that ends the previous chunk
         self.values = 1
+        self.quotes = 0
+        self.objects = 0
+        self.non_ascii = False
         self.size = 0
+        self.parsed_limit = MAX_PARSED_BYTES if parsed_limit is None else parsed_limit
+
+    def parsed_bytes(self) -> int:
+        """The estimate (from above) of the Python memory of the values scanned so far."""
+        per = PARSED_BYTES_PER
+        # one character beyond ASCII makes Python store the whole text, and a string, with up to
+        # 4 bytes per character: count the text four times then (evstat writes ASCII only)
+        wide = 3 * self.size if self.non_ascii else 0
+        return per["value"] * self.values + per["string"] * (self.quotes // 2 + 1) + per["object"] * self.objects + wide
 
     def _refuse(self, why: str) -> ValueError:
         return ValueError(f"{self.name} is not a valid {self.what}: {why}; it is not a file saved by evstat")
@@ -110,6 +135,15 @@ class _JsonScan:
             raise self._refuse(
                 f"it holds more than {MAX_JSON_VALUES:,} JSON values (evstat.io.jsonfile.MAX_JSON_VALUES, "
                 "about 1 GiB once parsed)"
+            )
+        self.quotes += int(np.count_nonzero(b == 34))  # '"' (escaped ones too: from above)
+        self.objects += int(np.count_nonzero(b == 123))
+        self.non_ascii = self.non_ascii or bool(b.size and int(b.max()) >= 128)
+        if self.parsed_bytes() > self.parsed_limit:
+            raise self._refuse(
+                f"its first {self.size:,} bytes would take more than {self.parsed_limit:,} bytes of memory once "
+                "parsed (evstat.io.jsonfile.MAX_PARSED_BYTES: strings and objects cost more than numbers); a saved "
+                "model is made of numbers"
             )
         if self.size > PADDING_FROM_BYTES and self.size > MAX_BYTES_PER_VALUE * self.values:
             raise self._refuse(
@@ -166,9 +200,13 @@ def read_json(path: str | Path, what: str = "saved model", max_bytes: int | None
     beyond :data:`PADDING_FROM_BYTES` (16 MiB) read, more than :data:`MAX_BYTES_PER_VALUE` bytes
     per value is padding (a saved model that large is made of numbers). A file beyond a limit
     is refused as soon as the chunk that crosses it is read, holding what was read so far plus
-    the scan's temporaries (about 10 MiB). Only a file within every limit is parsed; the parse
-    then holds the file's bytes, its text and at most :data:`MAX_JSON_VALUES` Python values:
-    about 2 GiB for a genuine model at the 512 MiB cap, in proportion below.
+    the scan's temporaries (about 10 MiB). The scan also estimates from above the Python memory
+    of the parsed values (:data:`PARSED_BYTES_PER`; the text four times over once a byte is not
+    ASCII) and refuses beyond :data:`MAX_PARSED_BYTES` (``2 * max_bytes`` when given). Only a
+    file within every limit is parsed, from its text (the bytes are released first): the peak
+    is at most about ``4 * max_bytes`` plus the scan's temporaries whatever the file holds
+    (2 GiB at the 512 MiB default; measured by ``tests/hostile/test_hostile_inputs.py``), about
+    2.5 times its size for a genuine model of numbers.
 
     Examples
     --------
@@ -195,7 +233,7 @@ def read_json(path: str | Path, what: str = "saved model", max_bytes: int | None
     try:
         if p.is_file() and p.stat().st_size > limit:
             raise too_large  # before reading a byte (a FIFO has no size: it is counted below)
-        scan = _JsonScan(name, what)
+        scan = _JsonScan(name, what, None if max_bytes is None else 2 * limit)
         chunks: list[bytes] = []
         size = 0
         with p.open("rb") as fh:
@@ -211,8 +249,10 @@ def read_json(path: str | Path, what: str = "saved model", max_bytes: int | None
     except OSError as err:
         raise ValueError(f"cannot read {name}: {err.strerror or err}") from None
     raw = b"".join(chunks)
-    del chunks
-    return _parse(raw, name, what)
+    chunks.clear()
+    text = _text(raw, name)
+    del raw  # the parse holds the text and the values, not the bytes too
+    return _parse_text(text, name, what)
 
 
 def loads_strict(raw: bytes, name: str, what: str) -> Any:
@@ -247,11 +287,18 @@ def loads_strict(raw: bytes, name: str, what: str) -> Any:
     return _parse(raw, name, what)
 
 
-def _parse(raw: bytes, name: str, what: str) -> Any:
+def _text(raw: bytes, name: str) -> str:
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as err:
         raise ValueError(f"{name} is not a JSON file saved by evstat (not UTF-8 text: {err.reason} at byte {err.start})") from None
+
+
+def _parse(raw: bytes, name: str, what: str) -> Any:
+    return _parse_text(_text(raw, name), name, what)
+
+
+def _parse_text(text: str, name: str, what: str) -> Any:
     try:
         return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_unique_keys)
     except _Duplicate as dup:

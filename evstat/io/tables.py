@@ -11,6 +11,16 @@
   (``--encoding latin-1``) instead of Python's bare codec message.
 * :func:`check_numeric` finds the first cell of a score column that is not a number and names
   it, its column, its data row and its line in the file.
+* Bounded input: every byte goes through a scan (:class:`_BoundedLines`, numpy, chunk by chunk)
+  that refuses a line longer than :data:`MAX_LINE_BYTES` as soon as the chunk that crosses the
+  limit is read, before anything parses it; the header is then refused if it has more than
+  :data:`MAX_TABLE_COLUMNS` columns, before pandas reads a row. Before these limits a header of
+  10 million columns cost 8.6 GB and 449 s before failing, and one line of 200 MB 2.2 GB
+  (issue 41). Raise them with the environment variables ``EVSTAT_MAX_LINE_BYTES`` and
+  ``EVSTAT_MAX_TABLE_COLUMNS`` or by assigning the constants; the messages say so.
+* An interruption (SIGINT, SIGTERM) while pandas reads is raised as itself: pandas turns an
+  exception raised by the file's ``read`` into "Error tokenizing data. C error: Calling
+  read(nbytes) on source failed", so the reader keeps the exception and raises it again.
 
 Errors are :class:`TableError` (a ``ValueError``): one line, naming the file and the fix.
 """
@@ -20,6 +30,7 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -27,9 +38,26 @@ from typing import IO, Any
 
 from evstat.exceptions import EvstatError
 
-__all__ = ["TableError", "check_columns", "check_numeric", "iter_table", "read_table", "separator"]
+__all__ = [
+    "MAX_LINE_BYTES",
+    "MAX_TABLE_COLUMNS",
+    "TableError",
+    "check_columns",
+    "check_numeric",
+    "iter_table",
+    "read_table",
+    "separator",
+]
 
 _SEPARATORS = {";": "';'", "\t": "tab", "|": "'|'"}
+
+#: Longest line of a table (bytes, the header included): 16 MiB, a row of 100,000 numbers of 17
+#: digits fits ten times. Raise it with the environment variable ``EVSTAT_MAX_LINE_BYTES``.
+MAX_LINE_BYTES = 16 * 2**20
+#: Most columns of a table's header: 100,000. Raise it with ``EVSTAT_MAX_TABLE_COLUMNS``.
+MAX_TABLE_COLUMNS = 100_000
+#: bytes read and scanned at a time
+_READ_CHUNK = 2**20
 
 
 class TableError(EvstatError, ValueError):
@@ -41,8 +69,8 @@ def separator(text: str) -> str:
 
     Examples
     --------
-    >>> separator("tab"), separator(";")
-    ('\t', ';')
+    >>> separator("tab") == chr(9), separator(";")
+    (True, ';')
     """
     sep = "\t" if text in ("tab", "\\t", "TAB") else text
     if len(sep) != 1 or sep in "\"\r\n":
@@ -120,6 +148,120 @@ def _refuse_not_csv(start: str | bytes, path: str, what: str) -> None:
                          f"{what} takes a CSV table whose first line names the columns")
 
 
+def _current(name: str) -> int:
+    """A limit now: the environment variable ``EVSTAT_<name>`` if set, else the constant."""
+    default = int(globals()[name])
+    text = os.environ.get("EVSTAT_" + name, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise TableError(f"the environment variable EVSTAT_{name}={text[:40]!r} is not a positive integer; unset it "
+                         f"(the default is {default:,}) or give the new limit, e.g. {2 * default}")
+    return value
+
+
+def _raise_hint(name: str, needed: str) -> str:
+    return (f"raise it with the environment variable EVSTAT_{name}={needed} (or by assigning "
+            f"evstat.io.tables.{name}) if the file is genuine")
+
+
+class _BoundedLines(io.RawIOBase):
+    """A binary file whose bytes are scanned as they are read: a line longer than
+    :data:`MAX_LINE_BYTES` raises :class:`TableError` before the bytes reach a parser. An
+    exception raised while reading (an interruption) is kept in :attr:`error`, so that the
+    caller can raise it again when pandas has turned it into a ParserError. Closing it closes
+    the file it reads, unless ``owns`` is False (standard input stays open)."""
+
+    def __init__(self, raw: IO[bytes], path: str, what: str, owns: bool = True) -> None:
+        super().__init__()
+        self.raw, self.path, self.what, self.owns = raw, path, what, owns
+        self.limit = _current("MAX_LINE_BYTES")
+        self.line = 1  # the line being read (from 1)
+        self.length = 0  # its bytes so far
+        self.error: BaseException | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        try:
+            data = self.raw.read(min(len(buffer), _READ_CHUNK))
+            if data:
+                self._scan(data)
+        except BaseException as err:  # noqa: BLE001 - kept and raised again (see the class)
+            self.error = err
+            raise
+        n = len(data)
+        buffer[:n] = data
+        return n
+
+    def close(self) -> None:
+        if not self.closed and self.owns:
+            self.raw.close()
+        super().close()
+
+    def _refuse(self, line: int) -> TableError:
+        return TableError(
+            f"{_name(self.path, self.what)}: line {line:,} is longer than {self.limit:,} bytes, the longest line "
+            "evstat reads (evstat.io.tables.MAX_LINE_BYTES); it is refused before it is parsed: check the file, "
+            f"or {_raise_hint('MAX_LINE_BYTES', str(2 * self.limit))}"
+        )
+
+    def _scan(self, data: bytes) -> None:
+        import numpy as np
+
+        nl = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+        if nl.size == 0:
+            self.length += len(data)
+            if self.length > self.limit:
+                raise self._refuse(self.line)
+            return
+        if self.length + int(nl[0]) > self.limit:
+            raise self._refuse(self.line)
+        if nl.size > 1:
+            gaps = np.diff(nl) - 1
+            k = int(np.argmax(gaps))
+            if int(gaps[k]) > self.limit:
+                raise self._refuse(self.line + 1 + k)
+        self.line += int(nl.size)
+        self.length = len(data) - int(nl[-1]) - 1
+        if self.length > self.limit:
+            raise self._refuse(self.line)
+
+
+class _Kept(io.StringIO):
+    """Text for pandas whose ``read`` keeps an exception raised in it (see :class:`_BoundedLines`)."""
+
+    error: BaseException | None = None
+
+    def read(self, size: int | None = -1) -> str:
+        try:
+            return super().read(size)
+        except BaseException as err:  # noqa: BLE001 - kept and raised again
+            self.error = err
+            raise
+
+
+def _check_width(first: str, path: str, what: str, sep: str) -> None:
+    """Refuse a header of more than :data:`MAX_TABLE_COLUMNS` columns before it is split (an
+    upper bound from the separators; the exact count when quotes may hide some)."""
+    limit = _current("MAX_TABLE_COLUMNS")
+    bound = first.count(sep) + 1
+    if bound <= limit:
+        return
+    count = bound if '"' not in first else len(next(csv.reader([first], delimiter=sep)))
+    if count > limit:
+        raise TableError(
+            f"the header of {_name(path, what)} has {count:,} columns, more than {limit:,} "
+            f"(evstat.io.tables.MAX_TABLE_COLUMNS); it is refused before the rows are read: check --sep and the file, "
+            f"or {_raise_hint('MAX_TABLE_COLUMNS', str(count))}"
+        )
+
+
 def _check_header(header: list[str], path: str, what: str, sep: str) -> None:
     seen: set[str] = set()
     dups = []
@@ -195,30 +337,34 @@ def read_table(path: str, what: str, sep: str = ",", encoding: str = "utf-8") ->
     import pandas as pd
 
     enc = _encoding(encoding)
-    fh = _open_binary(path, what)
+    fh = _BoundedLines(_open_binary(path, what), path, what, owns=path != "-")
     try:
-        raw = fh.read()
+        raw = fh.read()  # every line within MAX_LINE_BYTES, checked chunk by chunk while reading
     except OSError as err:
         raise TableError(f"cannot read {_name(path, what)}: {err.strerror or err}") from None
     finally:
-        if path != "-":
-            fh.close()
+        fh.close()
     _refuse_not_csv(raw[:8], path, what)
     try:
         text = raw.decode(enc)
     except UnicodeDecodeError as err:
         raise _decode_error(err, path, what, encoding) from None
+    del raw
     if not text.strip():
         raise TableError(f"cannot read {_name(path, what)} as CSV: it is empty")
     _refuse_not_csv(text[:400], path, what)
+    _check_width(text[: text.find("\n")] if "\n" in text else text, path, what, sep)
     try:
         header = next(csv.reader(io.StringIO(text), delimiter=sep))
     except (csv.Error, StopIteration) as err:
         raise TableError(f"cannot read {_name(path, what)} as CSV: {err}") from None
     _check_header(header, path, what, sep)
+    source = _Kept(text)
     try:
-        frame = pd.read_csv(io.StringIO(text), sep=sep)
+        frame = pd.read_csv(source, sep=sep)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as err:
+        if source.error is not None:  # an interruption, which pandas calls "Error tokenizing data"
+            raise source.error from None
         raise TableError(f"cannot read {_name(path, what)} as CSV: {err}".replace("\n", " ")) from None
     if frame.empty:
         raise TableError(f"{_name(path, what)} has no rows")
@@ -280,16 +426,20 @@ def iter_table(path: str, what: str, chunksize: int, sep: str = ",", encoding: s
 
         return batches(), f.metadata.num_rows, columns
     enc = _encoding(encoding)
-    raw = _open_binary(path, what)
-    text = io.TextIOWrapper(raw if isinstance(raw, io.BufferedIOBase) else io.BufferedReader(raw),  # type: ignore[type-var]
-                            encoding=enc, newline="")
+    guard = _BoundedLines(_open_binary(path, what), path, what, owns=path != "-")
+    text = io.TextIOWrapper(io.BufferedReader(guard, buffer_size=_READ_CHUNK), encoding=enc, newline="")
     try:
-        first = text.readline()
+        first = text.readline()  # within MAX_LINE_BYTES: the guard refuses a longer line
     except UnicodeDecodeError as err:
+        text.close()
         raise _decode_error(err, path, what, encoding, exact=False) from None
+    except BaseException:
+        text.close()
+        raise
     if not first.strip():
         raise TableError(f"cannot read {_name(path, what)} as CSV: it is empty")
     _refuse_not_csv(first[:400], path, what)
+    _check_width(first, path, what, sep)
     try:
         header = next(csv.reader([first], delimiter=sep))
     except (csv.Error, StopIteration) as err:
@@ -304,6 +454,8 @@ def iter_table(path: str, what: str, chunksize: int, sep: str = ",", encoding: s
         except UnicodeDecodeError as err:
             raise _decode_error(err, path, what, encoding, exact=False) from None
         except (pd.errors.ParserError, ValueError) as err:
+            if guard.error is not None:  # an interruption or a long line, which pandas calls
+                raise guard.error from None  # "Error tokenizing data": raised as itself
             raise TableError(f"cannot read {_name(path, what)} as CSV: {err}".replace("\n", " ")) from None
         finally:
             if path == "-":

@@ -8,6 +8,12 @@ dropped; ids nobody references are dropped and the others (and every reference t
 per-figure prefix, so that several figures in one document never share an id. To keep reports
 small, indentation goes and coordinates are rounded to 0.01 pt (figures are a few hundred pt
 wide).
+
+Long texts: a line of a figure's text (a title, a legend entry, a tick label: a class label, a
+column name) longer than :data:`MAX_FIGURE_TEXT_CHARS` is shortened for display, its first
+characters and an ellipsis (:func:`short_label`; tables use :data:`MAX_LABEL_CHARS`); the data
+keep the full value. A class label of 100 KB made matplotlib lay out a
+legend entry of 100,000 characters, and a report took 115 s (issue 41).
 """
 
 from __future__ import annotations
@@ -18,7 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup, escape
 
-__all__ = ["HASH_SALT", "figure_svg"]
+__all__ = ["HASH_SALT", "MAX_FIGURE_TEXT_CHARS", "MAX_LABEL_CHARS", "figure_svg", "short_label"]
+
+#: longest line of text a report shows in a table cell or a heading (characters); a longer
+#: label is shortened for display (:func:`short_label`), the data keep its full value
+MAX_LABEL_CHARS = 80
+#: longest line of text in a figure (a title, a legend entry, a tick label); figures' own
+#: captions run to about 80 characters, so the bound is wider than :data:`MAX_LABEL_CHARS`
+MAX_FIGURE_TEXT_CHARS = 160
 
 #: fixed salt of matplotlib's SVG ids (rcParams["svg.hashsalt"])
 HASH_SALT = "evstat-report"
@@ -44,6 +57,42 @@ def _round(m: re.Match[str]) -> str:
     return "0" if text == "-0" else text
 
 
+def short_label(text: Any, limit: int | None = None) -> str:
+    """``text`` for display: each line at most ``limit`` characters (default
+    :data:`MAX_LABEL_CHARS`), a longer one cut with an ellipsis that says how long it was.
+
+    Examples
+    --------
+    >>> short_label("setosa")
+    'setosa'
+    >>> short_label("L" * 100_000, limit=30)
+    'LLLLLLLLLLLLL… (100,000 chars)'
+    """
+    limit = MAX_LABEL_CHARS if limit is None else limit
+    text = str(text)
+    if len(text) <= limit and "\n" not in text:
+        return text
+    lines = text.split("\n", 20)
+    if len(lines) > 20:  # a label of many lines: the first 20
+        lines[20] = "…"
+    out = []
+    for line in lines:
+        if len(line) > limit:
+            tail = f"… ({len(line):,} chars)"
+            line = line[: max(1, limit - len(tail))] + tail
+        out.append(line)
+    return "\n".join(out)
+
+
+def _shorten_texts(fig: Any) -> None:
+    from matplotlib.text import Text
+
+    for t in fig.findobj(Text):
+        text = t.get_text()
+        if len(text) > MAX_FIGURE_TEXT_CHARS:
+            t.set_text(short_label(text, MAX_FIGURE_TEXT_CHARS))
+
+
 def figure_svg(fig: Any, prefix: str, label: str = "") -> Markup:
     """Render ``fig`` to an inline ``<svg>`` element (deterministic, ids prefixed).
 
@@ -57,6 +106,7 @@ def figure_svg(fig: Any, prefix: str, label: str = "") -> Markup:
     """
     import matplotlib
 
+    _shorten_texts(fig)
     buf = io.StringIO()
     with matplotlib.rc_context(_RC):
         fig.savefig(buf, format="svg", metadata=_METADATA)  # constrained layout: legends fit
@@ -77,6 +127,6 @@ def figure_svg(fig: Any, prefix: str, label: str = "") -> Markup:
     svg = _ID.sub(lambda m: f' id="{short[m.group(1)]}"' if m.group(1) in short else "", svg)
     svg = _HREF.sub(lambda m: f'{m.group(1)}="#{short.get(m.group(2), prefix + "-x")}"', svg)
     svg = _URL.sub(lambda m: f"url(#{short.get(m.group(1), prefix + '-x')})", svg)
-    attrs = f' role="img" aria-label="{escape(label)}" class="evstat-figure"'
+    attrs = f' role="img" aria-label="{escape(short_label(label, 4 * MAX_LABEL_CHARS))}" class="evstat-figure"'
     svg = svg.replace("<svg", "<svg" + attrs, 1)
     return Markup(svg.strip())

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from evstat.report._glossary import tip
+from evstat.report.svg import MAX_LABEL_CHARS, short_label
 from evstat.summary import format_number
 
 __all__ = ["Table", "cell", "table"]
@@ -78,10 +79,12 @@ def table(
         row = [formatters.get(c, cell)(r[c]) for c in cols]
         if index is not None:
             row.insert(0, str(label))
-        rows.append(row)
+        rows.append([short_label(v) if len(v) > MAX_LABEL_CHARS else v for v in row])
     numeric = [pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]) for c in cols]
     if index is not None:
         heads = [index] + heads
         numeric = [False] + numeric
-    return Table(title=title, columns=heads, rows=rows, notes=list(notes), numeric=numeric,
-                 tips=[tip(h, dict(tips or {})) for h in heads])
+    # a label longer than MAX_LABEL_CHARS (a class, a column name) is shortened for display; the
+    # data (and the explorer's JSON) keep the full value
+    return Table(title=title, columns=[short_label(h) for h in heads], rows=rows, notes=list(notes), numeric=numeric,
+                 tips=[short_label(tip(h, dict(tips or {})), 4 * MAX_LABEL_CHARS) for h in heads])
