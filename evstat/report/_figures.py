@@ -28,6 +28,8 @@ class ReportFigure:
     title: str
     caption: str
     svg: Markup
+    #: drawn only without JavaScript (inside ``<noscript>``): the page's interactive panel shows it
+    fallback: bool = False
 
 
 #: quantile of the pessimistic strategy's smaller expected cost min(Pl, 1 - Bel) over the rows

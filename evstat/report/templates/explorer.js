@@ -44,9 +44,21 @@
     var table = document.getElementById(box.getAttribute("data-table"));
     var err = box.querySelector("svg[data-top]");
     var cells = box.querySelectorAll("rect[data-k]");
+    /* the cost in the captions (the table's and this block's): the slider's, and why */
+    var initial = input.value;
+    var costs = [], whys = [];
+    [table ? table.caption : null, box].forEach(function (el) {
+      if (!el) { return; }
+      Array.prototype.forEach.call(el.querySelectorAll(".evstat-cost"), function (c) { costs.push(c); });
+      Array.prototype.forEach.call(el.querySelectorAll(".evstat-cost-why"), function (c) { whys.push([c, c.textContent]); });
+    });
     function update() {
       var rc = parseFloat(input.value);
       output.textContent = input.value;
+      costs.forEach(function (c) { c.textContent = input.value; });
+      whys.forEach(function (w) {
+        w[0].textContent = input.value === initial ? w[1] : " (set by the slider; the report uses " + initial + ")";
+      });
       data.strategies.forEach(function (s, i) {
         var t = tally(data, s, rc);
         if (table) {
@@ -78,6 +90,7 @@
     input.addEventListener("input", update);
     input.addEventListener("change", update);
     if (select) { select.addEventListener("change", update); }
+    box.hidden = false;
     box.querySelector(".evstat-controls").hidden = false;
     update();
   }
