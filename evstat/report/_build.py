@@ -681,7 +681,7 @@ def build_context(
             )
             sec.figures, sec.figure_notes = figs, fnotes
             if sec.explorer is not None:  # the slider's panels replace these figures (no-script fallback)
-                sec.decisions[0].title = slider_caption(sec.decisions[0].title, rc)
+                sec.decisions[0].caption = slider_caption(sec.decisions[0].title, rc)
                 panels = {"Decision regions": sec.explorer.region_svg, "Decisions with a reject option": sec.explorer.error_svg}
                 for fig in figs:
                     fig.fallback = panels.get(fig.title) is not None

@@ -163,13 +163,12 @@ def _region_svg(prefix: str, fit: Any, rows: pd.DataFrame | None, y: np.ndarray 
     cw = side / n
     bel, pl, th = (cells[c].to_numpy(dtype=float) for c in ("bel", "pl", "theta"))
     th = np.where(np.isfinite(th), th, (bel + pl) / 2.0)  # empty cells: vacuous belief, rejected anyway
-    d = _decide(bel, pl, th, "pessimistic", rc)
     parts = [f'<svg class="evstat-panel" id="{prefix}-reg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" '
              f'role="img" aria-label="Decision regions of the chosen strategy">']
-    for k in range(gx.size * gy.size):
-        i, j = k % n, k // n
-        parts.append(f'<rect data-k="{k}" x="{_num(x0 + i * cw)}" y="{_num(y0 + side - (j + 1) * cw)}" '
-                     f'width="{_num(cw + 0.3)}" height="{_num(cw + 0.3)}" fill="{SHADES[int(d[k])]}"/>')
+    # the n x n cells (rect data-k, k = i + n j, row j = 0 at the bottom) are drawn by the script
+    # from the embedded Bel, Pl and theta_hat: the block is hidden without JavaScript, so cells
+    # written here would be read by no one (they were a fifth of a three-model report's bytes)
+    parts.append(f'<g class="evstat-cells" data-n="{n}" data-x0="{x0}" data-y0="{y0}" data-side="{side}"></g>')
     step_x, step_y = gx[1] - gx[0], gy[1] - gy[0]
     if rows is not None:
         px = pd.to_numeric(rows[sx], errors="coerce").to_numpy(dtype=float)
