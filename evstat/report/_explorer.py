@@ -28,7 +28,7 @@ from markupsafe import Markup, escape
 
 from evstat import metrics
 from evstat.belief import TIE_TOL
-from evstat.plotting._style import STRATEGY_STYLE
+from evstat.plotting import STRATEGY_STYLE
 from evstat.plotting.data import quiet_empty_cells
 
 __all__ = ["EXPLORER_GRID", "Explorer", "explorer", "page_json", "slider_caption"]
@@ -36,7 +36,7 @@ __all__ = ["EXPLORER_GRID", "Explorer", "explorer", "page_json", "slider_caption
 #: at most this many cells per axis in the region panel (the JSON and SVG grow as its square)
 EXPLORER_GRID = 30
 STRATEGIES = ("pessimistic", "optimistic", "probabilistic")
-#: colours and dashes of the strategies: evstat.plotting's STRATEGY_STYLE, the one mapping of the
+#: colours and dashes of the strategies: evstat.plotting.STRATEGY_STYLE, the one mapping of the
 #: page (static figures, panels, comparison figure), so a strategy has one colour everywhere
 COLOURS = {s: str(STRATEGY_STYLE[s]["color"]) for s in STRATEGIES}
 _DASHES = {"-": "", "--": "6 3", ":": "1.5 2.5", "-.": "6 2.5 1.5 2.5"}

@@ -144,8 +144,7 @@ def test_reject_cost_slider_matches_fit_decide(tmp_path):
             titles = page.evaluate("Array.from(document.querySelectorAll('figcaption strong')).map(s => s.textContent)")
             assert "Decision regions." not in titles and "Decisions with a reject option." not in titles, titles
             assert "Reliability diagram." in titles
-            from evstat.plotting._style import STRATEGY_STYLE
-
+            STRATEGY_STYLE = plotting.STRATEGY_STYLE
             strokes = page.evaluate("Array.from(document.querySelectorAll('#m1-err polyline'))"
                                     ".map(p => [p.getAttribute('stroke'), p.getAttribute('stroke-dasharray')])")
             dashes = {"-": None, "--": "6 3", ":": "1.5 2.5"}
