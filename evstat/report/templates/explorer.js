@@ -49,7 +49,7 @@
       var n = +layer.getAttribute("data-n"), side = +layer.getAttribute("data-side");
       var gx0 = +layer.getAttribute("data-x0"), gy0 = +layer.getAttribute("data-y0"), cw = side / n;
       for (var k = 0; k < n * n; k++) {
-        var r = document.createElementNS("http://www.w3.org/2000/svg", "rect");
+        var r = document.createElementNS(layer.namespaceURI, "rect");
         r.setAttribute("data-k", String(k));
         r.setAttribute("x", (gx0 + (k % n) * cw).toFixed(2));
         r.setAttribute("y", (gy0 + side - (Math.floor(k / n) + 1) * cw).toFixed(2));
