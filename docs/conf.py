@@ -8,7 +8,8 @@ Build (offline, warnings as errors), from the repository root::
 Choices (docs/developers/docs.md says why): pydata-sphinx-theme, numpydoc for the NumPy-style
 docstrings, myst-parser for the Markdown pages, autosummary for the API reference, and the local
 extension ``_ext/evstat_docs.py`` that renders the vignettes, the reproductions and the
-command-line help at build time. Nothing is fetched from the network while building.
+command-line help at build time. Nothing is fetched from the network while building, nor while
+reading the site: MathJax comes from the sphinx-mathjax-offline package into ``_static/mathjax``.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # MathJax 3 bundled in a PyPI package and copied into _static/mathjax: the formulas render
+    # offline, with no CDN (issue 39 item 5)
+    "sphinx-mathjax-offline",
     "numpydoc",
     "myst_parser",
     "evstat_docs",
@@ -68,7 +72,11 @@ suppress_warnings = ["myst.header"]
 # -- HTML --------------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
 html_title = f"evstat {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+# code blocks wrap inside the column (docs/_static/evstat.css)
+html_css_files = ["evstat.css"]
+# the local MathJax copied by sphinx-mathjax-offline (relative to _static); no network at view time
+mathjax_path = "mathjax/tex-chtml.js"
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,

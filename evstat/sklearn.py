@@ -227,7 +227,10 @@ class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, Base
     Parameters
     ----------
     estimator : classifier, default LinearSVC()
-        Its ``decision_function`` (else ``predict_proba[:, 1]``) is calibrated.
+        Two classes: its ``decision_function`` (else ``predict_proba[:, 1]``) is calibrated.
+        K classes: one column per class, from ``decision_function`` of shape
+        ``(n_samples, n_classes)`` when it has one (and the method takes any scores), else
+        ``predict_proba`` (or its logs for a model of logits); the module docstring gives the rule.
     method : str, default "sigmoid"
         ``"sigmoid"`` (evlogit for two classes, evmultinom for more) or the name of any
         registered model that calibrates the data's number of classes (:func:`methods`; e.g.
@@ -511,9 +514,17 @@ class EvidentialCalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, Base
     def decision_function(self, X: Any) -> NDArray[np.float64]:
         """The classifier's decision function (the average over the ensemble's members).
 
+        Two classes only. With K > 2 classes the method is not available (``hasattr(clf,
+        "decision_function")`` is False, as for a classifier without one): the calibrated
+        ``predict`` takes the largest calibrated probability, which may differ from the argmax of
+        the classifier's K columns, so those columns would not explain the decisions; use
+        ``predict_proba`` (n_samples, n_classes) and ``predict_belief`` (lower and upper
+        probabilities of each class) instead.
+
         Returns
         -------
         ndarray of shape (n_samples,)
+            Two classes: positive values favour ``classes_[1]``.
         """
         check_is_fitted(self, "calibrated_classifiers_")
         vals = [np.asarray(p.estimator.decision_function(X), dtype=float) for p in self.calibrated_classifiers_]

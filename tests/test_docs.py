@@ -299,3 +299,41 @@ def test_guide_toctree_globs_new_pages() -> None:
         assert (DOCS / "guide" / f"{name}.md").exists(), name
     # at least one page is left for the glob (an empty glob is a warning, an error under -W)
     assert {p.stem for p in (DOCS / "guide").glob("*.md")} - set(explicit) - {"index"}
+
+
+# -- what a reader meets (issue 39 item 5) ---------------------------------------------------------
+
+
+def test_plumbing_modules_are_under_internals(ext: ModuleType) -> None:
+    """io.atomic, io.forked, io.workers, lazy and deferred have their pages in docs/api/internals/,
+    under the reference's "Internals" heading, not among the user's modules."""
+    assert set(ext.INTERNAL_MODULES) == {"evstat.io.atomic", "evstat.io.forked", "evstat.io.workers",
+                                         "evstat.lazy", "evstat.deferred"}
+    for name in ext.public_modules():
+        path = ext.api_page_path(name)
+        assert path.startswith("internals/") == (name in ext.INTERNAL_MODULES), (name, path)
+    index = (DOCS / "api" / "index.md").read_text(encoding="utf-8")
+    assert "## Internals" in index and "internals/*" in index
+
+
+def test_install_and_mathematics_need_no_index_or_network() -> None:
+    """The index installs from a checkout as the README does; MathJax is served from the site
+    itself (the sphinx-mathjax-offline package of the docs extra), so formulas render offline."""
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    assert "pip install ." in index and "Install with `pip install evstat`" not in index
+    conf = (DOCS / "conf.py").read_text(encoding="utf-8")
+    assert "sphinx-mathjax-offline" in conf and 'mathjax_path = "mathjax/tex-chtml.js"' in conf
+    assert "sphinx-mathjax-offline" in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    css = (DOCS / "_static" / "evstat.css").read_text(encoding="utf-8")
+    assert "pre-wrap" in css and "evstat.css" in conf
+
+
+def test_the_scikit_learn_wrapper_is_documented_for_k_classes() -> None:
+    from evstat.sklearn import EvidentialCalibratedClassifierCV
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    line = next(x for x in readme.splitlines() if "EvidentialCalibratedClassifierCV" in x and "`evstat.sklearn`" in x)
+    assert "binary" not in line and "K classes" in line
+    doc = EvidentialCalibratedClassifierCV.decision_function.__doc__ or ""
+    assert "Two classes only" in doc and "K > 2" in doc
+    assert "K classes" in (EvidentialCalibratedClassifierCV.__doc__ or "")

@@ -254,14 +254,26 @@ def api_pages() -> dict[str, str]:
     return pages
 
 
+#: plumbing that evstat's own subpackages share (atomic writes, forked calls, worker pools, lazy
+#: imports, deferred computations): public across evstat's packages, not part of the user's API,
+#: so their pages sit under the reference's "Internals" heading (docs/api/internals/)
+INTERNAL_MODULES = ("evstat.io.atomic", "evstat.io.forked", "evstat.io.workers", "evstat.lazy", "evstat.deferred")
+
+
+def api_page_path(name: str) -> str:
+    """The API page of module ``name``, relative to docs/api/ (internals in their own folder)."""
+    short = name.removeprefix("evstat.") if name != "evstat" else "evstat"
+    return f"internals/{short}.rst" if name in INTERNAL_MODULES else f"{short}.rst"
+
+
 def generate_api() -> list[str]:
     """Write the API pages; returns their paths relative to docs/."""
     pages = api_pages()
     for name, text in pages.items():
-        _write(DOCS / "api" / f"{name.removeprefix('evstat.') if name != 'evstat' else 'evstat'}.rst", text)
-    keep = {f"{n.removeprefix('evstat.') if n != 'evstat' else 'evstat'}.rst" for n in pages}
-    for p in (DOCS / "api").glob("*.rst"):
-        if p.name not in keep:
+        _write(DOCS / "api" / api_page_path(name), text)
+    keep = {api_page_path(n) for n in pages}
+    for p in [*(DOCS / "api").glob("*.rst"), *(DOCS / "api" / "internals").glob("*.rst")]:
+        if p.relative_to(DOCS / "api").as_posix() not in keep:
             p.unlink()
     return sorted(f"api/{k}" for k in keep)
 

@@ -47,7 +47,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from evstat.plotting._style import OKABE_ITO
+from evstat.plotting._style import OKABE_ITO, STRATEGY_STYLE
 from evstat.plotting.active import active_curves, query_map
 from evstat.plotting.belt import belt_diagram, calibration_belt
 from evstat.plotting._calibration_map import calibration_map
@@ -74,6 +74,7 @@ __all__ = [
     "MAX_REGION_CLASSES",
     "OKABE_ITO",
     "RegionGrid",
+    "STRATEGY_STYLE",
     "active_curves",
     "applicable_kinds",
     "belt_diagram",

@@ -187,7 +187,7 @@ def draw_reject_curves(curves: pd.DataFrame, ax: Any = None, title: str = "Decis
     'accuracy (correct / decided)'
     """
     ax = new_axes(ax, (6.4, 4.6))
-    styles = {"pessimistic": "-", "optimistic": ":", "probabilistic": "--", "conformal": "-."}
+    styles = {**{s: str(st["linestyle"]) for s, st in STRATEGY_STYLE.items()}, "conformal": "-."}
     colours = [f"C{i}" for i in range(10)]
     for i, (model, c) in enumerate(curves.groupby("model", sort=False)):
         for strategy, cs in c.groupby("strategy", sort=False):

@@ -7,8 +7,9 @@ calibrator has them), calibration metrics and goodness-of-fit tests, decisions w
 option, and the figures of :mod:`evstat.plotting` as inline SVG; with several calibrators a
 comparison table; and a reproducibility footer. CSS is inline and nothing is fetched from the
 network. One inline script (plain JavaScript, :mod:`evstat.report._explorer`) drives a
-reject-cost slider from data embedded in the page; without JavaScript the page shows the same
-tables and figures at the report's cost. The same input gives byte-identical output, apart from
+reject-cost slider from data embedded in the page, whose panels stand in for the static
+decision-region and error-reject figures; without JavaScript the slider is hidden and the page
+shows the tables and those static figures at the report's cost (each thing drawn once either way). The same input gives byte-identical output, apart from
 the date line (fix it with ``date=``).
 
 ``evstat.report`` is this package (``import evstat.report`` gives the module, with

@@ -27,7 +27,7 @@ from evstat.plotting.data import rows as n_rows
 from evstat.plotting.probability import class_belief
 from evstat.report._cost import CONVENTIONAL_COST, REJECT_SHARE, choose_reject_cost, pessimistic_reject_share
 from evstat.report._coverage import expected_covered
-from evstat.report._explorer import Explorer, explorer
+from evstat.report._explorer import Explorer, explorer, slider_caption
 from evstat.report._figures import ReportFigure, comparison_figure, fit_figures
 from evstat.report._glossary import GLANCE, GOF_OF_GLANCE, INFO_OF_GLANCE, SHOWN_ELSEWHERE
 from evstat.report._kclass import (band_eval, band_note, kclass_comparison, kclass_decisions, kclass_eval,
@@ -680,6 +680,11 @@ def build_context(
                 pred_labels, eval_name, pred_name, rc, bins, grid, belt=belt,
             )
             sec.figures, sec.figure_notes = figs, fnotes
+            if sec.explorer is not None:  # the slider's panels replace these figures (no-script fallback)
+                sec.decisions[0].caption = slider_caption(sec.decisions[0].title, rc)
+                panels = {"Decision regions": sec.explorer.region_svg, "Decisions with a reject option": sec.explorer.error_svg}
+                for fig in figs:
+                    fig.fallback = panels.get(fig.title) is not None
             sections.append(sec)
             overview_rows.append({
                 "model": model_title(name, fit.method), "formula": fit.formula,
@@ -713,8 +718,8 @@ def build_context(
                      columns={"model": "model", "formula": "formula", "calibration rows": "calibration rows",
                               "J": "J", "positive class": "positive class"})
     overview_notes = [
-        f"Reject cost R_rej = {rc:g}{' (chosen from the data, see the decision tables)' if reject_cost is None else ''} "
-        f"(a misclassification costs 1); reliability bins: {bins}; "
+        f"Reject cost R_rej = {rc:g} ({'chosen from the data, see the decision tables; ' if reject_cost is None else ''}"
+        f"a misclassification costs 1); reliability bins: {bins}; "
         "J = number of score columns.",
     ]
     data_lines = []

@@ -7,9 +7,12 @@ inline script (plain JavaScript, no network, no library) recomputes, as the slid
 decisions of the three strategies exactly as :func:`evstat.belief.binary_decisions` does (the
 same float64 operations and tie policy ``TIE_TOL``: class 1 needs cost(1) < cost(0) - TIE_TOL,
 reject needs R_rej < cost - TIE_TOL), and rewrites the first rows of the decision table, moves the
-points on the error-reject panel and recolours the cells of the region panel. Without
-JavaScript the page shows the same panels and table at the report's cost, and the slider stays
-hidden. The JSON escapes ``<``, ``>`` and ``&`` (``\\u003c`` ...), so no label can close the script
+points on the error-reject panel, recolours the cells of the region panel and rewrites the cost
+in the table's caption (:func:`slider_caption`). The block is hidden until the script shows it:
+without JavaScript the page shows the table at the report's cost and, in ``<noscript>``, the
+static decision-region and error-reject figures instead of the panels, so every thing is drawn
+once whichever way the page is read. Strategies take their colours and dashes from
+``evstat.plotting``'s ``STRATEGY_STYLE``, as every figure of the report does. The JSON escapes ``<``, ``>`` and ``&`` (``\\u003c`` ...), so no label can close the script
 element.
 """
 
@@ -25,15 +28,19 @@ from markupsafe import Markup, escape
 
 from evstat import metrics
 from evstat.belief import TIE_TOL
+from evstat.plotting import STRATEGY_STYLE
 from evstat.plotting.data import quiet_empty_cells
 
-__all__ = ["EXPLORER_GRID", "Explorer", "explorer", "page_json"]
+__all__ = ["EXPLORER_GRID", "Explorer", "explorer", "page_json", "slider_caption"]
 
 #: at most this many cells per axis in the region panel (the JSON and SVG grow as its square)
 EXPLORER_GRID = 30
 STRATEGIES = ("pessimistic", "optimistic", "probabilistic")
-#: Okabe-Ito colours of the strategies (as the figures) and the region shades
-COLOURS = {"pessimistic": "#D55E00", "optimistic": "#009E73", "probabilistic": "#0072B2"}
+#: colours and dashes of the strategies: evstat.plotting.STRATEGY_STYLE, the one mapping of the
+#: page (static figures, panels, comparison figure), so a strategy has one colour everywhere
+COLOURS = {s: str(STRATEGY_STYLE[s]["color"]) for s in STRATEGIES}
+_DASHES = {"-": "", "--": "6 3", ":": "1.5 2.5", "-.": "6 2.5 1.5 2.5"}
+DASHES = {s: _DASHES[str(STRATEGY_STYLE[s]["linestyle"])] for s in STRATEGIES}
 SHADES = ("#BBD8EE", "#F6D49A", "#E4E4E4")  # decide negative, decide positive, reject
 POINTS = ("#0072B2", "#B35806")
 
@@ -103,12 +110,15 @@ def _error_svg(prefix: str, bel: np.ndarray, pl: np.ndarray, theta: np.ndarray, 
     for i, s in enumerate(STRATEGIES):
         xs, ys = curves[s]
         path = " ".join(f"{X(a)},{Y(b)}" for a, b in zip(xs, ys))
-        parts.append(f'<polyline points="{path}" fill="none" stroke="{COLOURS[s]}" stroke-width="1.5" opacity="0.8"/>')
+        dash = f' stroke-dasharray="{DASHES[s]}"' if DASHES[s] else ""
+        parts.append(f'<polyline points="{path}" fill="none" stroke="{COLOURS[s]}" stroke-width="1.5"{dash} opacity="0.85"/>')
         px, py = pts[s]
         parts.append(f'<circle data-strategy="{s}" cx="{X(px)}" cy="{Y(py)}" r="5" fill="{COLOURS[s]}" '
-                     'stroke="black" stroke-width="0.8"/>')
-        parts.append(f'<text x="{x0 + w - 6}" y="{y0 + 14 + 14 * i}" text-anchor="end" font-size="10" '
-                     f'fill="{COLOURS[s]}">{s}</text>')
+                     'stroke="white" stroke-width="1"/>')
+        ly = y0 + 11 + 14 * i
+        parts.append(f'<line x1="{x0 + w - 104}" y1="{ly}" x2="{x0 + w - 80}" y2="{ly}" stroke="{COLOURS[s]}" '
+                     f'stroke-width="1.5"{dash}/>')
+        parts.append(f'<text x="{x0 + w - 76}" y="{ly + 3.5}" font-size="10" fill="{COLOURS[s]}">{s}</text>')
     parts.append("</svg>")
     return Markup("".join(parts))
 
@@ -153,13 +163,12 @@ def _region_svg(prefix: str, fit: Any, rows: pd.DataFrame | None, y: np.ndarray 
     cw = side / n
     bel, pl, th = (cells[c].to_numpy(dtype=float) for c in ("bel", "pl", "theta"))
     th = np.where(np.isfinite(th), th, (bel + pl) / 2.0)  # empty cells: vacuous belief, rejected anyway
-    d = _decide(bel, pl, th, "pessimistic", rc)
     parts = [f'<svg class="evstat-panel" id="{prefix}-reg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" '
              f'role="img" aria-label="Decision regions of the chosen strategy">']
-    for k in range(gx.size * gy.size):
-        i, j = k % n, k // n
-        parts.append(f'<rect data-k="{k}" x="{_num(x0 + i * cw)}" y="{_num(y0 + side - (j + 1) * cw)}" '
-                     f'width="{_num(cw + 0.3)}" height="{_num(cw + 0.3)}" fill="{SHADES[int(d[k])]}"/>')
+    # the n x n cells (rect data-k, k = i + n j, row j = 0 at the bottom) are drawn by the script
+    # from the embedded Bel, Pl and theta_hat: the block is hidden without JavaScript, so cells
+    # written here would be read by no one (they were a fifth of a three-model report's bytes)
+    parts.append(f'<g class="evstat-cells" data-n="{n}" data-x0="{x0}" data-y0="{y0}" data-side="{side}"></g>')
     step_x, step_y = gx[1] - gx[0], gy[1] - gy[0]
     if rows is not None:
         px = pd.to_numeric(rows[sx], errors="coerce").to_numpy(dtype=float)
@@ -215,16 +224,43 @@ def explorer(fit: Any, prefix: str, pred: pd.DataFrame, rows: pd.DataFrame | Non
         region_rows = None if rows is None else rows.iloc[np.flatnonzero(ok)] if isinstance(rows, pd.DataFrame) else None
         region_svg, data["cells"], held_text = _region_svg(prefix, fit, region_rows, yy, rc, min(int(grid), EXPLORER_GRID))
     caption = (
-        f"Move the slider to change the reject cost R_rej: the first three rows of the decision table "
-        f"above ({name}), the points on the error-reject curves"
+        "Move the slider to change the reject cost R_rej: the first three rows of the decision table "
+        "above, its caption, the points on the error-reject curves"
         + (" and the colours of the region panel" if region else "")
         + " follow it, recomputed in the page from the embedded Bel, Pl and theta_hat of every row "
         "exactly as fit.decide decides (0-1 costs, ties to the class). The curves trace every "
-        "cost from 0 to 1 in steps of 0.01."
+        "cost from 0 to 1 in steps of 0.01; each strategy has the colour and dashes it has in every "
+        "figure of the report."
         + (f" Region panel: the chosen strategy's decision over the plane ({held_text + '; ' if held_text else ''}"
            "points are the rows, coloured by class when known); cell values rounded to 6 decimals."
            if region else "")
-        + f" Without JavaScript the panels show R_rej = {rc:g}."
+        + " Without JavaScript this block is hidden and the static figures (decision regions, error-reject "
+        "curves) show the report's cost instead."
     )
     return Explorer(id=f"{prefix}-explore", data=page_json(data), cost=f"{rc:g}", error_svg=error_svg,
                     region_svg=region_svg, caption=caption)
+
+
+def slider_caption(title: str, rc: float) -> Markup:
+    """The caption of the decision table the slider drives: the first ``R_rej = rc`` and the
+    parenthesis right after it (why that cost) wrapped in spans the script rewrites, so the caption
+    names the slider's cost, not the report's, once the slider moves.
+
+    Examples
+    --------
+    >>> str(slider_caption("Decisions at R_rej = 0.5 (chosen) and at 0.15", 0.5))
+    'Decisions at R_rej = <span class="evstat-cost">0.5</span><span class="evstat-cost-why"> (chosen)</span> and at 0.15'
+    """
+    head, sep, tail = str(title).partition(f"R_rej = {rc:g}")
+    if not sep:
+        return Markup(escape(title))
+    why = ""
+    if tail.startswith(" ("):
+        depth = 0
+        for i, ch in enumerate(tail):
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            if ch == ")" and depth == 0:
+                why, tail = tail[:i + 1], tail[i + 1:]
+                break
+    return Markup(f'{escape(head)}R_rej = <span class="evstat-cost">{rc:g}</span>'
+                  f'<span class="evstat-cost-why">{escape(why)}</span>{escape(tail)}')

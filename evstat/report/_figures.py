@@ -28,6 +28,8 @@ class ReportFigure:
     title: str
     caption: str
     svg: Markup
+    #: drawn only without JavaScript (inside ``<noscript>``): the page's interactive panel shows it
+    fallback: bool = False
 
 
 #: quantile of the pessimistic strategy's smaller expected cost min(Pl, 1 - Bel) over the rows
@@ -92,8 +94,8 @@ def belt_caption(belt: Any, eval_name: str) -> str:
         f"Calibration belt (Nattino, Finazzi and Bertolini 2014) on the {eval_name}: the polynomial "
         f"logistic recalibration logit P(y = 1) = b0 + b1 g + ... + bm g^m of g = logit(theta_hat), "
         f"degree m = {belt.degree} chosen by forward likelihood-ratio tests, with its 80% and 95% "
-        f"confidence belts; the dashed bisector is perfect calibration. Test of b = (0, 1, 0, ...) "
-        f"({belt.devel}): T = {belt.statistic:.2f}, p-value {p_text}; {'; '.join(where)}. {dropped}"
+        f"confidence belts; the dashed bisector is perfect calibration. Test of b = (0, 1, 0, ...), "
+        f"{belt.devel} validation: T = {belt.statistic:.2f}, p-value {p_text}; {'; '.join(where)}. {dropped}"
     ).rstrip()
 
 

@@ -31,6 +31,8 @@ class Table:
     tips: list[str] = field(default_factory=list)
     #: the table element's id ("" for none)
     id: str = ""
+    #: the caption as HTML when it differs from ``title`` (spans a script rewrites); None: ``title``
+    caption: Any = None
 
 
 #: numbers smaller than this in magnitude are rounding noise (e.g. 5.6e-17 for an exact 0) and print as 0

@@ -92,9 +92,12 @@ def test_report_in_headless_chromium(report_file):
             assert not [m for m in console if m[0] in ("error", "warning")], console
             assert not page_errors, page_errors
             assert all(u.startswith(("file:", "data:", "about:")) for u in requests), requests
-            # without JavaScript the slider stays hidden; the tables and panels show the report's cost
+            # without JavaScript the slider and its panels stay hidden; the tables show the report's
+            # cost and the static figures they replace (inside <noscript>) are drawn instead
             assert not page.locator(".evstat-controls").first.is_visible()
-            assert page.locator("svg.evstat-panel").first.is_visible()
+            assert not page.locator("svg.evstat-panel").first.is_visible()
+            titles = page.evaluate("Array.from(document.querySelectorAll('figcaption strong')).map(s => s.textContent)")
+            assert "Decision regions." in titles and "Decisions with a reject option." in titles, titles
             # the table of contents links work without JavaScript
             page.get_by_role("link", name="Reproducibility").click()
             assert page.evaluate("location.hash") == "#reproducibility"
@@ -135,9 +138,37 @@ def test_reject_cost_slider_matches_fit_decide(tmp_path):
             slider = page.locator('.evstat-explorer input[type="range"]').first
             assert slider.is_visible()
             data = json.loads(page.locator('.evstat-explorer script[type="application/json"]').first.text_content())
+            # one figure per thing: with JavaScript the panels replace the static region and
+            # error-reject figures (kept in <noscript>), and each strategy has the colour and dashes
+            # of plotting.STRATEGY_STYLE, as in every static figure
+            titles = page.evaluate("Array.from(document.querySelectorAll('figcaption strong')).map(s => s.textContent)")
+            assert "Decision regions." not in titles and "Decisions with a reject option." not in titles, titles
+            assert "Reliability diagram." in titles
+            STRATEGY_STYLE = plotting.STRATEGY_STYLE
+            strokes = page.evaluate("Array.from(document.querySelectorAll('#m1-err polyline'))"
+                                    ".map(p => [p.getAttribute('stroke'), p.getAttribute('stroke-dasharray')])")
+            dashes = {"-": None, "--": "6 3", ":": "1.5 2.5"}
+            assert strokes == [[STRATEGY_STYLE[s]["color"], dashes[STRATEGY_STYLE[s]["linestyle"]]]
+                               for s in ("pessimistic", "optimistic", "probabilistic")], strokes
+            initial = slider.input_value()
+
+            def captions() -> tuple[str, str]:
+                return (page.locator("#m1-decisions caption").text_content(),
+                        page.locator(".evstat-explorer p.note strong").first.text_content())
+
+            table_caption, note = captions()
+            assert f"R_rej = {initial} (chosen from the data" in table_caption, table_caption
+            assert note.startswith(f"Decisions at R_rej = {initial},"), note
             for cost in SLIDER_COSTS:
                 slider.fill(cost)
                 assert page.locator(".evstat-explorer output").first.text_content() == cost
+                # the captions name the slider's cost, not the report's (issue 39 item 4)
+                table_caption, note = captions()
+                assert note.startswith(f"Decisions at R_rej = {cost},"), (cost, note)
+                assert f"at R_rej = {cost} (" in table_caption, (cost, table_caption)
+                if cost != initial:
+                    assert f"(set by the slider; the report uses {initial})" in table_caption, table_caption
+                    assert "chosen from the data" not in table_caption, table_caption
                 rows = page.evaluate("Array.from(document.querySelector('#m1-decisions').tBodies[0].rows)"
                                      ".slice(0, 3).map(r => Array.from(r.cells).map(c => c.textContent))")
                 dots = page.evaluate("Array.from(document.querySelectorAll('#m1-err circle[data-strategy]'))"

@@ -43,10 +43,37 @@
     var select = box.querySelector("select");
     var table = document.getElementById(box.getAttribute("data-table"));
     var err = box.querySelector("svg[data-top]");
-    var cells = box.querySelectorAll("rect[data-k]");
+    var cells = [];
+    var layer = box.querySelector("g.evstat-cells");
+    if (layer && data.cells) {  /* the region panel's n x n cells, row 0 at the bottom */
+      var n = +layer.getAttribute("data-n"), side = +layer.getAttribute("data-side");
+      var gx0 = +layer.getAttribute("data-x0"), gy0 = +layer.getAttribute("data-y0"), cw = side / n;
+      for (var k = 0; k < n * n; k++) {
+        var r = document.createElementNS(layer.namespaceURI, "rect");
+        r.setAttribute("data-k", String(k));
+        r.setAttribute("x", (gx0 + (k % n) * cw).toFixed(2));
+        r.setAttribute("y", (gy0 + side - (Math.floor(k / n) + 1) * cw).toFixed(2));
+        r.setAttribute("width", (cw + 0.3).toFixed(2));
+        r.setAttribute("height", (cw + 0.3).toFixed(2));
+        layer.appendChild(r);
+        cells.push(r);
+      }
+    }
+    /* the cost in the captions (the table's and this block's): the slider's, and why */
+    var initial = input.value;
+    var costs = [], whys = [];
+    [table ? table.caption : null, box].forEach(function (el) {
+      if (!el) { return; }
+      Array.prototype.forEach.call(el.querySelectorAll(".evstat-cost"), function (c) { costs.push(c); });
+      Array.prototype.forEach.call(el.querySelectorAll(".evstat-cost-why"), function (c) { whys.push([c, c.textContent]); });
+    });
     function update() {
       var rc = parseFloat(input.value);
       output.textContent = input.value;
+      costs.forEach(function (c) { c.textContent = input.value; });
+      whys.forEach(function (w) {
+        w[0].textContent = input.value === initial ? w[1] : " (set by the slider; the report uses " + initial + ")";
+      });
       data.strategies.forEach(function (s, i) {
         var t = tally(data, s, rc);
         if (table) {
@@ -78,6 +105,7 @@
     input.addEventListener("input", update);
     input.addEventListener("change", update);
     if (select) { select.addEventListener("change", update); }
+    box.hidden = false;
     box.querySelector(".evstat-controls").hidden = false;
     update();
   }
