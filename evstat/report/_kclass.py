@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from markupsafe import Markup, escape
+
 from evstat import metrics, plotting
 from evstat.metrics.evidential import DECISION_STRATEGIES as STRATEGIES
 from evstat.plotting.probability import (BAND_ROWS, CLASSWISE_PANELS, band_data, belief_rows, class_belief,
@@ -31,9 +33,14 @@ from evstat.plotting.probability import (BAND_ROWS, CLASSWISE_PANELS, band_data,
 from evstat.report._coverage import expected_covered
 from evstat.report._figures import REGION_MIN_DECIDED as DECIDED_SHARE, ReportFigure, _figure, _FONT
 from evstat.report.svg import figure_svg
-from evstat.report.tables import Table, table
+from evstat.report.tables import Table, cell, table
 
-__all__ = ["BOOT", "BOOT_SEED", "kclass_comparison", "kclass_decisions", "kclass_eval", "kclass_figures",
+def _model_title(name: str, method: str) -> str:
+    """The model's name, with its method in parentheses only when they differ (as its heading)."""
+    return name if name == method else f"{name} ({method})"
+
+
+__all__ = ["BOOT", "DEFINITIONS", "definitions", "see", "BOOT_SEED", "kclass_comparison", "kclass_decisions", "kclass_eval", "kclass_figures",
            "kclass_measures", "kclass_tables"]
 
 #: bootstrap replicates and seed of the ECE intervals in reports (fixed: reports are reproducible)
@@ -107,8 +114,74 @@ MEASURE_NOTE = (
     "Cal = sqrt((1 - RMSE) WCR); Garczarek's AS (ability to separate) and Ac (accuracy) on squared "
     "distances (see evstat.metrics.gebel); Brier = mean sum_k (P_k - I(y = k))^2; log loss = "
     "-mean log P(observed class); top-label ECE (Guo et al. 2017) and classwise ECE (Kull et al. "
-    f"2019) with {BOOT} bootstrap resamples of the rows (seed {BOOT_SEED}), percentile intervals."
+    f"2019) with {BOOT} bootstrap resamples of the rows (seed {BOOT_SEED}), percentile intervals, "
+    "shown as estimate [lower, upper]."
 )
+
+#: the K-class report's definitions, said once in its "Definitions" section and linked from
+#: every table that uses them (issue 39 item 3): (anchor, term, text)
+DEFINITIONS: tuple[tuple[str, str, str], ...] = (
+    ("def-measures", "Measures of the class probabilities", MEASURE_NOTE),
+    ("def-belpl", "Lower and upper probabilities",
+     "Bel({k}) and Pl({k}) are the lower and upper probabilities of class k for a row "
+     "(predict(type='belief')); their width Pl({k}) - Bel({k}) is the ignorance about class k "
+     "(mean Pl - Bel: its mean over the rows; 90% of widths below: its 90% quantile). Covered: the "
+     "observed frequency of the class lies in [mean Bel, mean Pl] (calibration in the large)."),
+    ("def-band", "The [Bel, Pl] band of a reliability bin",
+     "Per bin, the band [mean Bel, mean Pl] of the rows' lower and upper probabilities (of the argmax "
+     "class k* in the top-label table, of class k in the classwise one), and whether it covers the "
+     "bin's accuracy or observed frequency. The coverage to expect is the number of covered bins if "
+     "every row's P(k | x) were its true probability (Poisson-binomial, exact). As in the two-class "
+     "report, the band is the calibrator's estimation uncertainty, not a confidence interval of a "
+     "bin's frequency (that is the Wilson interval)."),
+    ("def-decisions", "Decisions with a reject option",
+     "0-1 costs and reject cost R_rej (Minary et al. 2019, eqs. 8-11, on the K classes): pessimistic = "
+     "least upper expected cost 1 - Bel({k}), optimistic = least lower expected cost 1 - Pl({k}), "
+     "probabilistic = least 1 - P(k | x); reject when R_rej is below the chosen class's cost. Ties to "
+     "the first class in frame order, as fit.decide. Error rate = errors / n (rejects are not errors); "
+     "accuracy = correct / decided; reject rate = rejected / n."),
+    ("def-ignorance", "Ignorance m(Omega)",
+     "Mean and quantiles over the rows of the mass a model leaves on the whole frame Omega (\"any "
+     "class\"). A model with lower and upper probabilities but no mass function (evmultinom) reports "
+     "its own ignorance instead: the mean over the classes of Pl({k}) - Bel({k})."),
+)
+
+
+def see(*anchors: str) -> Markup:
+    """The one-line note of a table: links to the definitions it uses (the report's glossary)."""
+    terms = {a: t for a, t, _ in DEFINITIONS}
+    links = ", ".join(f'<a href="#{a}">{escape(terms[a].lower())}</a>' for a in anchors)
+    return Markup(f"Definitions: {links}.")
+
+
+def definitions() -> list[tuple[str, str, str]]:
+    """The glossary of a report with K-class models (anchor, term, text), rendered once."""
+    return list(DEFINITIONS)
+
+
+def _measures_table(frame: pd.DataFrame, title: str) -> Table:
+    tab = table(frame, title, notes=[see("def-measures")], tips=INTERVAL_TIPS)
+    tab.numeric = [c not in ("model", "data") for c in tab.columns]
+    return tab
+
+
+#: header tips of the measures tables (the intervals share the estimate's column)
+INTERVAL_TIPS = {
+    "top-label ECE": "Expected calibration error of the confidence max_k P(k | x), with its bootstrap 95% "
+                     "percentile interval [lower, upper]",
+    "classwise ECE": "Mean over classes of the expected calibration error of P(k | x), with its bootstrap 95% "
+                     "percentile interval [lower, upper]",
+}
+
+
+def _with_intervals(frame: pd.DataFrame) -> Table:
+    """The measures frame with each ECE and its 95% interval in one column ("0.05 [0.02, 0.09]"),
+    so that the table fits the page's column (issue 39)."""
+    out = frame.copy()
+    for what in ("top-label ECE", "classwise ECE"):
+        lo, hi = out.pop(f"{what} 95% lower"), out.pop(f"{what} 95% upper")
+        out[what] = [f"{cell(e)} [{cell(a)}, {cell(b)}]" for e, a, b in zip(out[what], lo, hi)]
+    return out
 
 
 def kclass_tables(fit: Any, data: pd.DataFrame | None, codes: np.ndarray, name: str, bins: int) -> list[Table]:
@@ -117,7 +190,7 @@ def kclass_tables(fit: Any, data: pd.DataFrame | None, codes: np.ndarray, name: 
     m = kclass_measures(fit, data, codes, bins)
     frame = m.to_frame().T
     frame["n"] = frame["n"].astype(np.int64)
-    out = [table(frame, f"Measures of the class probabilities on the {name}", notes=[MEASURE_NOTE])]
+    out = [_measures_table(_with_intervals(frame), f"Measures of the class probabilities on the {name}")]
     bdata, bcodes, bname = band_eval(fit, data, codes, name)
     out.append(_reliability(fit, bdata, bcodes, bins, "top-label", None if bdata is data else bname))
     out.append(_reliability(fit, bdata, bcodes, bins, "classwise", None if bdata is data else bname))
@@ -182,11 +255,8 @@ def _reliability(fit: Any, data: pd.DataFrame | None, codes: np.ndarray, bins: i
                  "mean_bel": "mean Bel", "mean_pl": "mean Pl", "covered": "covered"}.items()
                  if k in frame.columns},
         tips=KCLASS_TIPS[view],
-        notes=[f"The band [mean Bel, mean Pl] covers the {what} in {covered} of {k} non-empty bins; if "
-               f"every row's P(k | x) were its true probability we would expect about {expect:.1f} of {k} "
-               "(Poisson-binomial, exact). As in the two-class report, the band is the calibrator's "
-               "estimation uncertainty, not a confidence interval of a bin's frequency (that is the "
-               "Wilson interval)."],
+        notes=[Markup(escape(f"The band [mean Bel, mean Pl] covers the {what} in {covered} of {k} non-empty bins "
+                             f"(about {expect:.1f} expected). ")) + see("def-band")],
     )
     return tab
 
@@ -214,11 +284,7 @@ def class_bounds_table(fit: Any, data: pd.DataFrame | None, codes: np.ndarray | 
     tab = table(
         pd.DataFrame(rows), f"Lower and upper probabilities of each class on the {name}: the ignorance per class",
         tips=KCLASS_TIPS["bounds"],
-        notes=["Bel({k}) and Pl({k}) are the lower and upper probabilities of class k for a row "
-               "(predict(type='belief')); their width Pl({k}) - Bel({k}) is the ignorance about class k "
-               "(mean Pl - Bel: its mean over the rows; 90% of widths below: its 90% quantile). "
-               + ("Covered: the observed frequency of the class lies in [mean Bel, mean Pl] "
-                  "(calibration in the large)." if codes is not None else "")],
+        notes=[see("def-belpl")],
     )
     return tab
 
@@ -259,11 +325,7 @@ def kclass_decisions(fit: Any, data: pd.DataFrame | None, codes: np.ndarray | No
     tab = table(
         pd.DataFrame(rows),
         f"Decisions on the {name} " + (caption_costs or f"at R_rej = {', '.join(f'{c:g}' for c in costs)}"),
-        notes=["0-1 costs and reject cost R_rej (Minary et al. 2019, eqs. 8-11, on the K classes): "
-               "pessimistic = least upper expected cost 1 - Bel({k}), optimistic = least lower "
-               "expected cost 1 - Pl({k}), probabilistic = least 1 - P(k | x); reject when R_rej is "
-               "below the chosen class's cost. Ties to the first class in frame order, as fit.decide."
-               + (" Error rate = errors / n; accuracy = correct / decided." if codes is not None else "")],
+        notes=[see("def-decisions")],
     )
     tab.numeric[1] = True
     return tab
@@ -381,13 +443,13 @@ def kclass_comparison(named: dict[str, Any], evals: dict[str, tuple], bins: int,
     for name, fit in named.items():
         data, codes, eval_name = evals[name]
         m = kclass_measures(fit, data, codes, bins)
-        rows.append({"model": name, "method": fit.method, "K": fit.n_classes, "data": eval_name, **m.to_dict()})
+        rows.append({"model": _model_title(name, fit.method), "K": fit.n_classes, "data": eval_name, **m.to_dict()})
         data, codes, band_name = band_eval(fit, data, codes, eval_name)
         if band_name != eval_name:
             subsampled.append(f"{name}: {band_name}")
         P, bel, pl = class_belief(fit, data)
         if reject_cost is not None:
-            drow: dict[str, Any] = {"model": name}
+            drow: dict[str, Any] = {"model": _model_title(name, fit.method)}
             for s in STRATEGIES:
                 c = metrics.class_reject_curve(codes, bel, pl, P, costs=[reject_cost], strategies=[s]).iloc[0]
                 drow[f"{s} error"], drow[f"{s} accuracy"], drow[f"{s} reject"] = (
@@ -398,15 +460,21 @@ def kclass_comparison(named: dict[str, Any], evals: dict[str, tuple], bins: int,
         curves.append(cur)
     t = pd.DataFrame(rows)
     t["n"] = t["n"].astype(np.int64)
-    out = [table(t, "Measures of the class probabilities of the models", notes=[MEASURE_NOTE])]
+    # a column that says the same in every row goes to the caption (short table, issue 39)
+    where = ""
+    if t["data"].nunique() == 1:
+        where = f" on the {t['data'].iloc[0]}"
+        t = t.drop(columns="data")
+    if t["K"].nunique() == 1:
+        where += f" (K = {int(t['K'].iloc[0])} classes)"
+        t = t.drop(columns="K")
+    out = [_measures_table(_with_intervals(t), f"Measures of the class probabilities of the models{where}")]
     if drows:
         out.append(table(
             pd.DataFrame(drows),
             f"Decisions at reject cost R_rej = {reject_cost:g}: error rate, accuracy, reject rate",
-            notes=["Each model on its rows of the table above, 0-1 costs (the strategies of the decision "
-                   "tables below); error rate = wrong / tested, accuracy = correct / decided."
-                   + (" Decided from Bel/Pl of fewer rows (see each model's section): " + "; ".join(subsampled) + "."
-                      if subsampled else "")],
+            notes=[see("def-decisions")] + (["Decided from Bel/Pl of fewer rows (see each model's section): "
+                                              + "; ".join(subsampled) + "."] if subsampled else []),
         ))
     return out, [_comparison_curves(pd.concat(curves, ignore_index=True), evals, subsampled)]
 
