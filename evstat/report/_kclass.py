@@ -449,12 +449,10 @@ def kclass_comparison(named: dict[str, Any], evals: dict[str, tuple], bins: int,
             subsampled.append(f"{name}: {band_name}")
         P, bel, pl = class_belief(fit, data)
         if reject_cost is not None:
-            drow: dict[str, Any] = {"model": _model_title(name, fit.method)}
-            for s in STRATEGIES:
+            for s in STRATEGIES:  # one line per model and strategy: a narrow table (issue 39)
                 c = metrics.class_reject_curve(codes, bel, pl, P, costs=[reject_cost], strategies=[s]).iloc[0]
-                drow[f"{s} error"], drow[f"{s} accuracy"], drow[f"{s} reject"] = (
-                    c["error_rate"], c["accuracy"], c["reject_rate"])
-            drows.append(drow)
+                drows.append({"model": _model_title(name, fit.method), "strategy": s, "error rate": c["error_rate"],
+                              "accuracy": c["accuracy"], "reject rate": c["reject_rate"]})
         cur = metrics.class_reject_curve(codes, bel, pl, P, strategies=COMPARISON_STRATEGIES)
         cur.insert(0, "model", name)
         curves.append(cur)
