@@ -198,6 +198,13 @@ def class_regions(
     by class, where their own scores are. Works for any number of classes (for two-class
     calibrators, :func:`evstat.plotting.decision_regions` also draws each strategy's frontiers).
 
+    For the strategies decided from the arrays (pessimistic, optimistic, hurwicz, probabilistic)
+    the colours are painted on a lattice :data:`~evstat.plotting.SMOOTH` times finer per side,
+    from theta, Bel and Pl interpolated linearly between the grid rows
+    (:meth:`evstat.plotting.RegionGrid.refine`): boundaries between grid points for no extra
+    prediction, one embedded image in an SVG. Other strategies colour each grid cell by
+    ``decide``'s answer there.
+
     With a ``reject_cost`` that decides fewer than 10% of the drawn rows (the rest rejected), a
     second panel shows the decisions at the data-chosen cost
     (:meth:`evstat.plotting.RegionGrid.chosen_reject_cost`, the report's rule), from the same

@@ -282,7 +282,7 @@ def class_bounds_table(fit: Any, data: pd.DataFrame | None, codes: np.ndarray | 
             row["covered"] = bool(row["mean Bel"] <= row["observed frequency"] <= row["mean Pl"])
         rows.append(row)
     tab = table(
-        pd.DataFrame(rows), f"Lower and upper probabilities of each class on the {name}: the ignorance per class",
+        pd.DataFrame(rows), f"Lower and upper probabilities of each class on the {name}",
         tips=KCLASS_TIPS["bounds"],
         notes=[see("def-belpl")],
     )
@@ -385,7 +385,10 @@ def kclass_figures(fit: Any, prefix: str, data: pd.DataFrame | None, codes: np.n
     specs = {
         "decision_regions": ("Class regions",
                              f"What fit.decide answers (pessimistic strategy, {panels}){where}; points are the rows "
-                             f"of the {name}.{why}", regions, 2 if two else 1),
+                             f"of the {name}.{why} The colours are painted on a lattice {plotting.SMOOTH} times finer "
+                             "per side than the grid of predictions, decided from Bel({k}), Pl({k}) and P(k | x) "
+                             "interpolated linearly between them, so the boundaries run between grid points.",
+                             regions, 2 if two else 1),
         "belief_map": ("Ignorance map", f"The ignorance m(Omega) over the same grid; points are the rows of the {name}.",
                        belief, 1),
         "class_reliability": ("Top-label reliability diagram",
@@ -461,12 +464,14 @@ def kclass_comparison(named: dict[str, Any], evals: dict[str, tuple], bins: int,
     # a column that says the same in every row goes to the caption (short table, issue 39)
     where = ""
     if t["data"].nunique() == 1:
-        where = f" on the {t['data'].iloc[0]}"
+        where = f" is evaluated on the {t['data'].iloc[0]}"
         t = t.drop(columns="data")
     if t["K"].nunique() == 1:
-        where += f" (K = {int(t['K'].iloc[0])} classes)"
+        where += f"{',' if where else ''} K = {int(t['K'].iloc[0])} classes"
         t = t.drop(columns="K")
-    out = [_measures_table(_with_intervals(t), f"Measures of the class probabilities of the models{where}")]
+    out = [_measures_table(_with_intervals(t), "Measures of the class probabilities of the models")]
+    if where:  # what every row shares, said once
+        out[0].notes.insert(0, f"Every model{where}.")
     if drows:
         out.append(table(
             pd.DataFrame(drows),
