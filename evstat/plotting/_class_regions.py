@@ -184,6 +184,7 @@ def class_regions(
     *,
     space: str = "auto",
     second_panel: bool = True,
+    smooth: int = 1,
     **decide_args: Any,
 ) -> Any:
     """Regions of the score space where ``fit.decide`` gives each answer.
@@ -198,12 +199,12 @@ def class_regions(
     by class, where their own scores are. Works for any number of classes (for two-class
     calibrators, :func:`evstat.plotting.decision_regions` also draws each strategy's frontiers).
 
-    For the strategies decided from the arrays (pessimistic, optimistic, hurwicz, probabilistic)
-    the colours are painted on a lattice :data:`~evstat.plotting.SMOOTH` times finer per side,
-    from theta, Bel and Pl interpolated linearly between the grid rows
-    (:meth:`evstat.plotting.RegionGrid.refine`): boundaries between grid points for no extra
-    prediction, one embedded image in an SVG. Other strategies colour each grid cell by
-    ``decide``'s answer there.
+    With ``smooth`` > 1 (the report passes :data:`~evstat.plotting.SMOOTH`) and a strategy
+    decided from the arrays (pessimistic, optimistic, hurwicz, probabilistic) the colours are
+    painted on a lattice ``smooth`` times finer per side, from theta, Bel and Pl interpolated
+    linearly between the grid rows (:meth:`evstat.plotting.RegionGrid.refine`): boundaries
+    between grid points for no extra prediction, one embedded image in an SVG. Otherwise each
+    grid cell is coloured by ``decide``'s answer there.
 
     With a ``reject_cost`` that decides fewer than 10% of the drawn rows (the rest rejected), a
     second panel shows the decisions at the data-chosen cost
@@ -241,6 +242,8 @@ def class_regions(
         Where to draw (:func:`evstat.plotting.region_grid`).
     second_panel : bool
         Add the panel at the data-chosen cost when the figure's cost decides under 10% of the rows.
+    smooth : int
+        Paint a lattice this many times finer per side from interpolated Bel/Pl (1: the grid's cells).
     **decide_args
         Further arguments of ``decide`` (e.g. ``loss=``, ``rho=``).
 
@@ -296,7 +299,7 @@ def class_regions(
     for target, rc, note in panels:
         # painted on the finer lattice of interpolated Bel/Pl where the arrays decide (smooth
         # boundaries, no extra prediction); else cell by cell, each cell fit.decide's answer
-        fine = None if decide_args else G.refine(strategy, rc, rho)
+        fine = None if decide_args or int(smooth) <= 1 else G.refine(strategy, rc, rho, factor=int(smooth))
         values = G.decide(strategy, rc, rho, **decide_args) if fine is None else fine.values
         handles = _regions_panel(target, G, list(np.asarray(values, dtype=object)), fine)
         if points:

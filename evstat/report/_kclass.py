@@ -368,7 +368,7 @@ def kclass_figures(fit: Any, prefix: str, data: pd.DataFrame | None, codes: np.n
         if G is None:
             raise ValueError(region_note)
         plotting.class_regions(fit, newdata=data, y=y, ax=list(ax[0]) if two else ax[0, 0], strategy="pessimistic",
-                               reject_cost=reject_cost, grid=G, second_panel=two)
+                               reject_cost=reject_cost, grid=G, second_panel=two, smooth=plotting.SMOOTH)
 
     def belief(ax: Any) -> None:
         if G is None:
