@@ -431,6 +431,8 @@ def kclass_figures(fit: Any, prefix: str, data: pd.DataFrame | None, codes: np.n
                 notes.append(f"{title}: not drawn ({err})")
                 continue
             svg = figure_svg(fig, f"{prefix}-{k}", label=title)
+        if ncols * wide == 1:  # one panel: two such figures side by side in the page (a shorter page, issue 39)
+            svg = Markup(str(svg).replace("<svg ", '<svg data-layout="half" ', 1))
         figures.append(ReportFigure(id=f"{prefix}-fig{k}", title=title, caption=caption, svg=svg))
     return figures, notes
 

@@ -12,9 +12,9 @@ class k is 1 - Bel({k}) (pessimistic), 1 - Pl({k}) (optimistic) or 1 - P(k | x)
 (probabilistic), that of rejecting is R_rej; the first action, classes in frame order and then
 reject, whose cost is within ``TIE_TOL`` of the least cost is chosen
 (:func:`evstat.belief.decision.choose`, with the same float64 operations). It rewrites the
-panel's table (counts per class, rejects, and with labels errors and rates), the first rows of
-the model's decision table (one per strategy at the report's cost) and the colour of every row
-in the panel's strip. Without JavaScript the panel shows the report's cost and the pessimistic
+first rows of the model's decision table (one per strategy at the report's cost: counts per
+class, rejects, and with labels errors and rates) and the colour of every row's square in the
+panel's strip (the selected strategy). Without JavaScript the panel shows the report's cost and the pessimistic
 strategy, and the controls stay hidden. ``tests/report/test_report_kexplorer.py`` drives the
 controls in headless Chromium and compares every row with ``fit.decide``.
 """
@@ -32,7 +32,6 @@ from evstat import metrics
 from evstat.belief import TIE_TOL
 from evstat.plotting.probability import class_belief, class_colors
 from evstat.report._explorer import page_json
-from evstat.report.tables import Table, table
 
 __all__ = ["KExplorer", "kclass_explorer"]
 
@@ -48,7 +47,6 @@ class KExplorer:
     id: str
     data: Markup
     cost: str
-    table: Table
     strip_svg: Markup
     caption: str
 
@@ -58,24 +56,6 @@ def _codes(bel: np.ndarray, pl: np.ndarray, theta: np.ndarray, strategy: str, rc
     K = bel.shape[1]
     d = metrics.decide_classes(bel, pl, theta, strategy, rc, classes=list(range(K)))
     return np.array([K if v == "reject" else int(v) for v in d], dtype=np.int64)
-
-
-def _summary(classes: list[str], codes: np.ndarray, y: np.ndarray | None, strategy: str, rc: float) -> dict[str, Any]:
-    K = len(classes)
-    row: dict[str, Any] = {"strategy": strategy, "R_rej": f"{rc:g}"}
-    for j, c in enumerate(classes):
-        row[f"decide {c}"] = int(np.sum(codes == j))
-    rej = codes == K
-    row["rejected"] = int(rej.sum())
-    if y is not None:
-        n = max(codes.size, 1)
-        wrong = ~rej & (codes != y)
-        decided = int((~rej).sum())
-        row["errors"] = int(wrong.sum())
-        row["error rate"] = float(wrong.sum() / n)
-        row["accuracy"] = float((decided - wrong.sum()) / decided) if decided else np.nan
-        row["reject rate"] = float(rej.sum() / n)
-    return row
 
 
 def _strip_svg(prefix: str, classes: list[str], colours: list[str], codes: np.ndarray, y: np.ndarray | None) -> Markup:
@@ -127,16 +107,12 @@ def kclass_explorer(fit: Any, prefix: str, data: pd.DataFrame | None, codes: np.
                "bel": bel.tolist(), "pl": pl.tolist(), "theta": P.tolist(),
                "y": None if y is None else y.tolist()}
     now = _codes(bel, pl, P, "pessimistic", rc)
-    summary = table(pd.DataFrame([_summary(classes, now, y, "pessimistic", rc)]),
-                    "The chosen strategy at the chosen cost")
-    summary.numeric[1] = True
-    summary.id = f"{prefix}-kdecide"
-    caption = (f"Move the slider to change the reject cost R_rej and pick a strategy: the table above, the first "
-               f"three rows of the decision table of the {name} and the squares (one per row"
+    caption = (f"Move the slider to change the reject cost R_rej: the first three rows of the decision table of the "
+               f"{name} (one per strategy) follow it; pick the strategy of the squares (one per row"
                + (", grouped by observed class" if y is not None else "")
-               + ", coloured by the decision) follow, recomputed in the page from the embedded Bel({k}), Pl({k}) "
+               + ", coloured by its decision). Both are recomputed in the page from the embedded Bel({k}), Pl({k}) "
                "and P(k | x) of every row exactly as fit.decide decides (0-1 costs, ties to the first class in "
-               f"frame order, then reject). Without JavaScript the panel shows R_rej = {rc:g}, pessimistic.")
-    return KExplorer(id=f"{prefix}-kexplore", data=page_json(payload), cost=f"{rc:g}", table=summary,
+               f"frame order, then reject). Without JavaScript they show R_rej = {rc:g} (the squares: pessimistic).")
+    return KExplorer(id=f"{prefix}-kexplore", data=page_json(payload), cost=f"{rc:g}",
                      strip_svg=_strip_svg(prefix, classes, colours, now, y), caption=caption)
 

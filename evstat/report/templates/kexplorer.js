@@ -57,16 +57,12 @@
     var input = box.querySelector('input[type="range"]');
     var output = box.querySelector("output");
     var select = box.querySelector("select");
-    var mine = box.querySelector("table");
     var table = document.getElementById(box.getAttribute("data-table"));
     var cells = box.querySelectorAll("rect[data-i]");
     function update() {
       var rc = parseFloat(input.value), s = select.value;
       output.textContent = input.value;
       var t = tally(data, s, rc);
-      var tr = mine.tBodies[0].rows[0];
-      tr.cells[0].textContent = s;
-      fill(tr, values(data, t, input.value));
       for (var c = 0; c < cells.length; c++) {
         var d = t.codes[+cells[c].getAttribute("data-i")];
         cells[c].setAttribute("fill", data.colours[d]);
