@@ -142,8 +142,8 @@ DEFINITIONS: tuple[tuple[str, str, str], ...] = (
      "accuracy = correct / decided; reject rate = rejected / n."),
     ("def-ignorance", "Ignorance m(Omega)",
      "Mean and quantiles over the rows of the mass a model leaves on the whole frame Omega (\"any "
-     "class\"). A model with lower and upper probabilities but no mass function (evmultinom) reports "
-     "its own ignorance instead: the mean over the classes of Pl({k}) - Bel({k})."),
+     "class\"). A model with lower and upper probabilities but no mass function says so under its table "
+     "and reports the mean over the classes of Pl({k}) - Bel({k}) instead."),
 )
 
 
