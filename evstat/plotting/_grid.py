@@ -353,7 +353,7 @@ class RegionGrid:
         # degenerate on their honeycomb and drew spikes.)
         assert self.triangles is not None
         Tc = self.triangles
-        cell = {}
+        cell: dict[tuple[int, int, int], int] = {}
         for a in range(n):  # the order of simplex_lattice's triangles
             for b in range(n - a):
                 cell[a, b, 0] = len(cell)
