@@ -140,6 +140,26 @@ DEFINITIONS: tuple[tuple[str, str, str], ...] = (
      "probabilistic = least 1 - P(k | x); reject when R_rej is below the chosen class's cost. Ties to "
      "the first class in frame order, as fit.decide. Error rate = errors / n (rejects are not errors); "
      "accuracy = correct / decided; reject rate = rejected / n."),
+    ("def-panel", "The decision panel",
+     "Under each model's decision table: move the slider to change the reject cost R_rej, and the first three "
+     "rows of the table (one per strategy) follow it; the selector picks the strategy of the squares, one per "
+     "row (grouped by observed class when known), coloured by its decision. Both are recomputed in the page "
+     "from the embedded Bel({k}), Pl({k}) and P(k | x) of every row exactly as fit.decide decides (0-1 costs, "
+     "ties to the first class in frame order, then reject). Without JavaScript the page shows the report's "
+     "cost (the squares: pessimistic)."),
+    ("def-figures", "Figures of a model",
+     "Class regions: what fit.decide answers over the simplex of the scores (three-class probability or "
+     "log-probability scores: a point p stands for the score vector p or log p) or over a plane of two score "
+     "columns (the others held fixed, said in the title); the colours are painted on a lattice "
+     f"{plotting.SMOOTH} times finer per side than the grid of predictions, decided from Bel({{k}}), Pl({{k}}) and "
+     "P(k | x) interpolated linearly between them, so the boundaries run between grid points. Ignorance map: the "
+     "ignorance m(Omega) over the same grid. Top-label reliability diagram: accuracy of the argmax class "
+     "against the confidence max_k P(k | x) in equal-width bins, with 95% Wilson intervals; the band joins the "
+     "mean Bel and mean Pl of the argmax class in each bin. Classwise reliability diagram: observed frequency "
+     "of each class against its predicted probability in equal-width bins; the shaded bands join the mean "
+     "Bel({k}) and mean Pl({k}) of each bin. Ternary probability plot: the class probabilities of the rows in "
+     "the probability simplex (Gebel 2009, Fig. 2.1): marker = assigned class, colour = observed class; the "
+     "thick lines are the decision borders of the argmax rule. Points are the rows of the model's data."),
     ("def-ignorance", "Ignorance m(Omega)",
      "Mean and quantiles over the rows of the mass a model leaves on the whole frame Omega (\"any "
      "class\"). A model with lower and upper probabilities but no mass function says so under its table "
@@ -358,7 +378,7 @@ def kclass_figures(fit: Any, prefix: str, data: pd.DataFrame | None, codes: np.n
     two = G is not None and G.decided_share("pessimistic", reject_cost) < DECIDED_SHARE
     second = G.chosen_reject_cost() if two else None
     two = two and second != float(reject_cost)
-    where = "" if G is None else f" over {G.caption().rstrip('.')}"
+    where = "" if G is None else f", over {G.caption().rstrip('.')}"
     why = (f" At R_rej = {reject_cost:g} the pessimistic strategy decides fewer than {DECIDED_SHARE:.0%} of the rows "
            f"(its cost of the best class, min_k 1 - Bel({{k}}), exceeds R_rej where the ignorance is large); the "
            f"second panel uses R_rej = {second:g}, chosen from the data (the smallest cost at which it rejects at most "
@@ -382,32 +402,25 @@ def kclass_figures(fit: Any, prefix: str, data: pd.DataFrame | None, codes: np.n
     band_rows = ("" if rows is None else
                  f" The bands are the Bel/Pl of {rows.size} of the rows, spread evenly over them ranked by confidence "
                  "(see the note under the metrics); the points use every row.")
+    more = see("def-figures")
+
+    def said(text: str) -> Markup:  # the caption's own facts, then the link to what every such figure shows
+        return Markup(escape(text)) + Markup(" ") + more
+
     specs = {
         "decision_regions": ("Class regions",
-                             f"What fit.decide answers (pessimistic strategy, {panels}){where}; points are the rows "
-                             f"of the {name}.{why} The colours are painted on a lattice {plotting.SMOOTH} times finer "
-                             "per side than the grid of predictions, decided from Bel({k}), Pl({k}) and P(k | x) "
-                             "interpolated linearly between them, so the boundaries run between grid points.",
+                             said(f"Pessimistic strategy, {panels}{where}; rows of the {name}.{why}"),
                              regions, 2 if two else 1),
-        "belief_map": ("Ignorance map", f"The ignorance m(Omega) over the same grid; points are the rows of the {name}.",
-                       belief, 1),
+        "belief_map": ("Ignorance map", said(f"Rows of the {name}."), belief, 1),
         "class_reliability": ("Top-label reliability diagram",
-                              f"Accuracy of the argmax class against the confidence max_k P(k | x) in {bins} "
-                              f"equal-width bins of the {name}, with 95% Wilson intervals; the band joins the "
-                              "mean Bel and mean Pl of the argmax class in each bin." + band_rows,
+                              said(f"{bins} equal-width bins of the {name}." + band_rows),
                               lambda ax: plotting.class_reliability_diagram(fit, data, y=y, ax=ax[0, 0], bins=bins), 1),
         "classwise_reliability": ("Classwise reliability diagram",
-                                  f"Observed frequency of each class against its predicted probability in {bins} "
-                                  f"equal-width bins of the {name}"
-                                  + (f", one panel per class (K = {K}), with 95% Wilson intervals" if many else "")
-                                  + "; the shaded bands join the mean Bel({k}) and mean Pl({k}) of each bin."
-                                  + band_rows,
+                                  said(f"{bins} equal-width bins of the {name}"
+                                       + (f", one panel per class (K = {K})" if many else "") + "." + band_rows),
                                   lambda ax: plotting.class_reliability_diagram(fit, data, y=y, ax=ax[0, 0], bins=bins,
                                                                                 view="classwise"), 1),
-        "ternary": ("Ternary probability plot",
-                    f"The class probabilities of the rows of the {name} in the probability simplex (Gebel 2009, "
-                    "Fig. 2.1): marker = assigned class, colour = observed class; the thick lines are the "
-                    "decision borders of the argmax rule.",
+        "ternary": ("Ternary probability plot", said(f"Rows of the {name}."),
                     lambda ax: plotting.ternary_plot(fit, data, y=y, ax=ax[0, 0]), 1),
     }
     if K > plotting.MAX_REGION_CLASSES and explain_regions:

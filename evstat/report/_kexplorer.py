@@ -32,6 +32,7 @@ from evstat import metrics
 from evstat.belief import TIE_TOL
 from evstat.plotting.probability import class_belief, class_colors
 from evstat.report._explorer import page_json
+from evstat.report._kclass import see
 
 __all__ = ["KExplorer", "kclass_explorer"]
 
@@ -48,7 +49,7 @@ class KExplorer:
     data: Markup
     cost: str
     strip_svg: Markup
-    caption: str
+    caption: Markup
 
 
 def _codes(bel: np.ndarray, pl: np.ndarray, theta: np.ndarray, strategy: str, rc: float) -> np.ndarray:
@@ -107,12 +108,7 @@ def kclass_explorer(fit: Any, prefix: str, data: pd.DataFrame | None, codes: np.
                "bel": bel.tolist(), "pl": pl.tolist(), "theta": P.tolist(),
                "y": None if y is None else y.tolist()}
     now = _codes(bel, pl, P, "pessimistic", rc)
-    caption = (f"Move the slider to change the reject cost R_rej: the first three rows of the decision table of the "
-               f"{name} (one per strategy) follow it; pick the strategy of the squares (one per row"
-               + (", grouped by observed class" if y is not None else "")
-               + ", coloured by its decision). Both are recomputed in the page from the embedded Bel({k}), Pl({k}) "
-               "and P(k | x) of every row exactly as fit.decide decides (0-1 costs, ties to the first class in "
-               f"frame order, then reject). Without JavaScript they show R_rej = {rc:g} (the squares: pessimistic).")
+    caption = Markup(escape(f"Rows of the {name}; without JavaScript R_rej = {rc:g}. ")) + see("def-panel")
     return KExplorer(id=f"{prefix}-kexplore", data=page_json(payload), cost=f"{rc:g}",
                      strip_svg=_strip_svg(prefix, classes, colours, now, y), caption=caption)
 
