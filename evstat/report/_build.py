@@ -770,6 +770,7 @@ def build_context(
         if any(sec.kexplorer for sec in sections) else None,
         "title": title, "lead": lead, "overview": overview, "overview_notes": overview_notes,
         "comparison": comparison, "comparison_figures": comparison_figures,
-        "glossary": [] if all(f.is_binary for f in named.values()) else definitions(), "outlook": outlook, "fits": sections, "warnings": messages, "repro": repro,
+        "glossary": [] if all(f.is_binary for f in named.values()) else definitions(
+            [k for f in named.values() if not f.is_binary for k in applicable_kinds(f)]), "outlook": outlook, "fits": sections, "warnings": messages, "repro": repro,
     }
     return context, list(caught)

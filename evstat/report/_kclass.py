@@ -40,7 +40,7 @@ def _model_title(name: str, method: str) -> str:
     return name if name == method else f"{name} ({method})"
 
 
-__all__ = ["BOOT", "DEFINITIONS", "definitions", "see", "BOOT_SEED", "kclass_comparison", "kclass_decisions", "kclass_eval", "kclass_figures",
+__all__ = ["BOOT", "DEFINITIONS", "FIGURE_TEXTS", "definitions", "see", "BOOT_SEED", "kclass_comparison", "kclass_decisions", "kclass_eval", "kclass_figures",
            "kclass_measures", "kclass_tables"]
 
 #: bootstrap replicates and seed of the ECE intervals in reports (fixed: reports are reproducible)
@@ -147,19 +147,6 @@ DEFINITIONS: tuple[tuple[str, str, str], ...] = (
      "from the embedded Bel({k}), Pl({k}) and P(k | x) of every row exactly as fit.decide decides (0-1 costs, "
      "ties to the first class in frame order, then reject). Without JavaScript the page shows the report's "
      "cost (the squares: pessimistic)."),
-    ("def-figures", "Figures of a model",
-     "Class regions: what fit.decide answers over the simplex of the scores (three-class probability or "
-     "log-probability scores: a point p stands for the score vector p or log p) or over a plane of two score "
-     "columns (the others held fixed, said in the title); the colours are painted on a lattice "
-     f"{plotting.SMOOTH} times finer per side than the grid of predictions, decided from Bel({{k}}), Pl({{k}}) and "
-     "P(k | x) interpolated linearly between them, so the boundaries run between grid points. Ignorance map: the "
-     "ignorance m(Omega) over the same grid. Top-label reliability diagram: accuracy of the argmax class "
-     "against the confidence max_k P(k | x) in equal-width bins, with 95% Wilson intervals; the band joins the "
-     "mean Bel and mean Pl of the argmax class in each bin. Classwise reliability diagram: observed frequency "
-     "of each class against its predicted probability in equal-width bins; the shaded bands join the mean "
-     "Bel({k}) and mean Pl({k}) of each bin. Ternary probability plot: the class probabilities of the rows in "
-     "the probability simplex (Gebel 2009, Fig. 2.1): marker = assigned class, colour = observed class; the "
-     "thick lines are the decision borders of the argmax rule. Points are the rows of the model's data."),
     ("def-ignorance", "Ignorance m(Omega)",
      "Mean and quantiles over the rows of the mass a model leaves on the whole frame Omega (\"any "
      "class\"). A model with lower and upper probabilities but no mass function says so under its table "
@@ -167,16 +154,43 @@ DEFINITIONS: tuple[tuple[str, str, str], ...] = (
 )
 
 
+#: what every figure of a kind shows (the glossary's "Figures of a model", for the kinds drawn)
+FIGURE_TEXTS: dict[str, str] = {
+    "decision_regions": "Class regions: what fit.decide answers over the simplex of the scores (three-class "
+                        "probability or log-probability scores: a point p stands for the score vector p or log p) or "
+                        "over a plane of two score columns (the others held fixed, said in the title); the colours "
+                        f"are painted on a lattice {plotting.SMOOTH} times finer per side than the grid of predictions, "
+                        "decided from Bel({k}), Pl({k}) and P(k | x) interpolated linearly between them, so the "
+                        "boundaries run between grid points.",
+    "belief_map": "Ignorance map: the ignorance m(Omega) over the same grid.",
+    "class_reliability": "Top-label reliability diagram: accuracy of the argmax class against the confidence "
+                         "max_k P(k | x) in equal-width bins, with 95% Wilson intervals; the band joins the mean Bel "
+                         "and mean Pl of the argmax class in each bin.",
+    "classwise_reliability": "Classwise reliability diagram: observed frequency of each class against its predicted "
+                             "probability in equal-width bins; the shaded bands join the mean Bel({k}) and mean "
+                             "Pl({k}) of each bin.",
+    "ternary": "Ternary probability plot: the class probabilities of the rows in the probability simplex (Gebel "
+               "2009, Fig. 2.1): marker = assigned class, colour = observed class; the thick lines are the decision "
+               "borders of the argmax rule.",
+}
+
+
 def see(*anchors: str) -> Markup:
     """The one-line note of a table: links to the definitions it uses (the report's glossary)."""
-    terms = {a: t for a, t, _ in DEFINITIONS}
+    terms = {a: t for a, t, _ in DEFINITIONS} | {"def-figures": "Figures of a model"}
     links = ", ".join(f'<a href="#{a}">{escape(terms[a].lower())}</a>' for a in anchors)
     return Markup(f"Definitions: {links}.")
 
 
-def definitions() -> list[tuple[str, str, str]]:
-    """The glossary of a report with K-class models (anchor, term, text), rendered once."""
-    return list(DEFINITIONS)
+def definitions(kinds: Sequence[str] = ()) -> list[tuple[str, str, str]]:
+    """The glossary of a report with K-class models (anchor, term, text), rendered once; the
+    entry on the figures says what those of ``kinds`` (the kinds drawn) show."""
+    out = list(DEFINITIONS)
+    said = [FIGURE_TEXTS[k] for k in FIGURE_TEXTS if k in kinds]
+    if said:
+        out.insert(len(out) - 1, ("def-figures", "Figures of a model",
+                                  " ".join(said) + " Points are the rows of the model's data."))
+    return out
 
 
 def _measures_table(frame: pd.DataFrame, title: str) -> Table:
@@ -413,11 +427,13 @@ def kclass_figures(fit: Any, prefix: str, data: pd.DataFrame | None, codes: np.n
                              regions, 2 if two else 1),
         "belief_map": ("Ignorance map", said(f"Rows of the {name}."), belief, 1),
         "class_reliability": ("Top-label reliability diagram",
-                              said(f"{bins} equal-width bins of the {name}." + band_rows),
+                              said(f"{bins} equal-width bins of the {name}, with the band [mean Bel, mean Pl]."
+                                   + band_rows),
                               lambda ax: plotting.class_reliability_diagram(fit, data, y=y, ax=ax[0, 0], bins=bins), 1),
         "classwise_reliability": ("Classwise reliability diagram",
                                   said(f"{bins} equal-width bins of the {name}"
-                                       + (f", one panel per class (K = {K})" if many else "") + "." + band_rows),
+                                       + (f", one panel per class (K = {K})" if many else "")
+                                       + ", with the bands [mean Bel({k}), mean Pl({k})]." + band_rows),
                                   lambda ax: plotting.class_reliability_diagram(fit, data, y=y, ax=ax[0, 0], bins=bins,
                                                                                 view="classwise"), 1),
         "ternary": ("Ternary probability plot", said(f"Rows of the {name}."),
