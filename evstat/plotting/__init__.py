@@ -52,7 +52,7 @@ from evstat.plotting.active import active_curves, query_map
 from evstat.plotting.belt import belt_diagram, calibration_belt
 from evstat.plotting._calibration_map import calibration_map
 from evstat.plotting._class_regions import class_contours, class_regions
-from evstat.plotting._grid import MAX_REGION_CLASSES, RegionGrid, region_grid, score_simplex
+from evstat.plotting._grid import MAX_REGION_CLASSES, SMOOTH, FineGrid, RegionGrid, region_grid, score_simplex
 from evstat.plotting.contours import predictive_contours
 from evstat.plotting._decision_regions import decision_regions
 from evstat.plotting.ignorance import ignorance_histogram
@@ -73,6 +73,8 @@ __all__ = [
     "KINDS",
     "MAX_REGION_CLASSES",
     "OKABE_ITO",
+    "SMOOTH",
+    "FineGrid",
     "RegionGrid",
     "STRATEGY_STYLE",
     "active_curves",

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from evstat.formula import code_response
-from evstat.plotting._grid import RegionGrid, region_grid, ternary_xy
+from evstat.plotting._grid import FineGrid, RegionGrid, region_grid, ternary_xy
 from evstat.plotting._plane import held_title
 from evstat.plotting._style import OKABE_ITO, mpl_text, new_axes
 
@@ -121,8 +121,13 @@ def _grid_of(results: Any, grid: Any, newdata: pd.DataFrame | None, scores: Any,
                        space=space)
 
 
-def _paint(ax: Any, grid: RegionGrid, values: np.ndarray, **kw: Any) -> Any:
-    """Colour the grid's cells by ``values`` (pcolormesh on a plane, tripcolor on the simplex)."""
+def _paint(ax: Any, grid: RegionGrid | FineGrid, values: np.ndarray, **kw: Any) -> Any:
+    """Colour the grid's cells by ``values`` (pcolormesh on a plane, tripcolor on the simplex);
+    a :class:`~evstat.plotting._grid.FineGrid`'s many cells as one embedded image (a small
+    PNG in the SVG, not thousands of paths)."""
+    fine = isinstance(grid, FineGrid)
+    if fine:  # no seams between the small cells: no edges, no antialiasing, one image
+        kw = {**kw, "rasterized": True, "antialiased": False}
     if grid.space == "plane":
         assert grid.gx is not None and grid.gy is not None
         return ax.pcolormesh(grid.gx, grid.gy, values.reshape(grid.gy.size, grid.gx.size), shading="nearest",
@@ -133,7 +138,7 @@ def _paint(ax: Any, grid: RegionGrid, values: np.ndarray, **kw: Any) -> Any:
     x, y = ternary_xy(grid.vertices)
     # one triangle per grid row; edgecolors "face" hides the seams between them
     return ax.tripcolor(Triangulation(x, y, grid.triangles), facecolors=values, zorder=0,
-                        edgecolors="face", linewidth=0.2, **kw)
+                        edgecolors="face", linewidth=0.4 if fine else 0.2, **kw)
 
 
 def _finish(ax: Any, grid: RegionGrid, title: str, handles: list[Any]) -> Any:
@@ -179,6 +184,7 @@ def class_regions(
     *,
     space: str = "auto",
     second_panel: bool = True,
+    smooth: int = 1,
     **decide_args: Any,
 ) -> Any:
     """Regions of the score space where ``fit.decide`` gives each answer.
@@ -192,6 +198,13 @@ def class_regions(
     and magenta for the outlier class. The rows (training rows, or ``newdata``) are drawn on top
     by class, where their own scores are. Works for any number of classes (for two-class
     calibrators, :func:`evstat.plotting.decision_regions` also draws each strategy's frontiers).
+
+    With ``smooth`` > 1 (the report passes :data:`~evstat.plotting.SMOOTH`) and a strategy
+    decided from the arrays (pessimistic, optimistic, hurwicz, probabilistic) the colours are
+    painted on a lattice ``smooth`` times finer per side, from theta, Bel and Pl interpolated
+    linearly between the grid rows (:meth:`evstat.plotting.RegionGrid.refine`): boundaries
+    between grid points for no extra prediction, one embedded image in an SVG. Otherwise each
+    grid cell is coloured by ``decide``'s answer there.
 
     With a ``reject_cost`` that decides fewer than 10% of the drawn rows (the rest rejected), a
     second panel shows the decisions at the data-chosen cost
@@ -229,6 +242,8 @@ def class_regions(
         Where to draw (:func:`evstat.plotting.region_grid`).
     second_panel : bool
         Add the panel at the data-chosen cost when the figure's cost decides under 10% of the rows.
+    smooth : int
+        Paint a lattice this many times finer per side from interpolated Bel/Pl (1: the grid's cells).
     **decide_args
         Further arguments of ``decide`` (e.g. ``loss=``, ``rho=``).
 
@@ -256,7 +271,7 @@ def class_regions(
     rho = float(decide_args.pop("rho", 0.5))
     codes = class_codes(results, newdata, y)
     G = _grid_of(results, grid, newdata, scores, fixed, space)
-    decided = G.decide(strategy, reject_cost, rho, **decide_args)
+    G.decide(strategy, reject_cost, rho, **decide_args)  # decide's checks and messages first
     second: float | None = None
     axes = list(ax) if isinstance(ax, (list, tuple, np.ndarray)) else [ax]
     if (second_panel and reject_cost is not None and not decide_args and (axes[0] is None or len(axes) > 1)
@@ -276,13 +291,17 @@ def class_regions(
     handles_pts: Any = None
     rows = _rows_of(G)
     where = "training" if newdata is None else "new"
-    panels = [(axes[0], decided, reject_cost, "")]
+    panels = [(axes[0], reject_cost, "")]
     if second is not None:
         share = G.decided_share(strategy, reject_cost, rho)
-        panels = [(axes[0], decided, reject_cost, f": {_pct(share)} of the rows decided"),
-                  (axes[1], G.decide(strategy, second, rho), second, ", chosen from the data")]
-    for target, values, rc, note in panels:
-        handles = _regions_panel(target, G, list(np.asarray(values, dtype=object)))
+        panels = [(axes[0], reject_cost, f": {_pct(share)} of the rows decided"),
+                  (axes[1], second, ", chosen from the data")]
+    for target, rc, note in panels:
+        # painted on the finer lattice of interpolated Bel/Pl where the arrays decide (smooth
+        # boundaries, no extra prediction); else cell by cell, each cell fit.decide's answer
+        fine = None if decide_args or int(smooth) <= 1 else G.refine(strategy, rc, rho, factor=int(smooth))
+        values = G.decide(strategy, rc, rho, **decide_args) if fine is None else fine.values
+        handles = _regions_panel(target, G, list(np.asarray(values, dtype=object)), fine)
         if points:
             if handles_pts is None:
                 handles_pts = G.coordinates(rows)
@@ -296,8 +315,9 @@ def _pct(share: float) -> str:
     return f"{100 * share:.0f}%" if share >= 0.01 or share == 0 else "under 1%"
 
 
-def _regions_panel(ax: Any, G: RegionGrid, values: list[Any]) -> list[Any]:
-    """Paint the answers ``values`` of the grid rows; the legend entries of the answers present."""
+def _regions_panel(ax: Any, G: RegionGrid, values: list[Any], fine: FineGrid | None = None) -> list[Any]:
+    """Paint the answers ``values`` of the grid rows (of the cells of ``fine`` when given); the
+    legend entries of the answers present."""
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 
@@ -312,7 +332,14 @@ def _regions_panel(ax: Any, G: RegionGrid, values: list[Any]) -> list[Any]:
     position = {v: i for i, v in enumerate(order)}
     code = np.array([position.get(v, np.nan) for v in values], dtype=float)  # None: off the simplex
     present = sorted({int(v) for v in np.unique(code[np.isfinite(code)])})
-    _paint(ax, G, np.ma.masked_invalid(code), cmap=ListedColormap(palette), vmin=-0.5, vmax=len(order) - 0.5, alpha=0.35)
+    if fine is None:
+        _paint(ax, G, np.ma.masked_invalid(code), cmap=ListedColormap(palette), vmin=-0.5, vmax=len(order) - 0.5,
+               alpha=0.35)
+    else:  # the same shades made opaque (over white), so the many small cells show no seams
+        from matplotlib.colors import to_rgb
+
+        opaque = [tuple(0.35 * np.array(to_rgb(c)) + 0.65) for c in palette]
+        _paint(ax, fine, np.ma.masked_invalid(code), cmap=ListedColormap(opaque), vmin=-0.5, vmax=len(order) - 0.5)
     return [Patch(facecolor=palette[i], alpha=0.5, edgecolor="0.6", label=f"decide {_label(order[i])}") for i in present]
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from evstat import metrics
 from evstat.calibration.peers import ConformalSets, VennAbersCalibration
@@ -28,15 +28,18 @@ from evstat.plotting.probability import class_belief
 from evstat.report._cost import CONVENTIONAL_COST, REJECT_SHARE, choose_reject_cost, pessimistic_reject_share
 from evstat.report._coverage import expected_covered
 from evstat.report._explorer import Explorer, explorer, slider_caption
+from evstat.report._kexplorer import KExplorer, kclass_explorer
 from evstat.report._figures import ReportFigure, comparison_figure, fit_figures
 from evstat.report._glossary import GLANCE, GOF_OF_GLANCE, INFO_OF_GLANCE, SHOWN_ELSEWHERE
-from evstat.report._kclass import (band_eval, band_note, kclass_comparison, kclass_decisions, kclass_eval,
-                                   kclass_figures, kclass_tables)
+from evstat.report._kclass import (band_eval, band_note, definitions, kclass_comparison, kclass_decisions, kclass_eval,
+                                   kclass_figures, kclass_tables, see)
 from evstat.report._outlook import forecasts, outlook_section
 from evstat.report.tables import Table, cell, table
 
 #: the reject-cost slider's script (inlined in the page)
 EXPLORER_JS = Path(__file__).resolve().parent / "templates" / "explorer.js"
+#: the K-class slider's script (inlined in the page)
+KEXPLORER_JS = EXPLORER_JS.with_name("kexplorer.js")
 #: grid points per axis of the two-class decision-region figure when ``grid`` is None
 DEFAULT_GRID = 40
 
@@ -71,6 +74,8 @@ class FitSection:
     figure_notes: list[str] = field(default_factory=list)
     #: the reject-cost slider (two-class calibrators)
     explorer: Explorer | None = None
+    #: the reject-cost slider and strategy selector (K-class models)
+    kexplorer: KExplorer | None = None
 
 
 def _anchor(name: str, used: set[str]) -> str:
@@ -474,7 +479,10 @@ def _kclass_section(fit: Any, name: str, i: int, ev: tuple, newdata: pd.DataFram
     said = band_note(fit, eval_data, eval_name)
     if said:
         sec.metric_notes.append(said)
-    sec.decisions.append(kclass_decisions(fit, *band_eval(fit, eval_data, codes, eval_name), costs, costs_text))
+    band = band_eval(fit, eval_data, codes, eval_name)
+    sec.decisions.append(kclass_decisions(fit, *band, costs, costs_text))
+    sec.decisions[0].id = f"m{i + 1}-decisions"
+    sec.kexplorer = kclass_explorer(fit, f"m{i + 1}", band[0], band[1], band[2], rc, sec.decisions[0].id)
     pred_name = eval_name.replace(", in-sample", "")
     if newdata is not None and eval_data is None:  # new data without labels: their decisions too
         pred_name = f"new data ({len(newdata)} rows)"
@@ -492,13 +500,14 @@ def _kclass_section(fit: Any, name: str, i: int, ev: tuple, newdata: pd.DataFram
     sec.metrics.append(table(
         pd.DataFrame([metrics.ignorance_summary(np.zeros_like(ign), ign)], index=[pred_name]).astype({"n": np.int64}),
         "Ignorance m(Omega)", index="rows",
-        notes=["Mean and quantiles of the mass on the whole frame (for evmultinom, its lower/upper "
-               "probabilities' own ignorance) per row."],
+        notes=[see("def-ignorance")] if fit.capabilities.k_class_mass else
+        [Markup(escape(f"{fit.method} has no mass function: this is its own ignorance, the mean over the classes of "
+                       "Pl({k}) - Bel({k}). ")) + see("def-ignorance")],
     ))
     row = {
         "model": model_title(name, fit.method), "formula": fit.formula,
         "calibration rows": f"{fit.nobs} ({_counts_text(fit)})",
-        "J": len(fit.score_columns), "positive class": f"none ({fit.n_classes} classes)",
+        "J": len(fit.score_columns), "positive class": f"{fit.n_classes} classes: " + ", ".join(map(str, fit.classes)),
     }
     return sec, row
 
@@ -716,7 +725,8 @@ def build_context(
                 "and the metrics that need labels are computed on the calibration data (in-sample).")
     overview = table(pd.DataFrame(overview_rows), "Calibrators in this report",
                      columns={"model": "model", "formula": "formula", "calibration rows": "calibration rows",
-                              "J": "J", "positive class": "positive class"})
+                              "J": "J", "positive class": "positive class" if any(f.is_binary for f in named.values())
+                              else "classes"})
     overview_notes = [
         f"Reject cost R_rej = {rc:g} ({'chosen from the data, see the decision tables; ' if reject_cost is None else ''}"
         f"a misclassification costs 1); reliability bins: {bins}; "
@@ -761,7 +771,11 @@ def build_context(
     context = {
         "explorer_js": Markup(EXPLORER_JS.read_text(encoding="utf-8"))
         if any(sec.explorer for sec in sections) else None,
+        "kexplorer_js": Markup(KEXPLORER_JS.read_text(encoding="utf-8"))
+        if any(sec.kexplorer for sec in sections) else None,
         "title": title, "lead": lead, "overview": overview, "overview_notes": overview_notes,
-        "comparison": comparison, "comparison_figures": comparison_figures, "outlook": outlook, "fits": sections, "warnings": messages, "repro": repro,
+        "comparison": comparison, "comparison_figures": comparison_figures,
+        "glossary": [] if all(f.is_binary for f in named.values()) else definitions(
+            [k for f in named.values() if not f.is_binary for k in applicable_kinds(f)]), "outlook": outlook, "fits": sections, "warnings": messages, "repro": repro,
     }
     return context, list(caught)

@@ -18,6 +18,7 @@ HEADERS: dict[str, str] = {
     "positive class": "The response level coded 1: theta, Bel and Pl are probabilities of this class",
     "evaluated on": "The rows the scores of this line are computed on",
     "K": "Number of classes",
+    "classes": "The classes of the model, in frame order (K-class models have no positive class)",
     "data": "The rows the measures of this line are computed on",
     # scores
     "n": "Number of rows",

@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from markupsafe import Markup, escape
+
 from evstat import metrics, plotting
 from evstat.metrics.evidential import DECISION_STRATEGIES as STRATEGIES
 from evstat.plotting.probability import (BAND_ROWS, CLASSWISE_PANELS, band_data, belief_rows, class_belief,
@@ -31,9 +33,14 @@ from evstat.plotting.probability import (BAND_ROWS, CLASSWISE_PANELS, band_data,
 from evstat.report._coverage import expected_covered
 from evstat.report._figures import REGION_MIN_DECIDED as DECIDED_SHARE, ReportFigure, _figure, _FONT
 from evstat.report.svg import figure_svg
-from evstat.report.tables import Table, table
+from evstat.report.tables import Table, cell, table
 
-__all__ = ["BOOT", "BOOT_SEED", "kclass_comparison", "kclass_decisions", "kclass_eval", "kclass_figures",
+def _model_title(name: str, method: str) -> str:
+    """The model's name, with its method in parentheses only when they differ (as its heading)."""
+    return name if name == method else f"{name} ({method})"
+
+
+__all__ = ["BOOT", "DEFINITIONS", "FIGURE_TEXTS", "definitions", "see", "BOOT_SEED", "kclass_comparison", "kclass_decisions", "kclass_eval", "kclass_figures",
            "kclass_measures", "kclass_tables"]
 
 #: bootstrap replicates and seed of the ECE intervals in reports (fixed: reports are reproducible)
@@ -107,8 +114,108 @@ MEASURE_NOTE = (
     "Cal = sqrt((1 - RMSE) WCR); Garczarek's AS (ability to separate) and Ac (accuracy) on squared "
     "distances (see evstat.metrics.gebel); Brier = mean sum_k (P_k - I(y = k))^2; log loss = "
     "-mean log P(observed class); top-label ECE (Guo et al. 2017) and classwise ECE (Kull et al. "
-    f"2019) with {BOOT} bootstrap resamples of the rows (seed {BOOT_SEED}), percentile intervals."
+    f"2019) with {BOOT} bootstrap resamples of the rows (seed {BOOT_SEED}), percentile intervals, "
+    "shown as estimate [lower, upper]."
 )
+
+#: the K-class report's definitions, said once in its "Definitions" section and linked from
+#: every table that uses them (issue 39 item 3): (anchor, term, text)
+DEFINITIONS: tuple[tuple[str, str, str], ...] = (
+    ("def-measures", "Measures of the class probabilities", MEASURE_NOTE),
+    ("def-belpl", "Lower and upper probabilities",
+     "Bel({k}) and Pl({k}) are the lower and upper probabilities of class k for a row "
+     "(predict(type='belief')); their width Pl({k}) - Bel({k}) is the ignorance about class k "
+     "(mean Pl - Bel: its mean over the rows; 90% of widths below: its 90% quantile). Covered: the "
+     "observed frequency of the class lies in [mean Bel, mean Pl] (calibration in the large)."),
+    ("def-band", "The [Bel, Pl] band of a reliability bin",
+     "Per bin, the band [mean Bel, mean Pl] of the rows' lower and upper probabilities (of the argmax "
+     "class k* in the top-label table, of class k in the classwise one), and whether it covers the "
+     "bin's accuracy or observed frequency. The coverage to expect is the number of covered bins if "
+     "every row's P(k | x) were its true probability (Poisson-binomial, exact). As in the two-class "
+     "report, the band is the calibrator's estimation uncertainty, not a confidence interval of a "
+     "bin's frequency (that is the Wilson interval)."),
+    ("def-decisions", "Decisions with a reject option",
+     "0-1 costs and reject cost R_rej (Minary et al. 2019, eqs. 8-11, on the K classes): pessimistic = "
+     "least upper expected cost 1 - Bel({k}), optimistic = least lower expected cost 1 - Pl({k}), "
+     "probabilistic = least 1 - P(k | x); reject when R_rej is below the chosen class's cost. Ties to "
+     "the first class in frame order, as fit.decide. Error rate = errors / n (rejects are not errors); "
+     "accuracy = correct / decided; reject rate = rejected / n."),
+    ("def-panel", "The decision panel",
+     "Under each model's decision table: move the slider to change the reject cost R_rej, and the first three "
+     "rows of the table (one per strategy) follow it; the selector picks the strategy of the squares, one per "
+     "row (grouped by observed class when known), coloured by its decision. Both are recomputed in the page "
+     "from the embedded Bel({k}), Pl({k}) and P(k | x) of every row exactly as fit.decide decides (0-1 costs, "
+     "ties to the first class in frame order, then reject). Without JavaScript the page shows the report's "
+     "cost (the squares: pessimistic)."),
+    ("def-ignorance", "Ignorance m(Omega)",
+     "Mean and quantiles over the rows of the mass a model leaves on the whole frame Omega (\"any "
+     "class\"). A model with lower and upper probabilities but no mass function says so under its table "
+     "and reports the mean over the classes of Pl({k}) - Bel({k}) instead."),
+)
+
+
+#: what every figure of a kind shows (the glossary's "Figures of a model", for the kinds drawn)
+FIGURE_TEXTS: dict[str, str] = {
+    "decision_regions": "Class regions: what fit.decide answers over the simplex of the scores (three-class "
+                        "probability or log-probability scores: a point p stands for the score vector p or log p) or "
+                        "over a plane of two score columns (the others held fixed, said in the title); the colours "
+                        f"are painted on a lattice {plotting.SMOOTH} times finer per side than the grid of predictions, "
+                        "decided from Bel({k}), Pl({k}) and P(k | x) interpolated linearly between them, so the "
+                        "boundaries run between grid points.",
+    "belief_map": "Ignorance map: the ignorance m(Omega) over the same grid.",
+    "class_reliability": "Top-label reliability diagram: accuracy of the argmax class against the confidence "
+                         "max_k P(k | x) in equal-width bins, with 95% Wilson intervals; the band joins the mean Bel "
+                         "and mean Pl of the argmax class in each bin.",
+    "classwise_reliability": "Classwise reliability diagram: observed frequency of each class against its predicted "
+                             "probability in equal-width bins; the shaded bands join the mean Bel({k}) and mean "
+                             "Pl({k}) of each bin.",
+    "ternary": "Ternary probability plot: the class probabilities of the rows in the probability simplex (Gebel "
+               "2009, Fig. 2.1): marker = assigned class, colour = observed class; the thick lines are the decision "
+               "borders of the argmax rule.",
+}
+
+
+def see(*anchors: str) -> Markup:
+    """The one-line note of a table: links to the definitions it uses (the report's glossary)."""
+    terms = {a: t for a, t, _ in DEFINITIONS} | {"def-figures": "Figures of a model"}
+    links = ", ".join(f'<a href="#{a}">{escape(terms[a].lower())}</a>' for a in anchors)
+    return Markup(f"Definitions: {links}.")
+
+
+def definitions(kinds: Sequence[str] = ()) -> list[tuple[str, str, str]]:
+    """The glossary of a report with K-class models (anchor, term, text), rendered once; the
+    entry on the figures says what those of ``kinds`` (the kinds drawn) show."""
+    out = list(DEFINITIONS)
+    said = [FIGURE_TEXTS[k] for k in FIGURE_TEXTS if k in kinds]
+    if said:
+        out.insert(len(out) - 1, ("def-figures", "Figures of a model",
+                                  " ".join(said) + " Points are the rows of the model's data."))
+    return out
+
+
+def _measures_table(frame: pd.DataFrame, title: str) -> Table:
+    tab = table(frame, title, notes=[see("def-measures")], tips=INTERVAL_TIPS)
+    tab.numeric = [c not in ("model", "data") for c in tab.columns]
+    return tab
+
+
+#: header tips of the measures tables (the intervals share the estimate's column)
+INTERVAL_TIPS = {
+    "top-label ECE": "Expected calibration error of the confidence max_k P(k | x), with its bootstrap 95% "
+                     "percentile interval [lower, upper]",
+    "classwise ECE": "Mean over classes of the expected calibration error of P(k | x), with its bootstrap 95% "
+                     "percentile interval [lower, upper]",
+}
+
+
+def _with_intervals(frame: pd.DataFrame) -> Table:
+    """The measures frame with each ECE and its 95% interval in one column ("0.05 [0.02, 0.09]"),
+    so that the table fits the page's column (issue 39)."""
+    out = frame.copy()
+    for what in ("top-label ECE", "classwise ECE"):
+        lo, hi = out.pop(f"{what} 95% lower"), out.pop(f"{what} 95% upper")
+        out[what] = [f"{cell(e)} [{cell(a)}, {cell(b)}]" for e, a, b in zip(out[what], lo, hi)]
+    return out
 
 
 def kclass_tables(fit: Any, data: pd.DataFrame | None, codes: np.ndarray, name: str, bins: int) -> list[Table]:
@@ -117,7 +224,7 @@ def kclass_tables(fit: Any, data: pd.DataFrame | None, codes: np.ndarray, name: 
     m = kclass_measures(fit, data, codes, bins)
     frame = m.to_frame().T
     frame["n"] = frame["n"].astype(np.int64)
-    out = [table(frame, f"Measures of the class probabilities on the {name}", notes=[MEASURE_NOTE])]
+    out = [_measures_table(_with_intervals(frame), f"Measures of the class probabilities on the {name}")]
     bdata, bcodes, bname = band_eval(fit, data, codes, name)
     out.append(_reliability(fit, bdata, bcodes, bins, "top-label", None if bdata is data else bname))
     out.append(_reliability(fit, bdata, bcodes, bins, "classwise", None if bdata is data else bname))
@@ -182,11 +289,8 @@ def _reliability(fit: Any, data: pd.DataFrame | None, codes: np.ndarray, bins: i
                  "mean_bel": "mean Bel", "mean_pl": "mean Pl", "covered": "covered"}.items()
                  if k in frame.columns},
         tips=KCLASS_TIPS[view],
-        notes=[f"The band [mean Bel, mean Pl] covers the {what} in {covered} of {k} non-empty bins; if "
-               f"every row's P(k | x) were its true probability we would expect about {expect:.1f} of {k} "
-               "(Poisson-binomial, exact). As in the two-class report, the band is the calibrator's "
-               "estimation uncertainty, not a confidence interval of a bin's frequency (that is the "
-               "Wilson interval)."],
+        notes=[Markup(escape(f"The band [mean Bel, mean Pl] covers the {what} in {covered} of {k} non-empty bins "
+                             f"(about {expect:.1f} expected). ")) + see("def-band")],
     )
     return tab
 
@@ -212,13 +316,9 @@ def class_bounds_table(fit: Any, data: pd.DataFrame | None, codes: np.ndarray | 
             row["covered"] = bool(row["mean Bel"] <= row["observed frequency"] <= row["mean Pl"])
         rows.append(row)
     tab = table(
-        pd.DataFrame(rows), f"Lower and upper probabilities of each class on the {name}: the ignorance per class",
+        pd.DataFrame(rows), f"Lower and upper probabilities of each class on the {name}",
         tips=KCLASS_TIPS["bounds"],
-        notes=["Bel({k}) and Pl({k}) are the lower and upper probabilities of class k for a row "
-               "(predict(type='belief')); their width Pl({k}) - Bel({k}) is the ignorance about class k "
-               "(mean Pl - Bel: its mean over the rows; 90% of widths below: its 90% quantile). "
-               + ("Covered: the observed frequency of the class lies in [mean Bel, mean Pl] "
-                  "(calibration in the large)." if codes is not None else "")],
+        notes=[see("def-belpl")],
     )
     return tab
 
@@ -259,11 +359,7 @@ def kclass_decisions(fit: Any, data: pd.DataFrame | None, codes: np.ndarray | No
     tab = table(
         pd.DataFrame(rows),
         f"Decisions on the {name} " + (caption_costs or f"at R_rej = {', '.join(f'{c:g}' for c in costs)}"),
-        notes=["0-1 costs and reject cost R_rej (Minary et al. 2019, eqs. 8-11, on the K classes): "
-               "pessimistic = least upper expected cost 1 - Bel({k}), optimistic = least lower "
-               "expected cost 1 - Pl({k}), probabilistic = least 1 - P(k | x); reject when R_rej is "
-               "below the chosen class's cost. Ties to the first class in frame order, as fit.decide."
-               + (" Error rate = errors / n; accuracy = correct / decided." if codes is not None else "")],
+        notes=[see("def-decisions")],
     )
     tab.numeric[1] = True
     return tab
@@ -296,7 +392,7 @@ def kclass_figures(fit: Any, prefix: str, data: pd.DataFrame | None, codes: np.n
     two = G is not None and G.decided_share("pessimistic", reject_cost) < DECIDED_SHARE
     second = G.chosen_reject_cost() if two else None
     two = two and second != float(reject_cost)
-    where = "" if G is None else f" over {G.caption().rstrip('.')}"
+    where = "" if G is None else f", over {G.caption().rstrip('.')}"
     why = (f" At R_rej = {reject_cost:g} the pessimistic strategy decides fewer than {DECIDED_SHARE:.0%} of the rows "
            f"(its cost of the best class, min_k 1 - Bel({{k}}), exceeds R_rej where the ignorance is large); the "
            f"second panel uses R_rej = {second:g}, chosen from the data (the smallest cost at which it rejects at most "
@@ -306,7 +402,7 @@ def kclass_figures(fit: Any, prefix: str, data: pd.DataFrame | None, codes: np.n
         if G is None:
             raise ValueError(region_note)
         plotting.class_regions(fit, newdata=data, y=y, ax=list(ax[0]) if two else ax[0, 0], strategy="pessimistic",
-                               reject_cost=reject_cost, grid=G, second_panel=two)
+                               reject_cost=reject_cost, grid=G, second_panel=two, smooth=plotting.SMOOTH)
 
     def belief(ax: Any) -> None:
         if G is None:
@@ -320,29 +416,27 @@ def kclass_figures(fit: Any, prefix: str, data: pd.DataFrame | None, codes: np.n
     band_rows = ("" if rows is None else
                  f" The bands are the Bel/Pl of {rows.size} of the rows, spread evenly over them ranked by confidence "
                  "(see the note under the metrics); the points use every row.")
+    more = see("def-figures")
+
+    def said(text: str) -> Markup:  # the caption's own facts, then the link to what every such figure shows
+        return Markup(escape(text)) + Markup(" ") + more
+
     specs = {
         "decision_regions": ("Class regions",
-                             f"What fit.decide answers (pessimistic strategy, {panels}){where}; points are the rows "
-                             f"of the {name}.{why}", regions, 2 if two else 1),
-        "belief_map": ("Ignorance map", f"The ignorance m(Omega) over the same grid; points are the rows of the {name}.",
-                       belief, 1),
+                             said(f"Pessimistic strategy, {panels}{where}; rows of the {name}.{why}"),
+                             regions, 2 if two else 1),
+        "belief_map": ("Ignorance map", said(f"Rows of the {name}."), belief, 1),
         "class_reliability": ("Top-label reliability diagram",
-                              f"Accuracy of the argmax class against the confidence max_k P(k | x) in {bins} "
-                              f"equal-width bins of the {name}, with 95% Wilson intervals; the band joins the "
-                              "mean Bel and mean Pl of the argmax class in each bin." + band_rows,
+                              said(f"{bins} equal-width bins of the {name}, with the band [mean Bel, mean Pl]."
+                                   + band_rows),
                               lambda ax: plotting.class_reliability_diagram(fit, data, y=y, ax=ax[0, 0], bins=bins), 1),
         "classwise_reliability": ("Classwise reliability diagram",
-                                  f"Observed frequency of each class against its predicted probability in {bins} "
-                                  f"equal-width bins of the {name}"
-                                  + (f", one panel per class (K = {K}), with 95% Wilson intervals" if many else "")
-                                  + "; the shaded bands join the mean Bel({k}) and mean Pl({k}) of each bin."
-                                  + band_rows,
+                                  said(f"{bins} equal-width bins of the {name}"
+                                       + (f", one panel per class (K = {K})" if many else "")
+                                       + ", with the bands [mean Bel({k}), mean Pl({k})]." + band_rows),
                                   lambda ax: plotting.class_reliability_diagram(fit, data, y=y, ax=ax[0, 0], bins=bins,
                                                                                 view="classwise"), 1),
-        "ternary": ("Ternary probability plot",
-                    f"The class probabilities of the rows of the {name} in the probability simplex (Gebel 2009, "
-                    "Fig. 2.1): marker = assigned class, colour = observed class; the thick lines are the "
-                    "decision borders of the argmax rule.",
+        "ternary": ("Ternary probability plot", said(f"Rows of the {name}."),
                     lambda ax: plotting.ternary_plot(fit, data, y=y, ax=ax[0, 0]), 1),
     }
     if K > plotting.MAX_REGION_CLASSES and explain_regions:
@@ -366,6 +460,8 @@ def kclass_figures(fit: Any, prefix: str, data: pd.DataFrame | None, codes: np.n
                 notes.append(f"{title}: not drawn ({err})")
                 continue
             svg = figure_svg(fig, f"{prefix}-{k}", label=title)
+        if ncols * wide == 1:  # one panel: two such figures side by side in the page (a shorter page, issue 39)
+            svg = Markup(str(svg).replace("<svg ", '<svg data-layout="half" ', 1))
         figures.append(ReportFigure(id=f"{prefix}-fig{k}", title=title, caption=caption, svg=svg))
     return figures, notes
 
@@ -381,32 +477,38 @@ def kclass_comparison(named: dict[str, Any], evals: dict[str, tuple], bins: int,
     for name, fit in named.items():
         data, codes, eval_name = evals[name]
         m = kclass_measures(fit, data, codes, bins)
-        rows.append({"model": name, "method": fit.method, "K": fit.n_classes, "data": eval_name, **m.to_dict()})
+        rows.append({"model": _model_title(name, fit.method), "K": fit.n_classes, "data": eval_name, **m.to_dict()})
         data, codes, band_name = band_eval(fit, data, codes, eval_name)
         if band_name != eval_name:
             subsampled.append(f"{name}: {band_name}")
         P, bel, pl = class_belief(fit, data)
         if reject_cost is not None:
-            drow: dict[str, Any] = {"model": name}
-            for s in STRATEGIES:
+            for s in STRATEGIES:  # one line per model and strategy: a narrow table (issue 39)
                 c = metrics.class_reject_curve(codes, bel, pl, P, costs=[reject_cost], strategies=[s]).iloc[0]
-                drow[f"{s} error"], drow[f"{s} accuracy"], drow[f"{s} reject"] = (
-                    c["error_rate"], c["accuracy"], c["reject_rate"])
-            drows.append(drow)
+                drows.append({"model": _model_title(name, fit.method), "strategy": s, "error rate": c["error_rate"],
+                              "accuracy": c["accuracy"], "reject rate": c["reject_rate"]})
         cur = metrics.class_reject_curve(codes, bel, pl, P, strategies=COMPARISON_STRATEGIES)
         cur.insert(0, "model", name)
         curves.append(cur)
     t = pd.DataFrame(rows)
     t["n"] = t["n"].astype(np.int64)
-    out = [table(t, "Measures of the class probabilities of the models", notes=[MEASURE_NOTE])]
+    # a column that says the same in every row goes to the caption (short table, issue 39)
+    where = ""
+    if t["data"].nunique() == 1:
+        where = f" is evaluated on the {t['data'].iloc[0]}"
+        t = t.drop(columns="data")
+    if t["K"].nunique() == 1:
+        where += f"{',' if where else ''} K = {int(t['K'].iloc[0])} classes"
+        t = t.drop(columns="K")
+    out = [_measures_table(_with_intervals(t), "Measures of the class probabilities of the models")]
+    if where:  # what every row shares, said once
+        out[0].notes.insert(0, f"Every model{where}.")
     if drows:
         out.append(table(
             pd.DataFrame(drows),
             f"Decisions at reject cost R_rej = {reject_cost:g}: error rate, accuracy, reject rate",
-            notes=["Each model on its rows of the table above, 0-1 costs (the strategies of the decision "
-                   "tables below); error rate = wrong / tested, accuracy = correct / decided."
-                   + (" Decided from Bel/Pl of fewer rows (see each model's section): " + "; ".join(subsampled) + "."
-                      if subsampled else "")],
+            notes=[see("def-decisions")] + (["Decided from Bel/Pl of fewer rows (see each model's section): "
+                                              + "; ".join(subsampled) + "."] if subsampled else []),
         ))
     return out, [_comparison_curves(pd.concat(curves, ignore_index=True), evals, subsampled)]
 

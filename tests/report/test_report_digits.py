@@ -51,13 +51,13 @@ def test_digits_report_has_reliability_and_ignorance_per_class_and_no_simplex(te
     assert "Measures of the class probabilities on the new data (447 rows)" in caps
     assert any(c.startswith("Top-label reliability table") for c in caps)
     assert any(c.startswith("Classwise reliability table") for c in caps)
-    ign = [c for c in caps if c.endswith("the ignorance per class")]
-    assert ign == ["Lower and upper probabilities of each class on the new data (447 rows): the ignorance per class"]
+    ign = [c for c in caps if c.startswith("Lower and upper probabilities of each class")]
+    assert ign == ["Lower and upper probabilities of each class on the new data (447 rows)"]
     # the per-class ignorance column is mean Pl({k}) - Bel({k}) of predict(type='belief'), 3 decimals
     b = temp.predict(test, type="belief")
     width = (b["pl"] - b["bel"]).mean()
     assert (width > 0).all()  # temperature at K = 10 is evidential: a real interval per class
-    table = html[html.index("the ignorance per class</caption>"):]
+    table = html[html.index("Lower and upper probabilities of each class on the new data (447 rows)</caption>"):]
     table = table[:table.index("</table>")]
     heads = [htmllib.unescape(h) for h in re.findall(r"<abbr[^>]*>(.*?)</abbr>", table)]
     col = heads.index("mean Pl - Bel")
@@ -65,14 +65,14 @@ def test_digits_report_has_reliability_and_ignorance_per_class_and_no_simplex(te
     assert [c[0] for c in cells] == [str(k) for k in range(10)]
     np.testing.assert_allclose([float(c[col]) for c in cells], width.to_numpy(), rtol=1e-3)
     # figures: the two reliability diagrams only, no region, map or ternary figure, said once
-    assert html.count("<svg") == 2 == len(plotting.applicable_kinds(temp))
+    assert html.count('class="evstat-figure"') == 2 == len(plotting.applicable_kinds(temp))
     for title in ("Top-label reliability diagram", "Classwise reliability diagram"):
         assert title in html
     for title in ("Class regions", "Ignorance map", "Ternary probability plot"):
         assert title not in html
     said = [n for n in notes(html) if n.startswith("No class-region, belief-map or ternary figures for K = 10")]
     assert len(said) == 1 and "one panel per class" in said[0]
-    assert "not drawn" not in html and "<script" not in html
+    assert "not drawn" not in html and html.count('class="evstat-kexplorer"') == 1  # the K-class panel
     # temperature searches no parameters per row: every Bel/Pl table uses all 447 rows
     assert not any("spread evenly by confidence" in c for c in caps)
     again = temp.report(tmp_path / "s.html", newdata=test, date="2026-01-01").read_text(encoding="utf-8")
@@ -149,16 +149,16 @@ def test_digits_report_of_three_models_from_the_command_line(tmp_path, capsys):
     html = out.read_text(encoding="utf-8")
     caps = captions(html)
     assert "Measures of the class probabilities of the models" in caps
-    assert sum(c.endswith("the ignorance per class") for c in caps) == 3
+    assert sum(c.startswith("Lower and upper probabilities of each class") for c in caps) == 3
     sub = f"new data (447 rows; Bel/Pl of {BAND_ROWS} of them, spread evenly by confidence)"
-    assert f"Lower and upper probabilities of each class on the {sub}: the ignorance per class" in caps
+    assert f"Lower and upper probabilities of each class on the {sub}" in caps
     assert sum(sub in c for c in caps) == 4  # two reliability tables, the bounds, the decisions
     ign = html[html.index("<caption>Ignorance m(Omega)</caption>", html.index("<h2>Model: evmultinom</h2>")):]
     assert htmllib.escape(sub, quote=False) in ign[:ign.index("</table>")]  # the rows of the ignorance table
     why = [n for n in notes(html) if n.startswith("evmultinom: the lower and upper probabilities of one row")]
     assert len(why) == 1 and "99 parameters" in why[0]
     assert sum(n.startswith("No class-region, belief-map or ternary figures") for n in notes(html)) == 1
-    assert html.count("<svg") == 3 * 2 + 1  # two reliability diagrams per model, the error-reject curves
+    assert html.count('class="evstat-figure"') == 3 * 2 + 1  # two reliability diagrams per model, the error-reject curves
     assert "Ternary" not in html and "Class regions" not in html
     assert "digits_logits" in html and "make_digits_logits.py" in html
 

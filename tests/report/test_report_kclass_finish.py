@@ -199,10 +199,11 @@ def test_three_k_class_methods_in_one_report(three, data, tmp_path):
         assert f"Model: {name}" in html
     # the comparison's decisions are those of fit.decide at the report's cost
     rc = float(re.search(r"Decisions at reject cost R_rej = ([0-9.]+)", cmp).group(1))
-    drow = rows_of(cmp, "Decisions at reject cost")[2]  # temperature
+    drow = rows_of(cmp, "Decisions at reject cost")[6]  # temperature, pessimistic (a line per model and strategy)
+    assert drow[:2] == ["temperature", "pessimistic"]
     new = test.iloc[::3]
     d = three[2].decide(new, strategy="pessimistic", reject_cost=rc).astype(object).to_numpy()
-    assert float(drow[3]) == pytest.approx(np.mean(d == "reject"), abs=1e-6)
+    assert float(drow[4]) == pytest.approx(np.mean(d == "reject"), abs=1e-6)
 
 
 def test_plotting_probability_examples(doctests):
