@@ -171,6 +171,12 @@ def readme_mismatches(root: Path) -> list[str]:
             diff = [k for k in both.index if k in own.index and own[k] != both[k]]
             bad += [f"minary2019: claims_by_svm.csv and svm-{svm}/claims.csv differ on {k}" for k in diff]
             # the paper's README section types: a claim's type in the README table headings
+    # issue 40 item 3's claims of minary2019: type, claim, comparison, value, verdict
+    path = root / "minary2019" / "claims_fourth_pass.csv"
+    if path.is_file():
+        rows = _table_rows((root / "minary2019" / "README.md").read_text(encoding="utf-8"))
+        for _, r in pd.read_csv(path).iterrows():
+            bad += _expect(rows, [r["type"], r["claim"]], {4: r["verdict"]}, "minary2019")
     # ramel2018: first cell the claim, last cell the verdict
     folder = root / "ramel2018"
     for name in ("claims.csv", "claims_fourth_pass.csv"):  # the second: issue 40 item 3's claim
