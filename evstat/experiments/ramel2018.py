@@ -180,10 +180,14 @@ def _label(rng: np.random.Generator, cell: NDArray, pool: NDArray) -> NDArray[np
 def experiment1_sigma(
     sigma: float, seed: int, folds: int = EXP1_FOLDS, queries: int = EXP1_QUERIES,
     samples: int = EXP1_SAMPLES, fold_size: int = EXP1_FOLD_SIZE, initial: int = EXP1_INITIAL,
-    strategies: Sequence[str] = EXP1_STRATEGIES, index: int = 0,
+    strategies: Sequence[str] = EXP1_STRATEGIES, index: int = 0, marginals: tuple[float, float] = (0.5, 0.5),
 ) -> pd.DataFrame:
     """Experiment 1 at one covariance ``sigma``: mean (over folds) test ignorance of every strategy
     after 0..queries queries, with its standard error over folds.
+
+    ``marginals`` = (P(S=1), P(Y=1)), the paper's (0.5, 0.5) by default; the joint law is
+    p(s, y) = P(S=s) P(Y=y) + sigma (s = y) or - sigma (s != y), sigma within the range that keeps
+    every cell in [0, 1] (issue 40: the paper's "similar figures" with other marginals).
 
     Examples
     --------
@@ -192,7 +196,8 @@ def experiment1_sigma(
     (['EIR', 'HS', 'HS-batch10', 'PS', 'RS'], 5)
     """
     rng = _rng(seed, "exp1", index)
-    p = np.array([0.25 + sigma, 0.25 - sigma, 0.25 - sigma, 0.25 + sigma])  # (s,y) = 00, 01, 10, 11
+    a, b = marginals
+    p = np.array([(1 - a) * (1 - b) + sigma, (1 - a) * b - sigma, a * (1 - b) - sigma, a * b + sigma])  # (s,y) = 00, 01, 10, 11
     p = np.clip(p, 0.0, 1.0)
     total = rng.multinomial(samples, p / p.sum())
     colors = np.tile(total, (folds, 1))

@@ -108,3 +108,19 @@ def test_committed_run_is_complete_and_readme_tables_are_recomputed() -> None:
     assert study["command"] in readme
     assert st.markdown_tables(ROOT) in readme
     assert (ROOT / "tables.md").read_text() == st.markdown_tables(ROOT)
+
+
+@pytest.mark.skipif(not (ROOT / "rounds30" / "error_rates.csv").is_file(), reason="the 30-round run is not in this checkout")
+def test_thirty_round_run_tables_recompute_and_readme_quotes_its_table_2() -> None:
+    """issue 40 item 5: rounds30/ has 30 complete rounds per data set, its tables.md is
+    markdown_tables of its CSVs, and the README's 30-round Table 2 rows are those rows."""
+    folder = ROOT / "rounds30"
+    errors = pd.read_csv(folder / "error_rates.csv")
+    assert errors.groupby("dataset")["round"].nunique().eq(30).all()
+    tables = st.markdown_tables(folder)
+    assert tables == (folder / "tables.md").read_text(encoding="utf-8")
+    lines = tables.splitlines()
+    i = next(k for k, line in enumerate(lines) if line.startswith("Table 2."))
+    rows = [line for line in lines[i + 1:] if line.startswith("| evmultinom/")][:6]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(rows) == 6 and all(r in readme for r in rows)
