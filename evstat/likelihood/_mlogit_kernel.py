@@ -459,47 +459,10 @@ def _kernel_py(Xc, Tt, K, xs, ws, us, Bs, chain, mle, B_hat, u0s, tan0s, l_hat, 
                     tan[r] = 0.0
                 sol[d] = 0.0
                 tan[d] = 1.0
-                # Gaussian elimination with partial pivoting, two right-hand sides
-                singular = False
-                for cc in range(q):
-                    piv = cc
-                    best = abs(Kmat[cc, cc])
-                    for rr in range(cc + 1, q):
-                        if abs(Kmat[rr, cc]) > best:
-                            best = abs(Kmat[rr, cc])
-                            piv = rr
-                    if not best > 0.0:
-                        singular = True
-                        break
-                    if piv != cc:
-                        for k in range(q):
-                            tmp = Kmat[cc, k]
-                            Kmat[cc, k] = Kmat[piv, k]
-                            Kmat[piv, k] = tmp
-                        tmp = sol[cc]
-                        sol[cc] = sol[piv]
-                        sol[piv] = tmp
-                        tmp = tan[cc]
-                        tan[cc] = tan[piv]
-                        tan[piv] = tmp
-                    for rr in range(cc + 1, q):
-                        f = Kmat[rr, cc] / Kmat[cc, cc]
-                        if f != 0.0:
-                            for k in range(cc, q):
-                                Kmat[rr, k] -= f * Kmat[cc, k]
-                            sol[rr] -= f * sol[cc]
-                            tan[rr] -= f * tan[cc]
-                if singular:
+                # Gaussian elimination with partial pivoting, two right-hand sides (in place)
+                if not _small_solve(Kmat, sol, tan):
                     dec = -1.0
                 else:
-                    for cc in range(q - 1, -1, -1):
-                        s = sol[cc]
-                        t2 = tan[cc]
-                        for k in range(cc + 1, q):
-                            s -= Kmat[cc, k] * sol[k]
-                            t2 -= Kmat[cc, k] * tan[k]
-                        sol[cc] = s / Kmat[cc, cc]
-                        tan[cc] = t2 / Kmat[cc, cc]
                     # H_L s + grad g nu = -grad l, grad g . s = 0: with H_L negative definite on
                     # the tangent space, grad l . s = -(grad l + nu grad g)' H_L^-1 (...) > 0
                     dec = 0.0

@@ -312,7 +312,8 @@ def _neg_inverse_py(H, Hi, L):  # pragma: no cover - compiled by numba
 
 def _small_solve_py(A, b1, b2):  # pragma: no cover - compiled by numba
     """Solve ``A [y1 y2] = [b1 b2]`` in place (A (m, m) overwritten; Gaussian elimination with
-    partial pivoting); False if A is singular."""
+    partial pivoting); False if A is singular. The kernel's KKT system (size d + 1, the step and
+    the tangent) and the reused Hessians' (K - 1)-dimensional Woodbury system."""
     m = A.shape[0]
     for cc in range(m):
         piv = cc
