@@ -196,8 +196,8 @@ def experiment1_sigma(
     (['EIR', 'HS', 'HS-batch10', 'PS', 'RS'], 5)
     """
     rng = _rng(seed, "exp1", index)
-    a, b = marginals
-    p = np.array([(1 - a) * (1 - b) + sigma, (1 - a) * b - sigma, a * (1 - b) - sigma, a * b + sigma])  # (s,y) = 00, 01, 10, 11
+    ms, my = marginals  # P(S = 1), P(Y = 1)
+    p = np.array([(1 - ms) * (1 - my) + sigma, (1 - ms) * my - sigma, ms * (1 - my) - sigma, ms * my + sigma])  # (s,y) = 00, 01, 10, 11
     p = np.clip(p, 0.0, 1.0)
     total = rng.multinomial(samples, p / p.sum())
     colors = np.tile(total, (folds, 1))
