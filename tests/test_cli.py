@@ -165,7 +165,8 @@ def test_report_from_csv_files(capsys, csvs, tmp_path):
     assert "<h2>Model: evlogit</h2>" in html and "<h2>Model: evbinning</h2>" in html
     assert "<h2>Comparison of calibrators</h2>" in html
     assert re.search(r"<tr><td>evlogit</td>.*<td>present</td></tr>", html)  # the overview's positive class
-    assert "Decisions on the new data (110 rows) at reject cost R_rej = 0.2" in html
+    # the caption's cost follows the slider (issue 39 item 4): a span the page's script rewrites
+    assert re.search(r"Decisions on the new data \(110 rows\) at reject cost R_rej = <span[^>]*>0.2</span>", html)
     assert "<tr><td>pessimistic</td><td class=\"num\">0.2</td>" in html
     assert "<dt>Cells</dt><dd>4 (2 x 2), 0 empty</dd>" in html  # --bins reached evbinning
     assert "<dt>Command</dt><dd>evstat report &#39;label ~ svm1 + svm2&#39; --data " in html
