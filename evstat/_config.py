@@ -51,7 +51,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-__all__ = ["config_context", "get_config", "set_config"]
+__all__ = ["config_context", "env_limit", "get_config", "set_config"]
 
 _DEFAULTS: dict[str, Any] = {
     "progress_bars": True,
@@ -133,3 +133,35 @@ def config_context(**settings: Any) -> Iterator[None]:
         yield
     finally:
         _local.reset(token)
+
+
+def env_limit(name: str, default: int, error: type[Exception] = ValueError) -> int:
+    """A raisable size limit now: the environment variable ``EVSTAT_<name>`` if set (a positive
+    integer; ``_`` and ``,`` separators allowed), else ``default`` (the module's constant, which
+    may have been assigned); ``error`` (the caller's error class) for a value that is not a
+    positive integer. The one reader of the ``EVSTAT_MAX_*`` variables (formula limits, table
+    reader).
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["EVSTAT_MAX_DEMO"] = "5_000"
+    >>> env_limit("MAX_DEMO", 1000)
+    5000
+    >>> del os.environ["EVSTAT_MAX_DEMO"]
+    >>> env_limit("MAX_DEMO", 1000)
+    1000
+    """
+    import os
+
+    text = os.environ.get("EVSTAT_" + name, "").strip()
+    if not text:
+        return int(default)
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise error(f"the environment variable EVSTAT_{name}={text[:40]!r} is not a positive integer; unset it "
+                    f"(the default is {int(default):,}) or give the new limit, e.g. {2 * int(default)}")
+    return value

@@ -337,17 +337,18 @@ class GlmVerbs(Results):
         T = np.asarray(self._glm_targets(), dtype=np.float64)
         logp = _log_softmax(G @ beta)
         P = np.exp(logp)
+        n, K, d = G.shape
         U = np.einsum("nkd,nk->d", G, T - P)
         GP = np.einsum("nkd,nk->nd", G, P)
-        info = np.einsum("nkd,nk,nke->de", G, P, G) - GP.T @ GP
+        A = G.reshape(n * K, d)  # the sums over rows and classes as matrix products (BLAS)
+        info = A.T @ (A * P.reshape(n * K, 1)) - GP.T @ GP
         if self._glm_penalised() and pen is not None:
-            n = G.shape[0]
             U = U - 2.0 * n * pen * beta
             info = info + 2.0 * n * np.diag(pen)
         decrement = float(U @ np.linalg.pinv(info, hermitian=True) @ U)
-        Gc = G - G.mean(axis=1, keepdims=True)
+        Gc = (G - G.mean(axis=1, keepdims=True)).reshape(n * K, d)
         ev_info = np.linalg.eigvalsh(info)
-        ev_shift = np.linalg.eigvalsh(np.einsum("nkd,nke->de", Gc, Gc))
+        ev_shift = np.linalg.eigvalsh(Gc.T @ Gc)
         flat = int(np.sum(ev_info <= self._GLM_FLAT * max(float(ev_info.max(initial=0.0)), 1e-300)))
         exact = int(np.sum(ev_shift <= 1e-10 * max(float(ev_shift.max(initial=0.0)), 1e-300)))
         out = (decrement, max(flat - exact, 0))

@@ -73,7 +73,6 @@ from __future__ import annotations
 
 import ast
 import math
-import os
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any, TypeGuard
@@ -83,6 +82,7 @@ from patsy.desc import Evaluator, IntermediateExpr, ModelDesc
 from patsy.infix_parser import ParseNode
 from patsy.parse_formula import parse_formula
 
+from evstat._config import env_limit
 from evstat.exceptions import EvstatError
 
 __all__ = [
@@ -586,20 +586,7 @@ def current(name: str) -> int:
     5000
     >>> del os.environ["EVSTAT_MAX_BASIS_COLUMNS"]
     """
-    default = int(globals()[name])
-    text = os.environ.get("EVSTAT_" + name, "").strip()
-    if not text:
-        return default
-    try:
-        value = int(text.replace("_", "").replace(",", ""))
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise FormulaLimitError(
-            f"the environment variable EVSTAT_{name}={text[:40]!r} is not a positive integer; "
-            f"unset it (the default is {default:,}) or give the new limit, e.g. {2 * default}"
-        )
-    return value
+    return env_limit(name, int(globals()[name]), FormulaLimitError)
 
 
 def _how_to_raise(name: str, needed: int) -> str:

@@ -30,12 +30,12 @@ from __future__ import annotations
 import codecs
 import csv
 import io
-import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from evstat._config import env_limit
 from evstat.exceptions import EvstatError
 
 __all__ = [
@@ -149,19 +149,9 @@ def _refuse_not_csv(start: str | bytes, path: str, what: str) -> None:
 
 
 def _current(name: str) -> int:
-    """A limit now: the environment variable ``EVSTAT_<name>`` if set, else the constant."""
-    default = int(globals()[name])
-    text = os.environ.get("EVSTAT_" + name, "").strip()
-    if not text:
-        return default
-    try:
-        value = int(text.replace("_", "").replace(",", ""))
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise TableError(f"the environment variable EVSTAT_{name}={text[:40]!r} is not a positive integer; unset it "
-                         f"(the default is {default:,}) or give the new limit, e.g. {2 * default}")
-    return value
+    """A limit now: the environment variable ``EVSTAT_<name>`` if set, else the constant
+    (:func:`evstat._config.env_limit`)."""
+    return env_limit(name, int(globals()[name]), TableError)
 
 
 def _raise_hint(name: str, needed: str) -> str:
